@@ -1,0 +1,17 @@
+//! Thin wasm-bindgen entry points for the extension's JS glue. Logic lives in `protocol` and
+//! `dom`; this module converts between JS values and Rust types and nothing else.
+
+use wasm_bindgen::prelude::*;
+
+/// Runs once when the module is instantiated: route Rust panics to the console with a stack,
+/// instead of an opaque "unreachable executed".
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// The core's version; the content script and the background report it when they start.
+#[wasm_bindgen]
+pub fn version() -> String {
+    crate::VERSION.to_owned()
+}

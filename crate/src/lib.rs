@@ -1,0 +1,22 @@
+//! # bai
+//!
+//! The core of the BAI browser extension: a model in ChatGPT writes `BAI_ACTION` lines, and this
+//! crate decides which of them may run and runs them on a live page.
+//!
+//! Three layers, each depending only on the one above it:
+//!
+//! 1. [`protocol`]: the sans-IO protocol engine. Chat messages in, decisions out. No browser, no
+//!    clock, no randomness of its own; builds and tests natively.
+//! 2. `dom` (wasm32 only): finds elements and performs actions on the live DOM through web-sys.
+//! 3. `bindings` (wasm32 only): thin wasm-bindgen entry points used by the extension's JS glue.
+
+pub mod protocol;
+
+#[cfg(target_arch = "wasm32")]
+pub mod dom;
+
+#[cfg(target_arch = "wasm32")]
+pub mod bindings;
+
+/// The crate version, shown in the panel and reported by the content script when it starts.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
