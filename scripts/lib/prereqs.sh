@@ -56,6 +56,7 @@ bai_ensure_browsers() {
   [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
   [ -x /usr/bin/firefox-esr ] || missing+=(firefox-esr)
   command -v zip >/dev/null || missing+=(zip)
+  command -v unzip >/dev/null || missing+=(unzip)
   if [ "${#missing[@]}" -gt 0 ]; then
     bai_log "installing Debian packages: ${missing[*]}"
     local sudo=""

@@ -15,3 +15,14 @@ pub fn start() {
 pub fn version() -> String {
     crate::VERSION.to_owned()
 }
+
+/// What the content script needs to know about the page it runs in, as JSON
+/// ([`crate::chat::ChatPageStatus`]).
+#[wasm_bindgen]
+pub fn chat_page_status() -> Result<String, JsError> {
+    let window = web_sys::window().ok_or_else(|| JsError::new("no window"))?;
+    let document = window.document().ok_or_else(|| JsError::new("no document"))?;
+    let hostname = window.location().hostname().unwrap_or_default();
+    let status = crate::chat::page_status(&document, &hostname);
+    serde_json::to_string(&status).map_err(|error| JsError::new(&error.to_string()))
+}

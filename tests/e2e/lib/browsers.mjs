@@ -1,0 +1,274 @@
+// Launches Debian's Chromium and Firefox ESR with the real unpacked extension (the repository
+// root), and gives the tests one small interface over both: Playwright (playwright-core) for
+// Chromium, W3C WebDriver (geckodriver) for Firefox.
+
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { ELEMENT_KEY, WebDriverSession } from './webdriver.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const EXTENSION_DIR = path.resolve(here, '../../..');
+export const SCREENSHOTS = path.resolve(EXTENSION_DIR, '.test-output/screenshots');
+
+// Chromium's connections to Google's services are refused on a closed network; these flags stop
+// it from trying (see README, "Tests").
+const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+  `--disable-extensions-except=${EXTENSION_DIR}`,
+  `--load-extension=${EXTENSION_DIR}`,
+];
+
+/** The fixed moz-extension UUID the tests pin, so extension pages have a known URL. */
+export const FIREFOX_EXTENSION_UUID = 'b0a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a4b';
+const FIREFOX_ADDON_ID = 'bai@bai.invalid';
+
+const DEFAULT_TIMEOUT = 10000;
+
+// A predicate waiter that runs inside the page: resolves when `predicate(...args)` is truthy,
+// re-checking on every DOM mutation and animation frame (no fixed sleeps).
+const WAIT_IN_PAGE = `
+  const [src, args, timeout, done] = arguments;
+  const predicate = new Function('return (' + src + ')')();
+  const start = performance.now();
+  let observer;
+  const check = () => {
+    let value;
+    try { value = predicate(...args); } catch (e) { value = undefined; }
+    if (value) { observer?.disconnect(); done({ ok: true, value }); return true; }
+    if (performance.now() - start > timeout) { observer?.disconnect(); done({ ok: false }); return true; }
+    return false;
+  };
+  if (!check()) {
+    observer = new MutationObserver(check);
+    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    const tick = () => { if (!check()) setTimeout(tick, 50); };
+    setTimeout(tick, 50);
+  }
+`;
+
+class ChromiumTab {
+  constructor(browser, page) {
+    this.browser = browser;
+    this.page = page;
+  }
+  async goto(url) {
+    await this.page.goto(url, { waitUntil: 'load' });
+  }
+  async evaluate(fn, ...args) {
+    return this.page.evaluate(({ src, args }) => new Function('return (' + src + ')')()(...args), {
+      src: fn.toString(),
+      args,
+    });
+  }
+  async waitFor(fn, { timeout = DEFAULT_TIMEOUT, args = [], what } = {}) {
+    const handle = await this.page
+      .waitForFunction(({ src, args }) => new Function('return (' + src + ')')()(...args), { src: fn.toString(), args }, { timeout })
+      .catch(() => null);
+    if (!handle) throw new Error(`chromium: timed out after ${timeout} ms waiting for ${what ?? fn.toString()}`);
+    return handle.jsonValue();
+  }
+  async click(selector) {
+    await this.page.locator(selector).click();
+  }
+  async type(selector, text) {
+    await this.page.locator(selector).click();
+    await this.page.keyboard.type(text);
+  }
+  async press(key) {
+    await this.page.keyboard.press(key);
+  }
+  async screenshot(name) {
+    await fs.mkdir(SCREENSHOTS, { recursive: true });
+    const file = path.join(SCREENSHOTS, `chromium-${name}.png`);
+    await this.page.screenshot({ path: file });
+    return file;
+  }
+  async close() {
+    await this.page.close();
+  }
+}
+
+class ChromiumBrowser {
+  name = 'chromium';
+  static async launch() {
+    const profile = await fs.mkdtemp(path.join(os.tmpdir(), 'bai-chromium-'));
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: '/usr/bin/chromium',
+      headless: false,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1100, height: 800 },
+    });
+    const browser = new ChromiumBrowser(context, profile);
+    const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: DEFAULT_TIMEOUT }));
+    browser.worker = worker;
+    browser.extensionId = new URL(worker.url()).host;
+    return browser;
+  }
+  constructor(context, profile) {
+    this.context = context;
+    this.profile = profile;
+  }
+  get extensionOrigin() {
+    return `chrome-extension://${this.extensionId}`;
+  }
+  async newTab(url) {
+    const page = await this.context.newPage();
+    const tab = new ChromiumTab(this, page);
+    if (url) await tab.goto(url);
+    return tab;
+  }
+  /** Runs a function in the extension's background worker. */
+  async inBackground(fn, ...args) {
+    return this.worker.evaluate(({ src, args }) => new Function('return (' + src + ')')()(...args), { src: fn.toString(), args });
+  }
+  async close() {
+    await this.context.close();
+    await fs.rm(this.profile, { recursive: true, force: true });
+  }
+}
+
+class FirefoxTab {
+  constructor(browser, handle) {
+    this.browser = browser;
+    this.handle = handle;
+  }
+  async focus() {
+    if (this.browser.current !== this.handle) {
+      await this.browser.session.command('POST', '/window', { handle: this.handle });
+      this.browser.current = this.handle;
+    }
+  }
+  async goto(url) {
+    await this.focus();
+    await this.browser.session.command('POST', '/url', { url });
+  }
+  async evaluate(fn, ...args) {
+    await this.focus();
+    return this.browser.session.command('POST', '/execute/sync', {
+      script: `return (${fn.toString()}).apply(null, arguments)`,
+      args,
+    });
+  }
+  async waitFor(fn, { timeout = DEFAULT_TIMEOUT, args = [], what } = {}) {
+    await this.focus();
+    await this.browser.session.command('POST', '/timeouts', { script: timeout + 5000 });
+    const result = await this.browser.session.command('POST', '/execute/async', {
+      script: WAIT_IN_PAGE,
+      args: [fn.toString(), args, timeout],
+    });
+    if (!result?.ok) throw new Error(`firefox: timed out after ${timeout} ms waiting for ${what ?? fn.toString()}`);
+    return result.value;
+  }
+  async element(selector) {
+    await this.focus();
+    const found = await this.browser.session.command('POST', '/element', { using: 'css selector', value: selector });
+    return found[ELEMENT_KEY];
+  }
+  async click(selector) {
+    const id = await this.element(selector);
+    await this.browser.session.command('POST', `/element/${id}/click`, {});
+  }
+  async type(selector, text) {
+    const id = await this.element(selector);
+    await this.browser.session.command('POST', `/element/${id}/click`, {});
+    await this.browser.session.command('POST', `/element/${id}/value`, { text });
+  }
+  async press(key) {
+    const KEYS = { Enter: '\uE007', Tab: '\uE004', Escape: '\uE00C' };
+    await this.focus();
+    const value = KEYS[key] ?? key;
+    await this.browser.session.command('POST', '/actions', {
+      actions: [{ type: 'key', id: 'keyboard', actions: [{ type: 'keyDown', value }, { type: 'keyUp', value }] }],
+    });
+  }
+  async screenshot(name) {
+    await this.focus();
+    const base64 = await this.browser.session.command('GET', '/screenshot');
+    await fs.mkdir(SCREENSHOTS, { recursive: true });
+    const file = path.join(SCREENSHOTS, `firefox-${name}.png`);
+    await fs.writeFile(file, Buffer.from(base64, 'base64'));
+    return file;
+  }
+  async close() {
+    await this.focus();
+    await this.browser.session.command('DELETE', '/window');
+    this.browser.current = null;
+  }
+}
+
+class FirefoxBrowser {
+  name = 'firefox';
+  static async launch() {
+    const driverPath = path.join(os.homedir(), '.cargo/bin/geckodriver');
+    const session = await WebDriverSession.start({
+      driverPath,
+      capabilities: {
+        alwaysMatch: {
+          browserName: 'firefox',
+          'moz:firefoxOptions': {
+            binary: '/usr/bin/firefox-esr',
+            args: ['-headless', '-width=1100', '-height=800'],
+            prefs: {
+              // Pin the extension's internal UUID so its pages have a known URL.
+              'extensions.webextensions.uuids': JSON.stringify({ [FIREFOX_ADDON_ID]: FIREFOX_EXTENSION_UUID }),
+              // Optional host permissions requested by the extension are granted without the
+              // doorhanger (a test cannot click browser chrome).
+              'extensions.webextOptionalPermissionPrompts': false,
+              'app.update.enabled': false,
+              'browser.shell.checkDefaultBrowser': false,
+              'datareporting.policy.dataSubmissionEnabled': false,
+              'network.captive-portal-service.enabled': false,
+              'extensions.getAddons.cache.enabled': false,
+            },
+          },
+        },
+      },
+    });
+    await session.command('POST', '/moz/addon/install', { path: EXTENSION_DIR, temporary: true });
+    const browser = new FirefoxBrowser(session);
+    browser.current = await session.command('GET', '/window');
+    browser.firstHandle = browser.current;
+    return browser;
+  }
+  constructor(session) {
+    this.session = session;
+  }
+  get extensionOrigin() {
+    return `moz-extension://${FIREFOX_EXTENSION_UUID}`;
+  }
+  async newTab(url) {
+    let handle;
+    if (this.firstHandle) {
+      // Reuse the window the session started with for the first tab.
+      handle = this.firstHandle;
+      this.firstHandle = null;
+    } else {
+      ({ handle } = await this.session.command('POST', '/window/new', { type: 'tab' }));
+    }
+    const tab = new FirefoxTab(this, handle);
+    if (url) await tab.goto(url);
+    return tab;
+  }
+  async close() {
+    await this.session.quit();
+  }
+}
+
+export const BROWSERS = { chromium: ChromiumBrowser, firefox: FirefoxBrowser };
+
+/** The browsers to run: all of them, or the ones named in BAI_BROWSERS (comma-separated). */
+export function browserNames() {
+  const wanted = process.env.BAI_BROWSERS?.split(',').map((s) => s.trim()).filter(Boolean);
+  return wanted?.length ? wanted : Object.keys(BROWSERS);
+}

@@ -1,0 +1,55 @@
+// A static file server on 127.0.0.1 for the end-to-end tests. Serves tests/fixtures/pages/ and
+// the fixture bundles in tests/fixtures/build/. Pages under /csp/ get a strict
+// Content-Security-Policy header, like many real sites send.
+
+import http from 'node:http';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const FIXTURES = path.resolve(here, '../../fixtures');
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+};
+
+/** The strict policy used by the CSP pages: no eval, no wasm-unsafe-eval, no inline script. */
+export const STRICT_CSP = "script-src 'self'; object-src 'none'";
+
+function resolveRequest(urlPath) {
+  const clean = path.posix.normalize(decodeURIComponent(urlPath.split('?')[0]));
+  if (clean.startsWith('/build/')) return path.join(FIXTURES, clean);
+  return path.join(FIXTURES, 'pages', clean.endsWith('/') ? `${clean}index.html` : clean);
+}
+
+/** Starts the server on a free port; resolves to { origin, close }. */
+export async function startServer() {
+  const server = http.createServer(async (request, response) => {
+    const file = resolveRequest(request.url);
+    if (!file.startsWith(FIXTURES)) {
+      response.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await fs.readFile(file);
+      const headers = { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' };
+      if (request.url.startsWith('/csp/')) headers['content-security-policy'] = STRICT_CSP;
+      response.writeHead(200, headers).end(body);
+    } catch {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
