@@ -3,9 +3,35 @@
 //! Nothing in this module touches a browser API, reads a clock or draws random numbers: the host
 //! passes nonces, approvals and time in. That keeps it deterministic, testable natively and
 //! usable unchanged from the wasm content script and from the `bai` CLI.
+//!
+//! - [`scanner`]: finds `PREFIX {json}` records and ```` ```bai ```` blocks in a message's text.
+//! - [`record`]: typed handshakes, ACKs and action records for each version.
+//! - [`validate`]: payload schemas, turning `type` + `payload` into an [`Action`].
+//! - [`engine`]: the state machine ([`Engine`]) with exactly-once execution.
+//! - [`error`]: [`RejectCode`] (what the chat did wrong) and [`EngineError`] (what the host did
+//!   wrong). The codes are listed in `ERRORS.md`.
+//! - [`replay`]: replays a transcript file through the engine, as the `bai` CLI and the
+//!   conformance suite do.
 
 pub mod action;
+pub mod engine;
+pub mod error;
+pub mod fingerprint;
+pub mod prompt;
+pub mod record;
+pub mod replay;
+pub mod scanner;
 pub mod selector;
+pub mod validate;
+pub mod workflow;
 
 pub use action::Action;
+pub use engine::{
+    Decision, Engine, MAX_ACTIONS_PER_WORKFLOW, MAX_HELD_ACTIONS, MAX_MESSAGES,
+    MAX_STALE_WORKFLOWS, MAX_WORKFLOWS, Message, Role,
+};
+pub use error::{EXCERPT_MAX_CHARS, EngineError, RejectCode, Rejection};
+pub use prompt::prompt_text;
+pub use record::{ProtocolVersion, ack_line, is_valid_nonce};
 pub use selector::{Selector, SelectorKind};
+pub use workflow::{WorkflowInfo, WorkflowState};

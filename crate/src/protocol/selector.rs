@@ -67,11 +67,23 @@ pub struct Selector {
 impl Selector {
     /// A CSS selector, as a bare string on the wire means.
     pub fn css(value: impl Into<String>) -> Self {
-        Self { kind: SelectorKind::Css, value: value.into(), name: None, exact: false, index: None }
+        Self {
+            kind: SelectorKind::Css,
+            value: value.into(),
+            name: None,
+            exact: false,
+            index: None,
+        }
     }
 
     /// A selector of any kind with no options.
     pub fn new(kind: SelectorKind, value: impl Into<String>) -> Self {
-        Self { kind, value: value.into(), name: None, exact: false, index: None }
+        Self {
+            kind,
+            value: value.into(),
+            name: None,
+            exact: false,
+            index: None,
+        }
     }
 }

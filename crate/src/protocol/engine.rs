@@ -1,0 +1,1116 @@
+//! The protocol state machine: chat messages in, decisions out.
+//!
+//! The host feeds snapshots of the transcript ([`Engine::observe`]) or single changed messages
+//! ([`Engine::update_message`]) as often as the page changes. The engine remembers, per message
+//! index, how far it processed the text and a fingerprint of that prefix, so an unchanged message
+//! costs one hash comparison and a grown (streaming) message is scanned only from where it left
+//! off. A message whose processed prefix changed is re-scanned from the start; what already
+//! executed is recognized by the per-workflow ledger and never runs again.
+//!
+//! Exactly-once: an action executes only if its workflow is active, its id is the next one, and
+//! nothing identical or conflicting was seen before; the whole state is `serde` data, so a host
+//! that saves and restores it (a page reload) and feeds the same transcript again decides nothing
+//! new.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::action::Action;
+use super::error::{EngineError, RejectCode, Rejection, excerpt};
+use super::fingerprint::Fingerprint;
+use super::record::{
+    HandshakeForm, ProtocolVersion, Refusal, ack_line, action_id_field, is_valid_nonce,
+    object_fingerprint, parse_ack, parse_handshake, parse_object, protocol_field, str_field,
+    workflow_field,
+};
+use super::scanner::{
+    RecordPrefix, RecordProblem, RecordScanner, ScanItem, bai_blocks, processable_len,
+};
+use super::validate::action_from_wire;
+use super::workflow::{HeldAction, Workflow, WorkflowInfo, WorkflowState};
+
+/// Most actions one workflow may execute; the ledger keeps one fingerprint per action.
+pub const MAX_ACTIONS_PER_WORKFLOW: usize = 4096;
+/// Most BAI/0.2 actions held before the ACK.
+pub const MAX_HELD_ACTIONS: usize = 256;
+/// Most workflows remembered; the oldest finished one is forgotten (and treated as stale) first.
+pub const MAX_WORKFLOWS: usize = 32;
+/// Most stale or forgotten workflow ids remembered.
+pub const MAX_STALE_WORKFLOWS: usize = 256;
+/// Most messages tracked; `update_message` beyond this index is ignored.
+pub const MAX_MESSAGES: usize = 100_000;
+/// Rejections remembered per message so a re-render does not report them again.
+const MAX_REPORTED_PER_MESSAGE: usize = 64;
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The user (and the extension, which posts its ACK as the user).
+    User,
+    /// The model.
+    Assistant,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// One chat message as the page shows it now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    /// Who wrote it.
+    pub role: Role,
+    /// The normalized text, fenced code blocks written as fences.
+    pub text: String,
+    /// False while the assistant is still streaming it.
+    #[serde(default = "default_true")]
+    pub complete: bool,
+}
+
+impl Message {
+    /// A complete message.
+    pub fn new(role: Role, text: impl Into<String>) -> Self {
+        Self {
+            role,
+            text: text.into(),
+            complete: true,
+        }
+    }
+
+    /// A message still streaming.
+    pub fn streaming(role: Role, text: impl Into<String>) -> Self {
+        Self {
+            role,
+            text: text.into(),
+            complete: false,
+        }
+    }
+}
+
+/// What the host should do, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Decision {
+    /// A valid handshake: ask the user, then call [`Engine::approve`] or [`Engine::deny`].
+    HandshakeFound {
+        /// The workflow it starts.
+        workflow_id: String,
+        /// Its protocol.
+        protocol: ProtocolVersion,
+        /// The message that carried it.
+        message_index: usize,
+    },
+    /// Post `line` into the chat (as the user) to acknowledge the workflow.
+    Ack {
+        /// The acknowledged workflow.
+        workflow_id: String,
+        /// Its protocol.
+        protocol: ProtocolVersion,
+        /// The nonce the model must echo (0.3).
+        ack_nonce: String,
+        /// The exact line to post.
+        line: String,
+    },
+    /// Perform the action on the page.
+    Execute {
+        /// The workflow.
+        workflow_id: String,
+        /// Its id within the workflow.
+        action_id: u64,
+        /// What to do.
+        action: Action,
+    },
+    /// A record was refused.
+    Reject(Rejection),
+    /// A workflow's state changed.
+    StateChanged {
+        /// The workflow.
+        workflow_id: String,
+        /// Its new state.
+        state: WorkflowState,
+    },
+}
+
+/// What the engine remembers about one message index.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct MessageCursor {
+    /// The role seen at this index (`None`: never seen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    role: Option<Role>,
+    /// Bytes of text processed (a line start, or the end of a complete message).
+    processed: usize,
+    /// Fingerprint of `text[..processed]`.
+    prefix: Fingerprint,
+    /// The message was seen complete and its handshake (if any) was handled.
+    finished: bool,
+    /// Records already reported as rejected, so a re-scan does not report them twice.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    reported: Vec<Fingerprint>,
+}
+
+/// The sans-IO BAI engine. See the module documentation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Engine {
+    messages: Vec<MessageCursor>,
+    workflows: Vec<Workflow>,
+    /// Workflow ids whose handshake was stale (or that were forgotten): never acknowledged.
+    stale: Vec<String>,
+}
+
+/// Whether scanning the rest of a message goes on now or waits.
+enum Flow {
+    Continue,
+    /// A streaming message names a workflow not known yet (its handshake may be in this same
+    /// message): wait for the message to complete.
+    Wait,
+}
+
+/// Where a record sits, for rejections.
+struct Site<'a> {
+    message_index: usize,
+    /// The record text (prefix to end of object, or to end of line if invalid).
+    text: &'a str,
+    /// Byte offset in the message, to tell two identical records apart.
+    offset: usize,
+}
+
+impl Site<'_> {
+    fn key(&self) -> Fingerprint {
+        Fingerprint::of(self.text.as_bytes()).with(Fingerprint(self.offset as u64))
+    }
+}
+
+impl Engine {
+    /// A fresh engine for one conversation.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feed the whole transcript as the page shows it now. Call again on every change.
+    pub fn observe(&mut self, messages: &[Message]) -> Vec<Decision> {
+        let count = messages.len().min(MAX_MESSAGES);
+        self.messages.truncate(count);
+        self.messages.resize_with(count, MessageCursor::default);
+        let mut out = Vec::new();
+        for (index, message) in messages.iter().take(count).enumerate() {
+            self.process_message(index, message, index + 1 == count, &mut out);
+        }
+        out
+    }
+
+    /// Feed one message that changed (appended, grown while streaming, or re-rendered). The
+    /// transcript is taken to be at least `index + 1` messages long.
+    pub fn update_message(&mut self, index: usize, message: &Message) -> Vec<Decision> {
+        let mut out = Vec::new();
+        if index >= MAX_MESSAGES {
+            return out;
+        }
+        if index >= self.messages.len() {
+            self.messages.resize_with(index + 1, MessageCursor::default);
+        }
+        let is_last = index + 1 == self.messages.len();
+        self.process_message(index, message, is_last, &mut out);
+        out
+    }
+
+    /// The user approved the handshake of `workflow_id`; `nonce` (`n_` + 16-64 lowercase hex
+    /// digits, from a CSPRNG) goes into the ACK line. Yields the [`Decision::Ack`], the state
+    /// changes and, for BAI/0.2, the actions held until now.
+    pub fn approve(
+        &mut self,
+        workflow_id: &str,
+        nonce: &str,
+    ) -> Result<Vec<Decision>, EngineError> {
+        if !is_valid_nonce(nonce) {
+            return Err(EngineError::InvalidNonce {
+                nonce: excerpt(nonce),
+            });
+        }
+        let position = self.position(workflow_id)?;
+        let Some(workflow) = self.workflows.get(position) else {
+            return Err(EngineError::UnknownWorkflow {
+                workflow_id: workflow_id.to_owned(),
+            });
+        };
+        if workflow.state != WorkflowState::AwaitingExtensionAck {
+            return Err(EngineError::NotAwaitingApproval {
+                workflow_id: workflow_id.to_owned(),
+                state: workflow.state,
+            });
+        }
+        let mut out = vec![Decision::Ack {
+            workflow_id: workflow.id.clone(),
+            protocol: workflow.protocol,
+            ack_nonce: nonce.to_owned(),
+            line: ack_line(workflow.protocol, &workflow.id, nonce),
+        }];
+        for (i, other) in self.workflows.iter_mut().enumerate() {
+            if i != position && !other.state.is_finished() {
+                other.state = WorkflowState::Superseded;
+                other.held.clear();
+                out.push(Decision::StateChanged {
+                    workflow_id: other.id.clone(),
+                    state: WorkflowState::Superseded,
+                });
+            }
+        }
+        let Some(workflow) = self.workflows.get_mut(position) else {
+            return Ok(out);
+        };
+        workflow.state = WorkflowState::Active;
+        workflow.ack_nonce = Some(nonce.to_owned());
+        out.push(Decision::StateChanged {
+            workflow_id: workflow.id.clone(),
+            state: WorkflowState::Active,
+        });
+        for held in std::mem::take(&mut workflow.held) {
+            if workflow.state != WorkflowState::Active {
+                out.push(Decision::Reject(Rejection {
+                    code: RejectCode::WorkflowFinished,
+                    reason: format!(
+                        "action {} came after the workflow ended (it is {}); start a new handshake for more actions",
+                        held.action_id, workflow.state
+                    ),
+                    message_index: held.message_index,
+                    excerpt: held.excerpt,
+                    workflow_id: Some(workflow.id.clone()),
+                    action_id: Some(held.action_id),
+                }));
+                continue;
+            }
+            Self::execute(
+                workflow,
+                held.action_id,
+                held.fingerprint,
+                held.action,
+                &mut out,
+            );
+        }
+        Ok(out)
+    }
+
+    /// The user refused the handshake of `workflow_id`.
+    pub fn deny(&mut self, workflow_id: &str) -> Result<Vec<Decision>, EngineError> {
+        let position = self.position(workflow_id)?;
+        let Some(workflow) = self.workflows.get_mut(position) else {
+            return Err(EngineError::UnknownWorkflow {
+                workflow_id: workflow_id.to_owned(),
+            });
+        };
+        if workflow.state != WorkflowState::AwaitingExtensionAck {
+            return Err(EngineError::NotAwaitingApproval {
+                workflow_id: workflow_id.to_owned(),
+                state: workflow.state,
+            });
+        }
+        workflow.state = WorkflowState::Denied;
+        workflow.held.clear();
+        Ok(vec![Decision::StateChanged {
+            workflow_id: workflow.id.clone(),
+            state: WorkflowState::Denied,
+        }])
+    }
+
+    /// The user pressed stop: nothing more executes for `workflow_id`; held actions are dropped.
+    pub fn stop(&mut self, workflow_id: &str) -> Result<Vec<Decision>, EngineError> {
+        let position = self.position(workflow_id)?;
+        let Some(workflow) = self.workflows.get_mut(position) else {
+            return Err(EngineError::UnknownWorkflow {
+                workflow_id: workflow_id.to_owned(),
+            });
+        };
+        if workflow.state.is_finished() {
+            return Err(EngineError::AlreadyFinished {
+                workflow_id: workflow_id.to_owned(),
+                state: workflow.state,
+            });
+        }
+        workflow.state = WorkflowState::Stopped;
+        workflow.held.clear();
+        Ok(vec![Decision::StateChanged {
+            workflow_id: workflow.id.clone(),
+            state: WorkflowState::Stopped,
+        }])
+    }
+
+    /// What the engine knows about one workflow.
+    pub fn workflow(&self, workflow_id: &str) -> Option<WorkflowInfo> {
+        self.workflows
+            .iter()
+            .find(|w| w.id == workflow_id)
+            .map(Workflow::info)
+    }
+
+    /// Every workflow the engine remembers, oldest first.
+    pub fn workflows(&self) -> Vec<WorkflowInfo> {
+        self.workflows.iter().map(Workflow::info).collect()
+    }
+
+    /// The engine state as JSON, to persist across page reloads.
+    pub fn save(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string(self)
+    }
+
+    /// An engine restored from [`Engine::save`]'s JSON.
+    pub fn restore(json: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
+    fn position(&self, workflow_id: &str) -> Result<usize, EngineError> {
+        self.workflows
+            .iter()
+            .position(|w| w.id == workflow_id)
+            .ok_or_else(|| EngineError::UnknownWorkflow {
+                workflow_id: workflow_id.to_owned(),
+            })
+    }
+
+    fn is_stale(&self, workflow_id: &str) -> bool {
+        self.stale.iter().any(|id| id == workflow_id)
+    }
+
+    fn remember_stale(&mut self, workflow_id: String) {
+        if self.is_stale(&workflow_id) {
+            return;
+        }
+        if self.stale.len() >= MAX_STALE_WORKFLOWS {
+            self.stale.remove(0);
+        }
+        self.stale.push(workflow_id);
+    }
+
+    fn process_message(
+        &mut self,
+        index: usize,
+        message: &Message,
+        is_last: bool,
+        out: &mut Vec<Decision>,
+    ) {
+        let Some(cursor) = self.messages.get_mut(index) else {
+            return;
+        };
+        let text = message.text.as_str();
+        let unchanged = cursor.role == Some(message.role)
+            && text
+                .as_bytes()
+                .get(..cursor.processed)
+                .is_some_and(|prefix| Fingerprint::of(prefix) == cursor.prefix);
+        if !unchanged {
+            let reported = if cursor.role == Some(message.role) {
+                std::mem::take(&mut cursor.reported)
+            } else {
+                Vec::new()
+            };
+            *cursor = MessageCursor {
+                role: Some(message.role),
+                reported,
+                ..MessageCursor::default()
+            };
+            cursor.prefix = Fingerprint::of(b"");
+        }
+        let from = cursor.processed;
+        let handshake_due = message.complete && !cursor.finished;
+        if !handshake_due && from == processable_len(text, message.complete) {
+            return;
+        }
+        if handshake_due {
+            if message.role == Role::Assistant {
+                self.handle_handshake(index, text, is_last, out);
+            }
+            if let Some(cursor) = self.messages.get_mut(index) {
+                cursor.finished = true;
+            }
+        }
+        let mut processed = processable_len(text, message.complete);
+        for item in RecordScanner::new(text, from, message.complete) {
+            let flow = match &item {
+                ScanItem::Partial { line_start } => {
+                    processed = *line_start;
+                    break;
+                }
+                ScanItem::Record {
+                    prefix, span, json, ..
+                } => {
+                    let site = Site {
+                        message_index: index,
+                        text: text.get(span.clone()).unwrap_or_default(),
+                        offset: span.start,
+                    };
+                    let parsed = parse_object(text.get(json.clone()).unwrap_or_default());
+                    self.handle_record(*prefix, message, &site, parsed, out)
+                }
+                ScanItem::Invalid {
+                    prefix,
+                    span,
+                    problem,
+                    ..
+                } => {
+                    let site = Site {
+                        message_index: index,
+                        text: text.get(span.clone()).unwrap_or_default(),
+                        offset: span.start,
+                    };
+                    let refusal = match problem {
+                        RecordProblem::MissingJson => (
+                            RejectCode::MissingJson,
+                            format!(
+                                "{} is not followed by a JSON object on the same line; write the prefix and the JSON object on one line",
+                                prefix.as_str()
+                            ),
+                        ),
+                        RecordProblem::Unterminated => (
+                            RejectCode::UnterminatedRecord,
+                            format!(
+                                "the {} record's JSON is not closed on its line; write each record complete on one line",
+                                prefix.as_str()
+                            ),
+                        ),
+                    };
+                    self.handle_record(*prefix, message, &site, Err(refusal), out)
+                }
+            };
+            if let Flow::Wait = flow {
+                processed = item.line_start();
+                break;
+            }
+        }
+        if let Some(cursor) = self.messages.get_mut(index) {
+            let processed = processed.max(from);
+            cursor.processed = processed;
+            cursor.prefix = Fingerprint::of(text.as_bytes().get(..processed).unwrap_or_default());
+        }
+    }
+
+    /// Remember that the record at `site` was reported; false if it already was.
+    fn mark_reported(&mut self, site: &Site<'_>) -> bool {
+        let key = site.key();
+        let Some(cursor) = self.messages.get_mut(site.message_index) else {
+            return true;
+        };
+        if cursor.reported.contains(&key) {
+            return false;
+        }
+        if cursor.reported.len() >= MAX_REPORTED_PER_MESSAGE {
+            cursor.reported.remove(0);
+        }
+        cursor.reported.push(key);
+        true
+    }
+
+    fn reject(&mut self, site: &Site<'_>, rejection: Rejection, out: &mut Vec<Decision>) {
+        if self.mark_reported(site) {
+            out.push(Decision::Reject(rejection));
+        }
+    }
+
+    fn refuse(
+        &mut self,
+        site: &Site<'_>,
+        (code, reason): Refusal,
+        workflow_id: Option<&str>,
+        action_id: Option<u64>,
+        out: &mut Vec<Decision>,
+    ) {
+        let rejection = Rejection {
+            code,
+            reason,
+            message_index: site.message_index,
+            excerpt: excerpt(site.text),
+            workflow_id: workflow_id.map(str::to_owned),
+            action_id,
+        };
+        self.reject(site, rejection, out);
+    }
+
+    /// The handshake of a complete assistant message, if it has one.
+    fn handle_handshake(
+        &mut self,
+        index: usize,
+        text: &str,
+        is_last: bool,
+        out: &mut Vec<Decision>,
+    ) {
+        let blocks = bai_blocks(text);
+        let mut candidates: Vec<(std::ops::Range<usize>, Result<&str, Refusal>, HandshakeForm)> =
+            blocks
+                .iter()
+                .map(|b| {
+                    (
+                        b.span.clone(),
+                        Ok(text.get(b.content.clone()).unwrap_or_default()),
+                        HandshakeForm::BaiBlock,
+                    )
+                })
+                .collect();
+        for item in RecordScanner::new(text, 0, true) {
+            match item {
+                ScanItem::Record {
+                    prefix: RecordPrefix::Handshake,
+                    span,
+                    json,
+                    ..
+                } => {
+                    candidates.push((
+                        span,
+                        Ok(text.get(json).unwrap_or_default()),
+                        HandshakeForm::Line,
+                    ));
+                }
+                ScanItem::Invalid {
+                    prefix: RecordPrefix::Handshake,
+                    span,
+                    ..
+                } => {
+                    let refusal = (
+                        RejectCode::InvalidHandshake,
+                        "the BAI_HANDSHAKE line has no complete JSON object on its line".to_owned(),
+                    );
+                    candidates.push((span, Err(refusal), HandshakeForm::Line));
+                }
+                _ => {}
+            }
+        }
+        candidates.sort_by_key(|c| c.0.start);
+        let Some((span, json, form)) = candidates.first() else {
+            return;
+        };
+        let site = Site {
+            message_index: index,
+            text: text.get(span.clone()).unwrap_or_default(),
+            offset: span.start,
+        };
+        if candidates.len() > 1 {
+            let refusal = (
+                RejectCode::MultipleHandshakeBlocks,
+                format!(
+                    "the message holds {} handshakes (```bai blocks or BAI_HANDSHAKE lines); send exactly one ```bai block",
+                    candidates.len()
+                ),
+            );
+            self.refuse(&site, refusal, None, None, out);
+            return;
+        }
+        let handshake = match json.clone().and_then(|json| parse_handshake(json, *form)) {
+            Ok(h) => h,
+            Err(refusal) => {
+                self.refuse(&site, refusal, None, None, out);
+                return;
+            }
+        };
+        let id = handshake.workflow_id.as_str();
+        if self.is_stale(id) {
+            let refusal = (
+                RejectCode::StaleHandshake,
+                format!(
+                    "workflow {id:?} is from an earlier part of the conversation and was not acknowledged; ask the model for a new handshake with a new workflow_id"
+                ),
+            );
+            self.refuse(&site, refusal, Some(id), None, out);
+            return;
+        }
+        if self.workflows.iter().any(|w| w.id == id) {
+            // The same handshake again (re-render, repetition): already handled.
+            return;
+        }
+        if !is_last {
+            let refusal = (
+                RejectCode::StaleHandshake,
+                format!(
+                    "the handshake for workflow {id:?} is not the newest message (an old conversation), so it was not acknowledged; ask the model for a new handshake"
+                ),
+            );
+            self.refuse(&site, refusal, Some(id), None, out);
+            self.remember_stale(handshake.workflow_id);
+            return;
+        }
+        if self.workflows.len() >= MAX_WORKFLOWS {
+            match self.workflows.iter().position(|w| w.state.is_finished()) {
+                Some(oldest) => {
+                    let forgotten = self.workflows.remove(oldest);
+                    self.remember_stale(forgotten.id);
+                }
+                None => {
+                    let refusal = (
+                        RejectCode::TooManyWorkflows,
+                        format!(
+                            "{MAX_WORKFLOWS} workflows are open; stop or finish one before starting another"
+                        ),
+                    );
+                    self.refuse(&site, refusal, Some(id), None, out);
+                    return;
+                }
+            }
+        }
+        self.workflows.push(Workflow {
+            id: handshake.workflow_id.clone(),
+            protocol: handshake.protocol,
+            state: WorkflowState::AwaitingExtensionAck,
+            handshake_message: index,
+            ack_nonce: None,
+            ack_seen: false,
+            success: None,
+            executed: Vec::new(),
+            held: Vec::new(),
+        });
+        out.push(Decision::HandshakeFound {
+            workflow_id: handshake.workflow_id,
+            protocol: handshake.protocol,
+            message_index: index,
+        });
+    }
+
+    fn handle_record(
+        &mut self,
+        prefix: RecordPrefix,
+        message: &Message,
+        site: &Site<'_>,
+        parsed: Result<Map<String, Value>, Refusal>,
+        out: &mut Vec<Decision>,
+    ) -> Flow {
+        match (prefix, message.role) {
+            // Handshake lines are read with the message's handshake, once it is complete.
+            (RecordPrefix::Handshake, _) => Flow::Continue,
+            (RecordPrefix::Ack, Role::User) => {
+                self.handle_ack(site, parsed, out);
+                Flow::Continue
+            }
+            (RecordPrefix::Ack, Role::Assistant) => {
+                let workflow_id = parsed
+                    .as_ref()
+                    .ok()
+                    .and_then(workflow_field)
+                    .map(str::to_owned);
+                let refusal = (
+                    RejectCode::AckFromAssistant,
+                    "an ACK line in an assistant message was ignored; only the extension writes BAI_ACK lines, wait for it".to_owned(),
+                );
+                self.refuse(site, refusal, workflow_id.as_deref(), None, out);
+                Flow::Continue
+            }
+            (RecordPrefix::Action, Role::User) => {
+                let map = parsed.as_ref().ok();
+                let workflow_id = map.and_then(workflow_field).map(str::to_owned);
+                let action_id = map.and_then(|m| action_id_field(m).ok());
+                let refusal = (
+                    RejectCode::ActionFromUser,
+                    "an action line in a user message was ignored; only the assistant's action lines run".to_owned(),
+                );
+                self.refuse(site, refusal, workflow_id.as_deref(), action_id, out);
+                Flow::Continue
+            }
+            (RecordPrefix::Action, Role::Assistant) => {
+                self.handle_action(message, site, parsed, out)
+            }
+        }
+    }
+
+    fn handle_ack(
+        &mut self,
+        site: &Site<'_>,
+        parsed: Result<Map<String, Value>, Refusal>,
+        out: &mut Vec<Decision>,
+    ) {
+        let ack = match parsed.and_then(|map| parse_ack(&map)) {
+            Ok(ack) => ack,
+            Err((_, why)) => {
+                let refusal = (
+                    RejectCode::ForeignAck,
+                    format!("an ACK line this extension did not write was ignored ({why})"),
+                );
+                self.refuse(site, refusal, None, None, out);
+                return;
+            }
+        };
+        let own = self.workflows.iter_mut().find(|w| {
+            w.id == ack.workflow_id
+                && w.protocol == ack.protocol
+                && w.ack_nonce.as_deref() == Some(ack.ack_nonce.as_str())
+        });
+        if let Some(workflow) = own {
+            workflow.ack_seen = true;
+            return;
+        }
+        let why = match self.workflows.iter().find(|w| w.id == ack.workflow_id) {
+            Some(w) if w.ack_nonce.is_some() => "its nonce is not the one this extension issued",
+            Some(_) => "this extension has not acknowledged that workflow",
+            None => "this extension did not acknowledge that workflow",
+        };
+        let refusal = (
+            RejectCode::ForeignAck,
+            format!(
+                "an ACK for workflow {:?} was ignored: {why}; only the extension's own ACK counts",
+                excerpt(&ack.workflow_id)
+            ),
+        );
+        self.refuse(site, refusal, Some(&ack.workflow_id), None, out);
+    }
+
+    fn active_position(&self) -> Option<usize> {
+        self.workflows
+            .iter()
+            .position(|w| w.state == WorkflowState::Active)
+    }
+
+    /// Reject a record of the active workflow after its ACK: the workflow fails.
+    fn fail(
+        &mut self,
+        position: usize,
+        site: &Site<'_>,
+        refusal: Refusal,
+        action_id: Option<u64>,
+        out: &mut Vec<Decision>,
+    ) {
+        let Some(workflow) = self.workflows.get_mut(position) else {
+            return;
+        };
+        let workflow_id = workflow.id.clone();
+        workflow.state = WorkflowState::Failed;
+        workflow.held.clear();
+        let (code, reason) = refusal;
+        let reason = format!("{reason}; workflow {workflow_id:?} has failed and runs nothing more");
+        // A failure is reported even if the same record was reported before (under another
+        // state): the state change must come with its cause.
+        let rejection = Rejection {
+            code,
+            reason,
+            message_index: site.message_index,
+            excerpt: excerpt(site.text),
+            workflow_id: Some(workflow_id.clone()),
+            action_id,
+        };
+        self.mark_reported(site);
+        out.push(Decision::Reject(rejection));
+        out.push(Decision::StateChanged {
+            workflow_id,
+            state: WorkflowState::Failed,
+        });
+    }
+
+    fn handle_action(
+        &mut self,
+        message: &Message,
+        site: &Site<'_>,
+        parsed: Result<Map<String, Value>, Refusal>,
+        out: &mut Vec<Decision>,
+    ) -> Flow {
+        let index = site.message_index;
+        // A record whose workflow cannot be read counts against the active workflow.
+        let (map, workflow_id) = match parsed {
+            Ok(map) => match workflow_field(&map).map(str::to_owned) {
+                Some(id) => (map, id),
+                None => {
+                    let refusal = (
+                        RejectCode::InvalidRecord,
+                        "the action has no \"workflow_id\" string; copy the workflow_id from the handshake".to_owned(),
+                    );
+                    let action_id = action_id_field(&map).ok();
+                    self.refuse_unattributed(site, refusal, action_id, out);
+                    return Flow::Continue;
+                }
+            },
+            Err(refusal) => {
+                self.refuse_unattributed(site, refusal, None, out);
+                return Flow::Continue;
+            }
+        };
+        let action_id = action_id_field(&map);
+        let known_id = action_id.as_ref().ok().copied();
+        if self.is_stale(&workflow_id) {
+            let refusal = (
+                RejectCode::NotAcknowledged,
+                format!(
+                    "workflow {:?} was never acknowledged by this extension (its handshake is from an earlier conversation); ask the model for a new handshake",
+                    excerpt(&workflow_id)
+                ),
+            );
+            self.refuse(site, refusal, Some(&workflow_id), known_id, out);
+            return Flow::Continue;
+        }
+        let Some(position) = self.workflows.iter().position(|w| w.id == workflow_id) else {
+            if !message.complete {
+                return Flow::Wait;
+            }
+            let refusal = (
+                RejectCode::UnknownWorkflow,
+                format!(
+                    "no handshake started workflow {:?}; use the workflow_id of the acknowledged handshake",
+                    excerpt(&workflow_id)
+                ),
+            );
+            self.refuse(site, refusal, Some(&workflow_id), known_id, out);
+            return Flow::Continue;
+        };
+        let fingerprint = object_fingerprint(&map);
+        let Some(workflow) = self.workflows.get(position) else {
+            return Flow::Continue;
+        };
+        if let Some(id) = known_id {
+            if workflow.executed_identical(id, fingerprint) {
+                // A re-render or a repetition of an executed action: nothing to do.
+                return Flow::Continue;
+            }
+        }
+        let state = workflow.state;
+        let protocol = workflow.protocol;
+        if state.is_finished() {
+            let refusal = (
+                RejectCode::WorkflowFinished,
+                format!(
+                    "workflow {:?} is already over (it is {state}); start a new handshake for more actions",
+                    excerpt(&workflow_id)
+                ),
+            );
+            self.refuse(site, refusal, Some(&workflow_id), known_id, out);
+            return Flow::Continue;
+        }
+        let before_ack =
+            state == WorkflowState::AwaitingExtensionAck || index <= workflow.handshake_message;
+        if before_ack {
+            if protocol == ProtocolVersion::V0_2 && state == WorkflowState::AwaitingExtensionAck {
+                self.hold(position, site, &map, action_id, fingerprint, out);
+            } else {
+                let refusal = (
+                    RejectCode::BeforeAck,
+                    "this action was written before the extension's ACK and was ignored; wait for the BAI_ACK line, then resend the actions with its ack_nonce, starting at action_id 1".to_owned(),
+                );
+                self.refuse(site, refusal, Some(&workflow_id), known_id, out);
+            }
+            return Flow::Continue;
+        }
+        // The active workflow, after its ACK: any problem fails it.
+        let action_id = match action_id {
+            Ok(id) => id,
+            Err(refusal) => {
+                self.fail(position, site, refusal, None, out);
+                return Flow::Continue;
+            }
+        };
+        match self.check_active_record(position, &map, action_id, fingerprint) {
+            Ok(action) => {
+                if let Some(workflow) = self.workflows.get_mut(position) {
+                    Self::execute(workflow, action_id, fingerprint, action, out);
+                }
+            }
+            Err(refusal) => self.fail(position, site, refusal, Some(action_id), out),
+        }
+        Flow::Continue
+    }
+
+    /// A record whose workflow cannot be read: it fails the active workflow if it comes after that
+    /// workflow's ACK, and is only reported otherwise.
+    fn refuse_unattributed(
+        &mut self,
+        site: &Site<'_>,
+        refusal: Refusal,
+        action_id: Option<u64>,
+        out: &mut Vec<Decision>,
+    ) {
+        let active = self.active_position().filter(|&p| {
+            self.workflows
+                .get(p)
+                .is_some_and(|w| site.message_index > w.handshake_message)
+        });
+        match active {
+            Some(position) => self.fail(position, site, refusal, action_id, out),
+            None => self.refuse(site, refusal, None, action_id, out),
+        }
+    }
+
+    /// Checks an action record of an active workflow after its ACK; the action to run.
+    fn check_active_record(
+        &self,
+        position: usize,
+        map: &Map<String, Value>,
+        action_id: u64,
+        fingerprint: Fingerprint,
+    ) -> Result<Action, Refusal> {
+        let Some(workflow) = self.workflows.get(position) else {
+            return Err((RejectCode::UnknownWorkflow, "the workflow is gone".into()));
+        };
+        let next = workflow.executed.len() as u64 + 1;
+        if action_id < next && !workflow.executed_identical(action_id, fingerprint) {
+            return Err((
+                RejectCode::IdReused,
+                format!(
+                    "action {action_id} was already used for a different action; the next action must have action_id {next}"
+                ),
+            ));
+        }
+        check_protocol(map, workflow.protocol)?;
+        if workflow.protocol == ProtocolVersion::V0_3 {
+            if str_field(map, "kind") != Some("action") {
+                return Err((
+                    RejectCode::InvalidKind,
+                    format!("action {action_id} must carry \"kind\":\"action\""),
+                ));
+            }
+            let expected = workflow.ack_nonce.as_deref().unwrap_or_default();
+            match str_field(map, "ack_nonce") {
+                Some(nonce) if nonce == expected => {}
+                Some(_) => {
+                    return Err((
+                        RejectCode::NonceMismatch,
+                        format!(
+                            "action {action_id} has an ack_nonce that is not the one in the extension's ACK line; copy it from the BAI_ACK line exactly"
+                        ),
+                    ));
+                }
+                None => {
+                    return Err((
+                        RejectCode::NonceMismatch,
+                        format!(
+                            "action {action_id} has no ack_nonce; add the \"ack_nonce\" from the extension's BAI_ACK line"
+                        ),
+                    ));
+                }
+            }
+        }
+        if action_id > next {
+            return Err((
+                RejectCode::IdOutOfSequence,
+                format!("action {action_id} skipped an id: expected {next}"),
+            ));
+        }
+        if workflow.executed.len() >= MAX_ACTIONS_PER_WORKFLOW {
+            return Err((
+                RejectCode::TooManyActions,
+                format!(
+                    "the workflow reached {MAX_ACTIONS_PER_WORKFLOW} actions; finish it with done and start a new handshake"
+                ),
+            ));
+        }
+        action_of(map, action_id)
+    }
+
+    /// Hold a BAI/0.2 action written before the ACK.
+    fn hold(
+        &mut self,
+        position: usize,
+        site: &Site<'_>,
+        map: &Map<String, Value>,
+        action_id: Result<u64, Refusal>,
+        fingerprint: Fingerprint,
+        out: &mut Vec<Decision>,
+    ) {
+        let Some(workflow) = self.workflows.get(position) else {
+            return;
+        };
+        let workflow_id = workflow.id.clone();
+        let action_id = match action_id {
+            Ok(id) => id,
+            Err(refusal) => {
+                self.refuse(site, refusal, Some(&workflow_id), None, out);
+                return;
+            }
+        };
+        if workflow
+            .held
+            .iter()
+            .any(|h| h.action_id == action_id && h.fingerprint == fingerprint)
+        {
+            return;
+        }
+        let next = workflow.held.len() as u64 + 1;
+        let checked = if action_id < next {
+            Err((
+                RejectCode::IdReused,
+                format!(
+                    "action {action_id} was already used for a different action; the next action must have action_id {next}"
+                ),
+            ))
+        } else if action_id > next {
+            Err((
+                RejectCode::IdOutOfSequence,
+                format!("action {action_id} skipped an id: expected {next}"),
+            ))
+        } else if workflow.held.len() >= MAX_HELD_ACTIONS {
+            Err((
+                RejectCode::TooManyActions,
+                format!(
+                    "more than {MAX_HELD_ACTIONS} actions were written before the ACK; wait for the ACK"
+                ),
+            ))
+        } else {
+            check_protocol(map, workflow.protocol).and_then(|()| action_of(map, action_id))
+        };
+        match checked {
+            Ok(action) => {
+                if let Some(workflow) = self.workflows.get_mut(position) {
+                    workflow.held.push(HeldAction {
+                        action_id,
+                        fingerprint,
+                        action,
+                        message_index: site.message_index,
+                        excerpt: excerpt(site.text),
+                    });
+                }
+            }
+            Err(refusal) => self.refuse(site, refusal, Some(&workflow_id), Some(action_id), out),
+        }
+    }
+
+    fn execute(
+        workflow: &mut Workflow,
+        action_id: u64,
+        fingerprint: Fingerprint,
+        action: Action,
+        out: &mut Vec<Decision>,
+    ) {
+        workflow.executed.push(fingerprint);
+        let done = match &action {
+            Action::Done { success, .. } => Some(*success),
+            _ => None,
+        };
+        out.push(Decision::Execute {
+            workflow_id: workflow.id.clone(),
+            action_id,
+            action,
+        });
+        if let Some(success) = done {
+            workflow.success = Some(success);
+            workflow.state = WorkflowState::Done;
+            workflow.held.clear();
+            out.push(Decision::StateChanged {
+                workflow_id: workflow.id.clone(),
+                state: WorkflowState::Done,
+            });
+        }
+    }
+}
+
+fn check_protocol(map: &Map<String, Value>, expected: ProtocolVersion) -> Result<(), Refusal> {
+    let protocol = protocol_field(map)?;
+    if protocol != expected {
+        return Err((
+            RejectCode::ProtocolMismatch,
+            format!(
+                "the record says {protocol} but the workflow's handshake said {expected}; use {expected}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn action_of(map: &Map<String, Value>, action_id: u64) -> Result<Action, Refusal> {
+    let type_name = match map.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        _ => {
+            return Err((
+                RejectCode::InvalidRecord,
+                format!(
+                    "action {action_id} has no \"type\" string (click, input_text, wait, scroll or done)"
+                ),
+            ));
+        }
+    };
+    let Some(payload) = map.get("payload") else {
+        return Err((
+            RejectCode::InvalidRecord,
+            format!("action {action_id} has no \"payload\" object"),
+        ));
+    };
+    action_from_wire(type_name, payload)
+        .map_err(|(code, reason)| (code, format!("action {action_id}: {reason}")))
+}

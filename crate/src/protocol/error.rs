@@ -1,0 +1,386 @@
+//! Why the engine refused a record, and how the host can misuse the engine.
+//!
+//! Two kinds of failure, kept apart as in rustls / quinn-proto:
+//!
+//! - [`RejectCode`]: the *chat* contained something the engine will not act on (the model or the
+//!   page misbehaved, or the input is stale). It is reported as a [`crate::protocol::Decision::Reject`]
+//!   and never stops the engine. Codes are stable snake_case strings: the panel shows them, the
+//!   model receives them, tests compare them.
+//! - [`EngineError`]: the *host* called the engine wrongly (approved an unknown workflow, passed a
+//!   malformed nonce). Returned as `Err`, with no state change.
+//!
+//! An incomplete record in a message that is still streaming is neither: it is "not yet".
+
+use serde::{Deserialize, Serialize};
+
+/// Longest excerpt of offending text carried by a rejection, in characters.
+pub const EXCERPT_MAX_CHARS: usize = 200;
+
+/// Why a record in the chat was refused. Each variant has a stable [`code`](Self::code).
+///
+/// | code | meaning |
+/// |---|---|
+/// | `action_from_user` | A `BAI_ACTION` line appeared in a user message; only the assistant may ask for actions. |
+/// | `ack_from_assistant` | A `BAI_ACK` line appeared in an assistant message; only the extension writes ACKs. |
+/// | `foreign_ack` | A `BAI_ACK` line this extension did not write (other workflow, other nonce, malformed). |
+/// | `stale_handshake` | A handshake that was not the newest message when it was first seen (an old conversation). |
+/// | `multiple_handshake_blocks` | One message held more than one handshake (```` ```bai ```` block or `BAI_HANDSHAKE` line). |
+/// | `invalid_handshake` | A ```` ```bai ```` block or `BAI_HANDSHAKE` line that is not a valid handshake. |
+/// | `unsupported_protocol` | A handshake or record named a protocol other than `BAI/0.2` or `BAI/0.3`. |
+/// | `invalid_workflow_id` | A workflow_id that is empty, longer than 128 characters, or has control characters. |
+/// | `placeholder_workflow_id` | A workflow_id that is still the template placeholder (`{{RANDOM_UUID}}`). |
+/// | `missing_json` | A record prefix not followed by a JSON object on the same line. |
+/// | `unterminated_record` | A record whose JSON object is still open at the end of its line. |
+/// | `invalid_json` | A record whose JSON does not parse, or is not an object. |
+/// | `invalid_record` | A record missing a required field (`protocol`, `workflow_id`, `type`, `payload`), or with a wrong field type. |
+/// | `unknown_workflow` | A record for a workflow_id no handshake introduced. |
+/// | `not_acknowledged` | A record for a workflow whose handshake was never acknowledged here (old conversation). |
+/// | `workflow_finished` | A record for a workflow that is already done, failed, superseded, stopped or denied. |
+/// | `before_ack` | A BAI/0.3 action written before the extension's ACK. |
+/// | `protocol_mismatch` | A record whose `protocol` differs from its workflow's handshake. |
+/// | `invalid_kind` | A BAI/0.3 action without `"kind":"action"`. |
+/// | `nonce_mismatch` | A BAI/0.3 action whose `ack_nonce` is missing or differs from the ACK's. |
+/// | `invalid_action_id` | An `action_id` that is not a whole number from 1 upwards. |
+/// | `id_out_of_sequence` | An `action_id` that skips ahead (each action must be the previous + 1). |
+/// | `id_reused` | An `action_id` already used, with different content. |
+/// | `unknown_action_type` | An action `type` this extension does not know. |
+/// | `invalid_payload` | An action payload that does not fit its type (missing field, unknown selector type, value out of range). |
+/// | `too_many_actions` | A workflow went over the action limit ([`MAX_ACTIONS_PER_WORKFLOW`](crate::protocol::MAX_ACTIONS_PER_WORKFLOW)). |
+/// | `too_many_workflows` | Too many workflows are waiting or active at once in this conversation. |
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RejectCode {
+    /// A `BAI_ACTION` line appeared in a user message; only the assistant may ask for actions.
+    ActionFromUser,
+    /// A `BAI_ACK` line appeared in an assistant message; only the extension writes ACKs.
+    AckFromAssistant,
+    /// A `BAI_ACK` line this extension did not write.
+    ForeignAck,
+    /// A handshake that was not the newest message when first seen (an old conversation).
+    StaleHandshake,
+    /// One message held more than one handshake.
+    MultipleHandshakeBlocks,
+    /// A ```` ```bai ```` block or `BAI_HANDSHAKE` line that is not a valid handshake.
+    InvalidHandshake,
+    /// A protocol other than `BAI/0.2` or `BAI/0.3`.
+    UnsupportedProtocol,
+    /// A workflow_id that is empty, too long, or has control characters.
+    InvalidWorkflowId,
+    /// A workflow_id that is still the template placeholder.
+    PlaceholderWorkflowId,
+    /// A record prefix not followed by a JSON object on the same line.
+    MissingJson,
+    /// A record whose JSON object is still open at the end of its line.
+    UnterminatedRecord,
+    /// A record whose JSON does not parse, or is not an object.
+    InvalidJson,
+    /// A record missing a required field, or with a wrong field type.
+    InvalidRecord,
+    /// A record for a workflow_id no handshake introduced.
+    UnknownWorkflow,
+    /// A record for a workflow whose handshake was never acknowledged here.
+    NotAcknowledged,
+    /// A record for a workflow that is already over.
+    WorkflowFinished,
+    /// A BAI/0.3 action written before the extension's ACK.
+    BeforeAck,
+    /// A record whose `protocol` differs from its workflow's.
+    ProtocolMismatch,
+    /// A BAI/0.3 action without `"kind":"action"`.
+    InvalidKind,
+    /// A BAI/0.3 action whose `ack_nonce` is missing or wrong.
+    NonceMismatch,
+    /// An `action_id` that is not a whole number from 1 upwards.
+    InvalidActionId,
+    /// An `action_id` that skips ahead.
+    IdOutOfSequence,
+    /// An `action_id` already used, with different content.
+    IdReused,
+    /// An action `type` this extension does not know.
+    UnknownActionType,
+    /// An action payload that does not fit its type.
+    InvalidPayload,
+    /// A workflow went over the action limit.
+    TooManyActions,
+    /// Too many workflows waiting or active at once.
+    TooManyWorkflows,
+}
+
+impl RejectCode {
+    /// Every code, in documentation order.
+    pub const ALL: &'static [RejectCode] = &[
+        Self::ActionFromUser,
+        Self::AckFromAssistant,
+        Self::ForeignAck,
+        Self::StaleHandshake,
+        Self::MultipleHandshakeBlocks,
+        Self::InvalidHandshake,
+        Self::UnsupportedProtocol,
+        Self::InvalidWorkflowId,
+        Self::PlaceholderWorkflowId,
+        Self::MissingJson,
+        Self::UnterminatedRecord,
+        Self::InvalidJson,
+        Self::InvalidRecord,
+        Self::UnknownWorkflow,
+        Self::NotAcknowledged,
+        Self::WorkflowFinished,
+        Self::BeforeAck,
+        Self::ProtocolMismatch,
+        Self::InvalidKind,
+        Self::NonceMismatch,
+        Self::InvalidActionId,
+        Self::IdOutOfSequence,
+        Self::IdReused,
+        Self::UnknownActionType,
+        Self::InvalidPayload,
+        Self::TooManyActions,
+        Self::TooManyWorkflows,
+    ];
+
+    /// The stable snake_case code.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::ActionFromUser => "action_from_user",
+            Self::AckFromAssistant => "ack_from_assistant",
+            Self::ForeignAck => "foreign_ack",
+            Self::StaleHandshake => "stale_handshake",
+            Self::MultipleHandshakeBlocks => "multiple_handshake_blocks",
+            Self::InvalidHandshake => "invalid_handshake",
+            Self::UnsupportedProtocol => "unsupported_protocol",
+            Self::InvalidWorkflowId => "invalid_workflow_id",
+            Self::PlaceholderWorkflowId => "placeholder_workflow_id",
+            Self::MissingJson => "missing_json",
+            Self::UnterminatedRecord => "unterminated_record",
+            Self::InvalidJson => "invalid_json",
+            Self::InvalidRecord => "invalid_record",
+            Self::UnknownWorkflow => "unknown_workflow",
+            Self::NotAcknowledged => "not_acknowledged",
+            Self::WorkflowFinished => "workflow_finished",
+            Self::BeforeAck => "before_ack",
+            Self::ProtocolMismatch => "protocol_mismatch",
+            Self::InvalidKind => "invalid_kind",
+            Self::NonceMismatch => "nonce_mismatch",
+            Self::InvalidActionId => "invalid_action_id",
+            Self::IdOutOfSequence => "id_out_of_sequence",
+            Self::IdReused => "id_reused",
+            Self::UnknownActionType => "unknown_action_type",
+            Self::InvalidPayload => "invalid_payload",
+            Self::TooManyActions => "too_many_actions",
+            Self::TooManyWorkflows => "too_many_workflows",
+        }
+    }
+
+    /// A plain-language sentence for the code in general, saying what to do. A rejection carries
+    /// a more specific [`Rejection::reason`].
+    pub fn message(self) -> &'static str {
+        match self {
+            Self::ActionFromUser => {
+                "An action line was found in a user message. Only the assistant can ask for actions; it was ignored."
+            }
+            Self::AckFromAssistant => {
+                "An ACK line was found in an assistant message. Only the extension writes ACK lines; it was ignored."
+            }
+            Self::ForeignAck => {
+                "An ACK line was found that this extension did not write. It was ignored; only the extension's own ACK counts."
+            }
+            Self::StaleHandshake => {
+                "This handshake is from earlier in the conversation, so it was not acknowledged. Ask the model for a new handshake."
+            }
+            Self::MultipleHandshakeBlocks => {
+                "The message holds more than one handshake. Ask the model to send exactly one ```bai block."
+            }
+            Self::InvalidHandshake => {
+                "The handshake is not valid. Ask the model to resend the handshake exactly as the protocol shows."
+            }
+            Self::UnsupportedProtocol => {
+                "The protocol version is not supported. Use BAI/0.3 (BAI/0.2 is also accepted)."
+            }
+            Self::InvalidWorkflowId => {
+                "The workflow_id is not valid. Use 1 to 128 characters without control characters."
+            }
+            Self::PlaceholderWorkflowId => {
+                "The workflow_id is still the template placeholder. Ask the model to use a real random id."
+            }
+            Self::MissingJson => {
+                "A record prefix is not followed by a JSON object on the same line. Write the prefix and the JSON on one line."
+            }
+            Self::UnterminatedRecord => {
+                "A record's JSON is not closed on its line. Write each record complete on a single line."
+            }
+            Self::InvalidJson => {
+                "A record's JSON could not be read. Write one valid JSON object after the prefix."
+            }
+            Self::InvalidRecord => {
+                "A record is missing a required field or has a field of the wrong type. Follow the protocol's record format."
+            }
+            Self::UnknownWorkflow => {
+                "A record names a workflow that was never started. Use the workflow_id of the acknowledged handshake."
+            }
+            Self::NotAcknowledged => {
+                "A record names a workflow this extension never acknowledged. Start a new handshake."
+            }
+            Self::WorkflowFinished => {
+                "A record names a workflow that is already over. Start a new handshake for more actions."
+            }
+            Self::BeforeAck => {
+                "An action was written before the extension's ACK. Wait for the ACK line, then send actions with its ack_nonce."
+            }
+            Self::ProtocolMismatch => {
+                "A record's protocol differs from its handshake. Use the same protocol as the handshake."
+            }
+            Self::InvalidKind => {
+                "A BAI/0.3 action must carry \"kind\":\"action\". Add it and resend."
+            }
+            Self::NonceMismatch => {
+                "The action's ack_nonce does not match the ACK. Copy the ack_nonce from the ACK line exactly."
+            }
+            Self::InvalidActionId => {
+                "The action_id must be a whole number starting at 1. Number actions 1, 2, 3, ..."
+            }
+            Self::IdOutOfSequence => {
+                "An action skipped an id. Each action_id must be the previous one plus 1."
+            }
+            Self::IdReused => {
+                "An action_id was used again with different content. Use the next unused id for a new action."
+            }
+            Self::UnknownActionType => {
+                "The action type is not known. Use click, input_text, wait, scroll or done."
+            }
+            Self::InvalidPayload => {
+                "The action's payload does not fit its type. Check the fields the protocol gives for that type."
+            }
+            Self::TooManyActions => {
+                "The workflow has too many actions. Finish it with done and start a new handshake."
+            }
+            Self::TooManyWorkflows => {
+                "Too many workflows are open in this conversation. Stop or finish one first."
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for RejectCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// One refused record: what, why, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rejection {
+    /// The stable code.
+    pub code: RejectCode,
+    /// A plain-language, specific reason that says what to do ("action 3 skipped an id:
+    /// expected 2").
+    pub reason: String,
+    /// Index of the message in the transcript.
+    pub message_index: usize,
+    /// The offending text, at most [`EXCERPT_MAX_CHARS`] characters.
+    pub excerpt: String,
+    /// The workflow the record belongs to, when it could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow_id: Option<String>,
+    /// The record's action_id, when it could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action_id: Option<u64>,
+}
+
+impl std::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code.code(), self.reason)
+    }
+}
+
+/// The host called the engine wrongly. No state changed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EngineError {
+    /// No workflow with this id.
+    #[error("no workflow {workflow_id:?} is known")]
+    UnknownWorkflow {
+        /// The id passed in.
+        workflow_id: String,
+    },
+    /// The workflow is not waiting for approval (already acknowledged, denied or over).
+    #[error("workflow {workflow_id:?} is not waiting for approval (it is {state})")]
+    NotAwaitingApproval {
+        /// The id passed in.
+        workflow_id: String,
+        /// Its current state.
+        state: crate::protocol::WorkflowState,
+    },
+    /// The workflow is already over.
+    #[error("workflow {workflow_id:?} is already over (it is {state})")]
+    AlreadyFinished {
+        /// The id passed in.
+        workflow_id: String,
+        /// Its current state.
+        state: crate::protocol::WorkflowState,
+    },
+    /// The nonce is not `n_` followed by 16 to 64 lowercase hex digits.
+    #[error("invalid nonce {nonce:?}: expected n_ followed by 16 to 64 lowercase hex digits")]
+    InvalidNonce {
+        /// The nonce passed in (truncated).
+        nonce: String,
+    },
+}
+
+/// `text` cut to at most [`EXCERPT_MAX_CHARS`] characters (never inside a character), with `…`
+/// appended when cut.
+pub fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(EXCERPT_MAX_CHARS) {
+        None => text.to_owned(),
+        Some((cut, _)) => {
+            let mut out = String::with_capacity(cut + 3);
+            out.push_str(text.get(..cut).unwrap_or_default());
+            out.push('…');
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_snake_case() {
+        let mut seen = std::collections::HashSet::new();
+        for code in RejectCode::ALL {
+            let s = code.code();
+            assert!(
+                s.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
+                "{s}"
+            );
+            assert!(seen.insert(s), "duplicate {s}");
+            let json = serde_json::to_string(code).unwrap();
+            assert_eq!(json, format!("\"{s}\""));
+            assert!(!code.message().is_empty());
+        }
+    }
+
+    #[test]
+    fn errors_md_lists_every_code() {
+        let doc = include_str!("ERRORS.md");
+        for code in RejectCode::ALL {
+            assert!(
+                doc.contains(&format!("`{}`", code.code())),
+                "{} missing",
+                code.code()
+            );
+        }
+    }
+
+    #[test]
+    fn excerpt_is_char_safe() {
+        let long = "é".repeat(300);
+        let e = excerpt(&long);
+        assert_eq!(e.chars().count(), EXCERPT_MAX_CHARS + 1);
+        assert!(e.ends_with('…'));
+        assert_eq!(excerpt("short"), "short");
+        let exact = "a".repeat(EXCERPT_MAX_CHARS);
+        assert_eq!(excerpt(&exact), exact);
+    }
+}

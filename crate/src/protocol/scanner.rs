@@ -1,0 +1,456 @@
+//! Finds records (`PREFIX {json}`) and ```` ```bai ```` fenced blocks in a message's text.
+//!
+//! The scanner knows nothing about JSON beyond where an object ends, and nothing about roles or
+//! workflows. It is linear in the text: a `memmem` search for `BAI_` (and for ```` ``` ````) does the
+//! work, so text without records costs about one memchr pass.
+//!
+//! Rules (from the protocol issue):
+//! - A record starts with a case-sensitive prefix ([`RecordPrefix`]) at the start of a line (after
+//!   optional spaces or tabs), or right after a previous complete record on the same line (rendering
+//!   sometimes joins lines). The prefix must be followed by whitespace or `{`: `BAI_ACTIONS` is not
+//!   a record.
+//! - After the prefix and optional spaces comes one JSON object, on the same line. An object still
+//!   open at the end of the line is an invalid record that ends at that line: it never swallows the
+//!   next line.
+//! - In a message still streaming, a record counts only once a line break follows it; anything on
+//!   the unterminated last line is "not yet" ([`ScanItem::Partial`]).
+
+use std::ops::Range;
+
+use memchr::memmem;
+
+/// The record kinds a line can start with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RecordPrefix {
+    /// `BAI_ACTION`: the assistant asks for an action.
+    Action,
+    /// `BAI_ACK`: the extension acknowledged a handshake.
+    Ack,
+    /// `BAI_HANDSHAKE`: the BAI/0.2 line form of a handshake.
+    Handshake,
+}
+
+impl RecordPrefix {
+    /// The prefix as written in the chat.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Action => "BAI_ACTION",
+            Self::Ack => "BAI_ACK",
+            Self::Handshake => "BAI_HANDSHAKE",
+        }
+    }
+
+    fn at(bytes: &[u8]) -> Option<Self> {
+        // Longest first is not needed: no prefix is a prefix of another once the following byte
+        // must be whitespace or `{`.
+        [Self::Action, Self::Ack, Self::Handshake]
+            .into_iter()
+            .find(|p| bytes.starts_with(p.as_str().as_bytes()))
+    }
+}
+
+/// Why a prefix did not make a complete record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordProblem {
+    /// The prefix is not followed by `{` on its line.
+    MissingJson,
+    /// The JSON object is still open at the end of the line.
+    Unterminated,
+}
+
+/// One thing the scanner found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScanItem {
+    /// A complete record: prefix, optional spaces, one brace-balanced JSON object.
+    Record {
+        /// Which prefix.
+        prefix: RecordPrefix,
+        /// From the prefix to the closing brace.
+        span: Range<usize>,
+        /// The JSON object (`{` to `}`), to be parsed by the caller.
+        json: Range<usize>,
+        /// Start of the line the record is on.
+        line_start: usize,
+    },
+    /// A prefix that did not make a record. `span` runs from the prefix to the end of its line
+    /// (line break excluded); scanning resumes on the next line.
+    Invalid {
+        /// Which prefix.
+        prefix: RecordPrefix,
+        /// From the prefix to the end of the line.
+        span: Range<usize>,
+        /// What is wrong.
+        problem: RecordProblem,
+        /// Start of the line the record is on.
+        line_start: usize,
+    },
+    /// The message is still streaming and its unterminated last line (starting at `line_start`)
+    /// has a record, complete or not: not yet. Nothing follows this item.
+    Partial {
+        /// Start of the unterminated line.
+        line_start: usize,
+    },
+}
+
+impl ScanItem {
+    /// Start of the line the item is on.
+    pub fn line_start(&self) -> usize {
+        match self {
+            Self::Record { line_start, .. }
+            | Self::Invalid { line_start, .. }
+            | Self::Partial { line_start } => *line_start,
+        }
+    }
+}
+
+/// Iterator over the records of a text, from a given offset (which must be a line start).
+#[derive(Debug)]
+pub struct RecordScanner<'t> {
+    text: &'t [u8],
+    pos: usize,
+    complete: bool,
+    /// End of the last complete record: a prefix right after it (and optional spaces) counts.
+    joined_after: Option<usize>,
+    /// The line end found last, as (line start, line end), so each line is searched once.
+    line: Option<(usize, usize)>,
+    finder: memmem::Finder<'static>,
+    done: bool,
+}
+
+fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+impl<'t> RecordScanner<'t> {
+    /// Scan `text` from `from` (0 or just after a line break). `complete` is false while the
+    /// message is still streaming.
+    pub fn new(text: &'t str, from: usize, complete: bool) -> Self {
+        Self {
+            text: text.as_bytes(),
+            pos: from,
+            complete,
+            joined_after: None,
+            line: None,
+            finder: memmem::Finder::new(b"BAI_"),
+            done: false,
+        }
+    }
+
+    fn byte(&self, i: usize) -> Option<u8> {
+        self.text.get(i).copied()
+    }
+
+    /// Start of the line holding `at`, if `at` may start a record there: only spaces/tabs between
+    /// the line start and `at`, or `at` follows (after spaces) the previous complete record.
+    fn record_line_start(&self, at: usize) -> Option<usize> {
+        let mut i = at;
+        while i > 0 && self.byte(i - 1).is_some_and(is_blank) {
+            i -= 1;
+        }
+        if i == 0 || self.byte(i - 1) == Some(b'\n') {
+            return Some(i);
+        }
+        match (self.joined_after, self.line) {
+            (Some(end), Some((line_start, _))) if end == i => Some(line_start),
+            _ => None,
+        }
+    }
+
+    /// End of the line holding `at` (index of its `\n`, or the text length), computed once per line.
+    fn line_end(&mut self, line_start: usize, at: usize) -> (usize, bool) {
+        if let Some((start, end)) = self.line {
+            if start == line_start && end >= at {
+                return (end, end < self.text.len());
+            }
+        }
+        let rest = self.text.get(at..).unwrap_or_default();
+        let end = memchr::memchr(b'\n', rest).map_or(self.text.len(), |i| at + i);
+        self.line = Some((line_start, end));
+        (end, end < self.text.len())
+    }
+
+    /// Index just after the `}` closing the object opened at `open`, or `None` if the line (which
+    /// ends at `line_end`) ends first.
+    fn object_end(&self, open: usize, line_end: usize) -> Option<usize> {
+        let body = self.text.get(open..line_end)?;
+        let mut depth = 0usize;
+        let mut in_string = false;
+        let mut escaped = false;
+        for (i, &b) in body.iter().enumerate() {
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if b == b'\\' {
+                    escaped = true;
+                } else if b == b'"' {
+                    in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_string = true,
+                b'{' => depth += 1,
+                b'}' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return Some(open + i + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
+impl Iterator for RecordScanner<'_> {
+    type Item = ScanItem;
+
+    fn next(&mut self) -> Option<ScanItem> {
+        while !self.done {
+            let hay = self.text.get(self.pos..).unwrap_or_default();
+            let Some(found) = self.finder.find(hay) else {
+                self.done = true;
+                return None;
+            };
+            let at = self.pos + found;
+            self.pos = at + 4;
+            let Some(prefix) = RecordPrefix::at(self.text.get(at..).unwrap_or_default()) else {
+                continue;
+            };
+            let after_prefix = at + prefix.as_str().len();
+            let Some(line_start) = self.record_line_start(at) else {
+                continue;
+            };
+            match self.byte(after_prefix) {
+                Some(b'{' | b' ' | b'\t' | b'\n' | b'\r') => {}
+                // `BAI_ACTIONS`, `BAI_ACKNOWLEDGED`, ...: not a record.
+                Some(_) => continue,
+                // The text ends right after the prefix.
+                None if self.complete => continue,
+                None => {
+                    self.done = true;
+                    return Some(ScanItem::Partial { line_start });
+                }
+            }
+            let (line_end, terminated) = self.line_end(line_start, at);
+            if !terminated && !self.complete {
+                self.done = true;
+                return Some(ScanItem::Partial { line_start });
+            }
+            let mut open = after_prefix;
+            while open < line_end && self.byte(open).is_some_and(is_blank) {
+                open += 1;
+            }
+            let invalid = |problem| ScanItem::Invalid {
+                prefix,
+                span: at..line_end,
+                problem,
+                line_start,
+            };
+            if self.byte(open) != Some(b'{') || open >= line_end {
+                self.pos = line_end;
+                self.joined_after = None;
+                return Some(invalid(RecordProblem::MissingJson));
+            }
+            match self.object_end(open, line_end) {
+                Some(end) => {
+                    self.pos = end;
+                    self.joined_after = Some(end);
+                    return Some(ScanItem::Record {
+                        prefix,
+                        span: at..end,
+                        json: open..end,
+                        line_start,
+                    });
+                }
+                None => {
+                    self.pos = line_end;
+                    self.joined_after = None;
+                    return Some(invalid(RecordProblem::Unterminated));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// A ```` ```bai ```` fenced block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaiBlock {
+    /// From the opening fence to the end of the closing fence (or of the text).
+    pub span: Range<usize>,
+    /// The lines between the fences.
+    pub content: Range<usize>,
+    /// Whether a closing fence was found.
+    pub closed: bool,
+}
+
+/// The ```` ```bai ```` blocks of a complete text, in order. Other fenced blocks are skipped
+/// (their content is not searched for `bai` fences). Linear: a `memmem` search for ```` ``` ````.
+pub fn bai_blocks(text: &str) -> Vec<BaiBlock> {
+    let bytes = text.as_bytes();
+    let finder = memmem::Finder::new(b"```");
+    let mut blocks = Vec::new();
+    // The open fence: (backtick count, is bai, span start, content start).
+    let mut open: Option<(usize, bool, usize, usize)> = None;
+    let mut pos = 0;
+    while let Some(found) = finder.find(bytes.get(pos..).unwrap_or_default()) {
+        let at = pos + found;
+        let mut line_start = at;
+        while line_start > 0 && bytes.get(line_start - 1).copied().is_some_and(is_blank) {
+            line_start -= 1;
+        }
+        let line_end = memchr::memchr(b'\n', bytes.get(at..).unwrap_or_default())
+            .map_or(bytes.len(), |i| at + i);
+        let next_line = (line_end + 1).min(bytes.len());
+        if line_start > 0 && bytes.get(line_start - 1) != Some(&b'\n') {
+            // Backticks inside a line: not a fence. Skip this run.
+            pos = at + 3;
+            while bytes.get(pos) == Some(&b'`') {
+                pos += 1;
+            }
+            continue;
+        }
+        let ticks = bytes
+            .get(at..line_end)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|&&b| b == b'`')
+            .count();
+        let info = text.get(at + ticks..line_end).unwrap_or_default().trim();
+        match open {
+            Some((open_ticks, is_bai, start, content)) => {
+                if ticks >= open_ticks && info.is_empty() {
+                    if is_bai {
+                        blocks.push(BaiBlock {
+                            span: start..line_end,
+                            content: content..line_start,
+                            closed: true,
+                        });
+                    }
+                    open = None;
+                }
+            }
+            None => {
+                let lang = info.split_whitespace().next().unwrap_or_default();
+                open = Some((ticks, lang == "bai", at, next_line));
+            }
+        }
+        pos = next_line.max(at + ticks);
+        if line_end >= bytes.len() {
+            break;
+        }
+    }
+    if let Some((_, true, start, content)) = open {
+        blocks.push(BaiBlock {
+            span: start..bytes.len(),
+            content: content.min(bytes.len())..bytes.len(),
+            closed: false,
+        });
+    }
+    blocks
+}
+
+/// How far a message may be processed now: all of it when complete, else up to and including its
+/// last line break.
+pub fn processable_len(text: &str, complete: bool) -> usize {
+    if complete {
+        text.len()
+    } else {
+        memchr::memrchr(b'\n', text.as_bytes()).map_or(0, |i| i + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn records(text: &str, complete: bool) -> Vec<(String, String)> {
+        RecordScanner::new(text, 0, complete)
+            .map(|item| match item {
+                ScanItem::Record { prefix, json, .. } => {
+                    (prefix.as_str().to_owned(), text[json].to_owned())
+                }
+                ScanItem::Invalid { problem, span, .. } => {
+                    (format!("{problem:?}"), text[span].to_owned())
+                }
+                ScanItem::Partial { line_start } => ("partial".into(), text[line_start..].into()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn finds_line_records_and_joined_records() {
+        let t = "hi\nBAI_ACTION {\"a\":1}\n  BAI_ACK{\"b\":\"}\"} BAI_ACTION {\"c\":3} tail\n";
+        assert_eq!(
+            records(t, true),
+            vec![
+                ("BAI_ACTION".into(), "{\"a\":1}".into()),
+                ("BAI_ACK".into(), "{\"b\":\"}\"}".into()),
+                ("BAI_ACTION".into(), "{\"c\":3}".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn ignores_mid_line_and_longer_prefixes() {
+        let t = "see BAI_ACTION {\"a\":1}\nBAI_ACTIONS {\"a\":1}\n`BAI_ACK {}`\nBAI_ACKED {}\n";
+        assert!(records(t, true).is_empty());
+    }
+
+    #[test]
+    fn unterminated_does_not_swallow_next_line() {
+        let t = "BAI_ACTION {\"a\":\"x\nBAI_ACTION {\"b\":2}\nBAI_ACTION go\n";
+        assert_eq!(
+            records(t, true),
+            vec![
+                ("Unterminated".into(), "BAI_ACTION {\"a\":\"x".into()),
+                ("BAI_ACTION".into(), "{\"b\":2}".into()),
+                ("MissingJson".into(), "BAI_ACTION go".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn streaming_waits_for_line_break() {
+        let t = "BAI_ACTION {\"a\":1}\nBAI_ACTION {\"b\":2}";
+        assert_eq!(
+            records(t, false),
+            vec![
+                ("BAI_ACTION".into(), "{\"a\":1}".into()),
+                ("partial".into(), "BAI_ACTION {\"b\":2}".into()),
+            ]
+        );
+        assert_eq!(records(t, true).len(), 2);
+        assert_eq!(records("BAI_ACT", false), vec![]);
+        assert_eq!(
+            records("BAI_ACK", false),
+            vec![("partial".into(), "BAI_ACK".into())]
+        );
+        assert_eq!(processable_len(t, false), 19);
+        assert_eq!(processable_len(t, true), t.len());
+    }
+
+    #[test]
+    fn finds_bai_blocks_only() {
+        let t =
+            "x\n```json\n```bai\n{}\n```\n```bai\n{\"a\":1}\n```\ny ```bai\n````bai x\n{}\n````";
+        let blocks = bai_blocks(t);
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(&t[blocks[0].content.clone()], "{\"a\":1}\n");
+        assert_eq!(&t[blocks[1].content.clone()], "{}\n");
+        assert!(blocks.iter().all(|b| b.closed));
+        let open = bai_blocks("```bai\n{\"a\":1}");
+        assert_eq!(open.len(), 1);
+        assert!(!open[0].closed);
+        assert_eq!(
+            bai_blocks("```bai"),
+            vec![BaiBlock {
+                span: 0..6,
+                content: 6..6,
+                closed: false
+            }]
+        );
+    }
+}

@@ -1,0 +1,138 @@
+//! One workflow: its lifecycle state and its ledger of executed actions.
+
+use serde::{Deserialize, Serialize};
+
+use super::action::Action;
+use super::fingerprint::Fingerprint;
+use super::record::ProtocolVersion;
+
+/// Where a workflow is in its life.
+///
+/// `awaiting_extension_ack -> active -> done | failed | superseded | stopped`; a handshake the user
+/// refused goes from `awaiting_extension_ack` to `denied`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum WorkflowState {
+    /// The handshake was found; the user has not approved it yet.
+    AwaitingExtensionAck,
+    /// Acknowledged: its actions execute.
+    Active,
+    /// The model sent `done` (successful or not).
+    Done,
+    /// A record for it was rejected after the ACK: nothing more executes.
+    Failed,
+    /// A newer handshake was acknowledged.
+    Superseded,
+    /// The user pressed stop.
+    Stopped,
+    /// The user refused the handshake.
+    Denied,
+}
+
+impl WorkflowState {
+    /// The wire name (`"awaiting_extension_ack"`, `"active"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::AwaitingExtensionAck => "awaiting_extension_ack",
+            Self::Active => "active",
+            Self::Done => "done",
+            Self::Failed => "failed",
+            Self::Superseded => "superseded",
+            Self::Stopped => "stopped",
+            Self::Denied => "denied",
+        }
+    }
+
+    /// Whether the workflow is over (nothing will execute for it again).
+    pub fn is_finished(self) -> bool {
+        !matches!(self, Self::AwaitingExtensionAck | Self::Active)
+    }
+}
+
+impl std::fmt::Display for WorkflowState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A BAI/0.2 action written before the ACK, held until the workflow is acknowledged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct HeldAction {
+    pub(crate) action_id: u64,
+    pub(crate) fingerprint: Fingerprint,
+    pub(crate) action: Action,
+    pub(crate) message_index: usize,
+    pub(crate) excerpt: String,
+}
+
+/// A workflow the engine knows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Workflow {
+    pub(crate) id: String,
+    pub(crate) protocol: ProtocolVersion,
+    pub(crate) state: WorkflowState,
+    /// Index of the message that carried the handshake; the ACK counts as posted right after it.
+    pub(crate) handshake_message: usize,
+    /// Set when the user approved and the ACK was issued.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) ack_nonce: Option<String>,
+    /// Whether our ACK has shown up in the transcript.
+    #[serde(default)]
+    pub(crate) ack_seen: bool,
+    /// `done`'s `success`, once done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) success: Option<bool>,
+    /// Fingerprint of executed action `i + 1` at index `i`.
+    #[serde(default)]
+    pub(crate) executed: Vec<Fingerprint>,
+    /// BAI/0.2 actions written before the ACK, in id order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) held: Vec<HeldAction>,
+}
+
+impl Workflow {
+    /// Whether action `action_id` already executed with exactly this content.
+    pub(crate) fn executed_identical(&self, action_id: u64, fingerprint: Fingerprint) -> bool {
+        usize::try_from(action_id)
+            .ok()
+            .and_then(|id| id.checked_sub(1))
+            .and_then(|i| self.executed.get(i))
+            .is_some_and(|fp| *fp == fingerprint)
+    }
+
+    /// The summary the host may show.
+    pub(crate) fn info(&self) -> WorkflowInfo {
+        WorkflowInfo {
+            workflow_id: self.id.clone(),
+            protocol: self.protocol,
+            state: self.state,
+            ack_nonce: self.ack_nonce.clone(),
+            ack_seen: self.ack_seen,
+            executed_actions: self.executed.len() as u64,
+            held_actions: self.held.len() as u64,
+            success: self.success,
+        }
+    }
+}
+
+/// What the host may show about a workflow.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkflowInfo {
+    /// Its id.
+    pub workflow_id: String,
+    /// Its protocol.
+    pub protocol: ProtocolVersion,
+    /// Its state.
+    pub state: WorkflowState,
+    /// The nonce of the ACK issued for it, once approved.
+    pub ack_nonce: Option<String>,
+    /// Whether the issued ACK has shown up in the transcript.
+    pub ack_seen: bool,
+    /// How many actions executed.
+    pub executed_actions: u64,
+    /// How many BAI/0.2 actions wait for the ACK.
+    pub held_actions: u64,
+    /// `done`'s `success`, once done.
+    pub success: Option<bool>,
+}
