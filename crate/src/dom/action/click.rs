@@ -1,0 +1,502 @@
+//! `click`: wait until the target is attached, visible, enabled and stable; scroll it into view;
+//! hit-test the middle of its visible box (through shadow roots) and fail with `covered` when
+//! something else is on top; dispatch the pointer/mouse/focus/click sequence Playwright's
+//! synthetic backend sends; report what the click caused.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use web_sys::{
+    Document, Element, Event, EventTarget, MouseEvent, MouseEventInit, PointerEvent,
+    PointerEventInit, Window,
+};
+
+use super::{check_actionable, check_stable, find, focus, retry, script_error, scroll_into_view};
+use crate::dom::describe::describe;
+use crate::dom::error::ActionError;
+use crate::dom::js;
+use crate::dom::report::{ActionReport, Effect, ExecOptions};
+use crate::dom::tree::{ShadowAccess, composed_contains, composed_parent};
+use crate::protocol::Selector;
+
+pub(super) async fn run(
+    selector: &Selector,
+    options: &ExecOptions,
+) -> Result<ActionReport, ActionError> {
+    let ((element, hit, point), attempts) =
+        retry(options, |attempt| prepare(selector, attempt)).await?;
+    let description = describe(&element);
+    let effects = press(&element, &hit, point).await?;
+    Ok(ActionReport {
+        action: "click",
+        element: Some(description),
+        effects,
+        attempts,
+        elapsed_ms: 0,
+    })
+}
+
+/// One attempt: find, check, scroll, hit-test. Returns the target, the element that receives
+/// the events and the point.
+async fn prepare(
+    selector: &Selector,
+    attempt: u32,
+) -> Result<(Element, Element, (f64, f64)), ActionError> {
+    let (root, element) = find(selector)?;
+    check_actionable(&element)?;
+    check_stable(&element).await?;
+    scroll_into_view(&element, attempt);
+    let point = visible_center(&element)?;
+    let hit = hit_target(&root.shadow, &element, point)?;
+    Ok((element, hit, point))
+}
+
+/// The middle of the part of the element's box inside its viewport.
+fn visible_center(element: &Element) -> Result<(f64, f64), ActionError> {
+    let window = window_of(element)?;
+    let width = window
+        .inner_width()
+        .ok()
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0);
+    let height = window
+        .inner_height()
+        .ok()
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0);
+    let rect = element.get_bounding_client_rect();
+    let left = rect.left().max(0.0);
+    let right = rect.right().min(width);
+    let top = rect.top().max(0.0);
+    let bottom = rect.bottom().min(height);
+    if right <= left || bottom <= top {
+        return Err(ActionError::NotVisible {
+            element: describe(element),
+        });
+    }
+    Ok(((left + right) / 2.0, (top + bottom) / 2.0))
+}
+
+fn window_of(element: &Element) -> Result<Window, ActionError> {
+    element
+        .owner_document()
+        .and_then(|d| d.default_view())
+        .ok_or_else(|| ActionError::Detached {
+            element: describe(element),
+        })
+}
+
+/// The deepest element at `point` (descending through shadow roots); it must be the target, in
+/// the target, in the same button or link as the target, or in a label of the target.
+fn hit_target(
+    shadow: &ShadowAccess,
+    target: &Element,
+    point: (f64, f64),
+) -> Result<Element, ActionError> {
+    let Some(document) = target.owner_document() else {
+        return Err(ActionError::Detached {
+            element: describe(target),
+        });
+    };
+    let Some(mut hit) = first_at(&document.elements_from_point(point.0 as f32, point.1 as f32))
+    else {
+        return Err(ActionError::NotVisible {
+            element: describe(target),
+        });
+    };
+    // Descend through shadow roots: the document only reports the host.
+    for _ in 0..32 {
+        let Some(root) = shadow.shadow_root(&hit) else {
+            break;
+        };
+        match first_at(&root.elements_from_point(point.0 as f32, point.1 as f32)) {
+            Some(inner) if inner != hit => hit = inner,
+            _ => break,
+        }
+    }
+    if composed_contains(target, &hit) {
+        return Ok(hit);
+    }
+    if let Some(control_of) = button_or_link(target) {
+        if composed_contains(&control_of, &hit) {
+            return Ok(hit);
+        }
+    }
+    if in_label_of(&hit, target) {
+        return Ok(hit);
+    }
+    Err(ActionError::Covered {
+        element: describe(target),
+        by: describe(&hit),
+    })
+}
+
+fn first_at(array: &js_sys::Array) -> Option<Element> {
+    array.iter().find_map(|v| v.dyn_into::<Element>().ok())
+}
+
+/// The nearest button or link around `element` (itself included).
+fn button_or_link(element: &Element) -> Option<Element> {
+    let mut current = Some(element.clone());
+    while let Some(el) = current {
+        let tag = el.local_name();
+        let role = el.get_attribute("role").unwrap_or_default();
+        if tag == "button"
+            || (tag == "a" && el.has_attribute("href"))
+            || role == "button"
+            || role == "link"
+        {
+            return Some(el);
+        }
+        current = composed_parent(&el);
+    }
+    None
+}
+
+/// Whether `hit` is inside a `<label>` whose control is `target` (clicking it clicks the target).
+fn in_label_of(hit: &Element, target: &Element) -> bool {
+    let mut current = Some(hit.clone());
+    while let Some(el) = current {
+        if el.local_name() == "label" {
+            let control = js::get(&el, "control");
+            return control.dyn_ref::<Element>().is_some_and(|c| c == target);
+        }
+        current = composed_parent(&el);
+    }
+    false
+}
+
+/// What the page looked like before the click, to tell what changed.
+struct Before {
+    href: String,
+    checked: Option<bool>,
+    expanded: Option<bool>,
+}
+
+fn checked_state(element: &Element) -> Option<bool> {
+    let tag = element.local_name();
+    if tag == "input" || tag.contains('-') {
+        if let Some(checked) = js::get_bool(element, "checked") {
+            return Some(checked);
+        }
+    }
+    element.get_attribute("aria-checked").map(|v| v == "true")
+}
+
+fn expanded_state(element: &Element) -> Option<bool> {
+    element.get_attribute("aria-expanded").map(|v| v == "true")
+}
+
+/// Dispatches the event sequence at `point` on `hit` (which is `target` or inside it) and
+/// reports the effects.
+async fn press(
+    target: &Element,
+    hit: &Element,
+    point: (f64, f64),
+) -> Result<Vec<Effect>, ActionError> {
+    let window = window_of(target)?;
+    let document = window.document().ok_or_else(|| ActionError::Detached {
+        element: describe(target),
+    })?;
+    let before = Before {
+        href: window.location().href().unwrap_or_default(),
+        checked: checked_state(target),
+        expanded: expanded_state(target),
+    };
+    let watch = Watch::start(&window, &document);
+
+    let events = Sequence {
+        window: window.clone(),
+        point,
+    };
+    let hit_target: &EventTarget = hit.as_ref();
+    events.pointer(hit_target, "pointerover", 0, 0)?;
+    events.mouse(hit_target, "mouseover", 0, 0)?;
+    events.pointer(hit_target, "pointerenter", 0, 0)?;
+    events.mouse(hit_target, "mouseenter", 0, 0)?;
+    events.pointer(hit_target, "pointermove", 0, 0)?;
+    events.mouse(hit_target, "mousemove", 0, 0)?;
+    let pointer_down_ok = events.pointer(hit_target, "pointerdown", 1, 1)?;
+    let mouse_down_ok = if pointer_down_ok {
+        events.mouse(hit_target, "mousedown", 1, 1)?
+    } else {
+        true
+    };
+    if mouse_down_ok && hit.is_connected() {
+        focus_for_click(hit);
+    }
+    events.pointer(hit_target, "pointerup", 0, 1)?;
+    if pointer_down_ok {
+        events.mouse(hit_target, "mouseup", 0, 1)?;
+    }
+    let click_target: &EventTarget = if hit.is_connected() {
+        hit_target
+    } else {
+        target.as_ref()
+    };
+    let not_canceled = events.mouse(click_target, "click", 0, 1)?;
+
+    // Let frameworks flush their state updates and the browser start navigations.
+    js::next_frame().await;
+
+    let mut effects = Vec::new();
+    let observed = watch.stop();
+    let href_after = window.location().href().unwrap_or_default();
+    if observed.unloading || href_after != before.href {
+        effects.push(Effect::NavigationStarted {
+            url: Some(href_after),
+        });
+    } else if not_canceled {
+        if let Some(url) = followed_link(hit) {
+            effects.push(Effect::NavigationStarted { url: Some(url) });
+        }
+    }
+    if let Some(handled_by_script) = observed.submitted {
+        effects.push(Effect::FormSubmitted { handled_by_script });
+    }
+    if !target.is_connected() {
+        effects.push(Effect::ElementDetached);
+    } else {
+        let checked = checked_state(target);
+        if let (Some(after), Some(was)) = (checked, before.checked) {
+            if after != was {
+                effects.push(Effect::CheckedChanged { checked: after });
+            }
+        }
+        let expanded = expanded_state(target);
+        if let (Some(after), Some(was)) = (expanded, before.expanded) {
+            if after != was {
+                effects.push(Effect::ExpandedChanged { expanded: after });
+            }
+        }
+    }
+    if observed.mutations > 0 {
+        effects.push(Effect::DomChanged {
+            mutations: observed.mutations,
+        });
+    }
+    if effects.is_empty() {
+        effects.push(Effect::NothingObservable);
+    }
+    Ok(effects)
+}
+
+/// The URL a click on `hit` follows, if it is inside a link that navigates away.
+fn followed_link(hit: &Element) -> Option<String> {
+    let link = hit.closest("a[href]").ok().flatten()?;
+    if link.has_attribute("download") {
+        return None;
+    }
+    let href = link.dyn_ref::<web_sys::HtmlAnchorElement>()?.href();
+    if href.starts_with("javascript:") {
+        None
+    } else {
+        Some(href)
+    }
+}
+
+/// A synthetic mousedown does not move focus: focus the nearest focusable element ourselves.
+fn focus_for_click(hit: &Element) {
+    let mut current = Some(hit.clone());
+    while let Some(el) = current {
+        if is_focusable(&el) {
+            focus(&el);
+            return;
+        }
+        current = composed_parent(&el);
+    }
+}
+
+fn is_focusable(element: &Element) -> bool {
+    let tag = element.local_name();
+    let natively = match tag.as_str() {
+        "button" | "select" | "textarea" => !element.has_attribute("disabled"),
+        "input" => {
+            !element.has_attribute("disabled")
+                && element.get_attribute("type").as_deref() != Some("hidden")
+        }
+        "a" | "area" => element.has_attribute("href"),
+        "summary" | "iframe" => true,
+        _ => false,
+    };
+    natively
+        || element.has_attribute("tabindex")
+        || element
+            .get_attribute("contenteditable")
+            .is_some_and(|v| v != "false")
+}
+
+/// Builds and dispatches the events of one click.
+struct Sequence {
+    window: Window,
+    point: (f64, f64),
+}
+
+impl Sequence {
+    fn mouse_init(&self, init: &MouseEventInit, kind: &str, detail: i32, buttons: u16) {
+        let bubbles = !matches!(
+            kind,
+            "mouseenter" | "mouseleave" | "pointerenter" | "pointerleave"
+        );
+        init.set_bubbles(bubbles);
+        init.set_cancelable(bubbles);
+        init.set_composed(true);
+        init.set_view(Some(&self.window));
+        init.set_detail(detail);
+        init.set_button(0);
+        init.set_buttons(buttons);
+        let (x, y) = self.point;
+        init.set_client_x(x as i32);
+        init.set_client_y(y as i32);
+        let screen_x = self
+            .window
+            .screen_x()
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0);
+        let screen_y = self
+            .window
+            .screen_y()
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0);
+        init.set_screen_x((x + screen_x) as i32);
+        init.set_screen_y((y + screen_y) as i32);
+    }
+
+    /// Dispatches a mouse event; returns false when a listener canceled it.
+    fn mouse(
+        &self,
+        target: &EventTarget,
+        kind: &str,
+        detail: i32,
+        buttons: u16,
+    ) -> Result<bool, ActionError> {
+        let init = MouseEventInit::new();
+        self.mouse_init(&init, kind, detail, buttons);
+        let event = MouseEvent::new_with_mouse_event_init_dict(kind, &init)
+            .map_err(|e| script_error(&e))?;
+        target.dispatch_event(&event).map_err(|e| script_error(&e))
+    }
+
+    /// Dispatches a pointer event; returns false when a listener canceled it.
+    fn pointer(
+        &self,
+        target: &EventTarget,
+        kind: &str,
+        detail: i32,
+        buttons: u16,
+    ) -> Result<bool, ActionError> {
+        let init = PointerEventInit::new();
+        self.mouse_init(init.unchecked_ref(), kind, detail, buttons);
+        init.set_pointer_id(1);
+        init.set_pointer_type("mouse");
+        init.set_is_primary(true);
+        init.set_width(1);
+        init.set_height(1);
+        if kind == "pointerdown" {
+            init.set_pressure(0.5);
+        }
+        let event =
+            PointerEvent::new_with_event_init_dict(kind, &init).map_err(|e| script_error(&e))?;
+        target.dispatch_event(&event).map_err(|e| script_error(&e))
+    }
+}
+
+/// What happened on the page while the click ran.
+#[derive(Debug, Default)]
+struct Observed {
+    unloading: bool,
+    submitted: Option<bool>,
+    mutations: u32,
+}
+
+/// Listeners and a mutation observer installed around a click; removed by [`Watch::stop`].
+struct Watch {
+    window: Window,
+    state: Rc<RefCell<(bool, Option<Event>)>>,
+    on_unload: Closure<dyn FnMut(Event)>,
+    on_submit: Closure<dyn FnMut(Event)>,
+    observer: Option<web_sys::MutationObserver>,
+    delivered: Rc<std::cell::Cell<u32>>,
+    _on_mutation: Closure<dyn FnMut(JsValue, JsValue)>,
+}
+
+impl Watch {
+    fn start(window: &Window, document: &Document) -> Self {
+        let state = Rc::new(RefCell::new((false, None)));
+        let unload_state = state.clone();
+        let on_unload = Closure::<dyn FnMut(Event)>::new(move |_event: Event| {
+            if let Ok(mut s) = unload_state.try_borrow_mut() {
+                s.0 = true;
+            }
+        });
+        let submit_state = state.clone();
+        let on_submit = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+            if let Ok(mut s) = submit_state.try_borrow_mut() {
+                s.1 = Some(event);
+            }
+        });
+        let _ = window
+            .add_event_listener_with_callback("beforeunload", on_unload.as_ref().unchecked_ref());
+        // Bubble phase on the window: page handlers on the form have run by then.
+        let _ =
+            window.add_event_listener_with_callback("submit", on_submit.as_ref().unchecked_ref());
+        let delivered = Rc::new(std::cell::Cell::new(0_u32));
+        let counter = delivered.clone();
+        let on_mutation =
+            Closure::<dyn FnMut(JsValue, JsValue)>::new(move |records: JsValue, _: JsValue| {
+                let count = records
+                    .dyn_ref::<js_sys::Array>()
+                    .map_or(0, js_sys::Array::length);
+                counter.set(counter.get().saturating_add(count));
+            });
+        let observer = web_sys::MutationObserver::new(on_mutation.as_ref().unchecked_ref()).ok();
+        if let Some(observer) = &observer {
+            let init = web_sys::MutationObserverInit::new();
+            init.set_subtree(true);
+            init.set_child_list(true);
+            init.set_attributes(true);
+            init.set_character_data(true);
+            let _ = observer.observe_with_options(document, &init);
+        }
+        Self {
+            window: window.clone(),
+            state,
+            on_unload,
+            on_submit,
+            observer,
+            delivered,
+            _on_mutation: on_mutation,
+        }
+    }
+
+    fn stop(self) -> Observed {
+        let _ = self.window.remove_event_listener_with_callback(
+            "beforeunload",
+            self.on_unload.as_ref().unchecked_ref(),
+        );
+        let _ = self
+            .window
+            .remove_event_listener_with_callback("submit", self.on_submit.as_ref().unchecked_ref());
+        let mutations = match &self.observer {
+            Some(observer) => {
+                let records = observer.take_records().length();
+                observer.disconnect();
+                records.saturating_add(self.delivered.get())
+            }
+            None => 0,
+        };
+        let (unloading, submit) = match self.state.try_borrow() {
+            Ok(s) => (s.0, s.1.clone()),
+            Err(_) => (false, None),
+        };
+        Observed {
+            unloading,
+            submitted: submit.map(|e| e.default_prevented()),
+            mutations,
+        }
+    }
+}

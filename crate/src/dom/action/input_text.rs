@@ -1,0 +1,415 @@
+//! `input_text`: replace a field's value so that React / Vue / Angular notice (the prototype's
+//! native value setter, then `input` and `change`), or type into a contenteditable with
+//! `insertText`; then read the value back and fail with `value_mismatch` if it differs.
+//!
+//! `<select>` picks the option whose value or label equals the text; checkboxes, radios, files
+//! and buttons get an `unsupported_element` error naming the right action. Password fields are
+//! written only when the selector targets them explicitly (see [`targets_password_explicitly`]),
+//! and their values never appear in reports or errors.
+
+use js_sys::{Object, Reflect};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use web_sys::{Element, Event, EventInit, HtmlSelectElement, InputEvent, InputEventInit};
+
+use super::{check_actionable, find, focus, retry, script_error, scroll_into_view};
+use crate::dom::describe::describe;
+use crate::dom::error::ActionError;
+use crate::dom::js;
+use crate::dom::matching::normalize_whitespace;
+use crate::dom::report::{ActionReport, Effect, ExecOptions};
+use crate::dom::tree::ShadowAccess;
+use crate::protocol::{Selector, SelectorKind};
+
+/// Words that name a password field in a selector (a few languages).
+const PASSWORD_WORDS: &[&str] = &[
+    "password",
+    "passwort",
+    "mot de passe",
+    "contraseña",
+    "senha",
+    "parola",
+    "wachtwoord",
+    "пароль",
+    "passcode",
+    "passphrase",
+    "pin",
+];
+
+/// What kind of editing the element takes.
+enum Editable {
+    /// input / textarea: native value setter.
+    Field,
+    /// date, time, color, range...: value set directly, no typing semantics.
+    ValueOnly,
+    /// `<select>`: choose an option.
+    Select(HtmlSelectElement),
+    /// contenteditable: `insertText`.
+    Editor,
+}
+
+pub(super) async fn run(
+    selector: &Selector,
+    text: &str,
+    options: &ExecOptions,
+) -> Result<ActionReport, ActionError> {
+    let ((element, editable), attempts) =
+        retry(options, |attempt| prepare(selector, attempt)).await?;
+    let description = describe(&element);
+    let password = is_password(&element);
+    let effect = match editable {
+        Editable::Field | Editable::ValueOnly => {
+            focus(&element);
+            set_native_value(&element, text)?;
+            dispatch_input(&element, text)?;
+            dispatch_plain(&element, "change")?;
+            js::next_frame().await;
+            verify_value(&element, text, password, |el| {
+                js::get_string(el, "value").unwrap_or_default()
+            })?
+        }
+        Editable::Editor => {
+            focus(&element);
+            insert_text(&element, text)?;
+            js::next_frame().await;
+            verify_value(&element, text, false, |el| {
+                normalize_whitespace(&js::get_string(el, "innerText").unwrap_or_default())
+            })
+            .or_else(|e| {
+                // innerText keeps line breaks; compare normalized text on both sides.
+                let now = normalize_whitespace(
+                    &js::get_string(&element, "innerText").unwrap_or_default(),
+                );
+                if now == normalize_whitespace(text) {
+                    Ok(Effect::ValueSet {
+                        chars: text.chars().count(),
+                    })
+                } else {
+                    Err(e)
+                }
+            })?
+        }
+        Editable::Select(select) => choose_option(&select, text)?,
+    };
+    Ok(ActionReport {
+        action: "input_text",
+        element: Some(description),
+        effects: vec![effect],
+        attempts,
+        elapsed_ms: 0,
+    })
+}
+
+async fn prepare(selector: &Selector, attempt: u32) -> Result<(Element, Editable), ActionError> {
+    let (root, found) = find(selector)?;
+    let element = retarget(&root.shadow, found);
+    let editable = classify(&element)?;
+    if is_password(&element) && !targets_password_explicitly(selector, &element) {
+        return Err(ActionError::PasswordNotTargeted {
+            element: describe(&element),
+        });
+    }
+    check_actionable(&element)?;
+    if element.has_attribute("readonly")
+        && matches!(editable, Editable::Field | Editable::ValueOnly)
+    {
+        return Err(ActionError::ReadOnly {
+            element: describe(&element),
+        });
+    }
+    scroll_into_view(&element, attempt);
+    Ok((element, editable))
+}
+
+/// A `<label>` stands for its control; a web component stands for the first text field in its
+/// shadow root.
+fn retarget(shadow: &ShadowAccess, element: Element) -> Element {
+    if element.local_name() == "label" {
+        if let Ok(control) = js::get(&element, "control").dyn_into::<Element>() {
+            return control;
+        }
+    }
+    if element.local_name().contains('-') && !is_content_editable(&element) {
+        if let Some(inner) = first_field_in_shadow(shadow, &element, 0) {
+            return inner;
+        }
+    }
+    element
+}
+
+fn first_field_in_shadow(shadow: &ShadowAccess, host: &Element, depth: u32) -> Option<Element> {
+    if depth > 8 {
+        return None;
+    }
+    let root = shadow.shadow_root(host)?;
+    if let Ok(Some(field)) = root.query_selector("input:not([type=hidden]), textarea, select, [contenteditable]:not([contenteditable=false])") {
+        return Some(field);
+    }
+    let all = root.query_selector_all("*").ok()?;
+    for i in 0..all.length() {
+        if let Some(inner) = all.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
+            if let Some(field) = first_field_in_shadow(shadow, &inner, depth + 1) {
+                return Some(field);
+            }
+        }
+    }
+    None
+}
+
+fn is_content_editable(element: &Element) -> bool {
+    js::get_bool(element, "isContentEditable").unwrap_or(false)
+}
+
+fn is_password(element: &Element) -> bool {
+    element.local_name() == "input"
+        && element
+            .get_attribute("type")
+            .is_some_and(|t| t.eq_ignore_ascii_case("password"))
+}
+
+fn classify(element: &Element) -> Result<Editable, ActionError> {
+    let unsupported = |hint: &str| ActionError::UnsupportedElement {
+        element: describe(element),
+        hint: hint.to_owned(),
+    };
+    match element.local_name().as_str() {
+        "textarea" => Ok(Editable::Field),
+        "select" => element
+            .clone()
+            .dyn_into::<HtmlSelectElement>()
+            .map(Editable::Select)
+            .map_err(|_| unsupported("not a real <select>")),
+        "input" => {
+            let input_type = element
+                .get_attribute("type")
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            match input_type.as_str() {
+                "checkbox" | "radio" => Err(unsupported(
+                    "it is a checkbox or radio button; use click to check or uncheck it",
+                )),
+                "file" => Err(unsupported(
+                    "it is a file picker; uploading files is not supported",
+                )),
+                "button" | "submit" | "reset" | "image" => {
+                    Err(unsupported("it is a button; use click"))
+                }
+                "hidden" => Err(unsupported("it is a hidden field that users cannot edit")),
+                "date" | "datetime-local" | "month" | "time" | "week" | "color" | "range" => {
+                    Ok(Editable::ValueOnly)
+                }
+                _ => Ok(Editable::Field),
+            }
+        }
+        _ if is_content_editable(element) => Ok(Editable::Editor),
+        _ => Err(unsupported(
+            "it is not a text field; target the <input>, <textarea> or editable area itself",
+        )),
+    }
+}
+
+/// Whether the selector names this password field deliberately, rather than matching it by
+/// accident: it mentions "password" (or a translation), or it names this very field exactly — a
+/// css/xpath selector containing the field's id or name as a whole word, a test id, or an
+/// `exact` name match.
+pub fn targets_password_explicitly(selector: &Selector, element: &Element) -> bool {
+    let mentions = |text: &str| {
+        let lower = text.to_lowercase();
+        PASSWORD_WORDS.iter().any(|w| {
+            if *w == "pin" {
+                lower
+                    .split(|c: char| !c.is_alphanumeric())
+                    .any(|t| t == "pin")
+            } else {
+                lower.contains(w)
+            }
+        })
+    };
+    if mentions(&selector.value) || selector.name.as_deref().is_some_and(mentions) {
+        return true;
+    }
+    #[allow(
+        unreachable_patterns,
+        reason = "the protocol layer may add kinds; unknown ones are not explicit"
+    )]
+    match selector.kind {
+        SelectorKind::TestId => true,
+        SelectorKind::Css | SelectorKind::Xpath => {
+            let words: Vec<&str> = selector
+                .value
+                .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+                .filter(|w| !w.is_empty())
+                .collect();
+            ["id", "name", "data-testid"].iter().any(|attr| {
+                element
+                    .get_attribute(attr)
+                    .is_some_and(|v| !v.is_empty() && words.contains(&v.as_str()))
+            })
+        }
+        SelectorKind::Aria
+        | SelectorKind::Label
+        | SelectorKind::Placeholder
+        | SelectorKind::Role => selector.exact,
+        _ => false,
+    }
+}
+
+/// Calls the `value` setter of the element's own prototype chain, bypassing any instance-level
+/// override a framework installed (React's value tracker), so the framework sees a change.
+fn set_native_value(element: &Element, text: &str) -> Result<(), ActionError> {
+    let key = JsValue::from_str("value");
+    let mut proto = Object::get_prototype_of(element);
+    while !proto.is_null() && !proto.is_undefined() {
+        let descriptor = Object::get_own_property_descriptor(&proto, &key);
+        if !descriptor.is_undefined() {
+            if let Ok(setter) = js::get(&descriptor, "set").dyn_into::<js_sys::Function>() {
+                setter
+                    .call1(element, &JsValue::from_str(text))
+                    .map_err(|e| script_error(&e))?;
+                return Ok(());
+            }
+        }
+        proto = Object::get_prototype_of(&proto);
+    }
+    Reflect::set(element, &key, &JsValue::from_str(text)).map_err(|e| script_error(&e))?;
+    Ok(())
+}
+
+fn dispatch_input(element: &Element, text: &str) -> Result<(), ActionError> {
+    let init = InputEventInit::new();
+    init.set_bubbles(true);
+    init.set_composed(true);
+    if text.is_empty() {
+        init.set_input_type("deleteContentBackward");
+        init.set_data(None);
+    } else {
+        init.set_input_type("insertText");
+        init.set_data(Some(text));
+    }
+    let event =
+        InputEvent::new_with_event_init_dict("input", &init).map_err(|e| script_error(&e))?;
+    element
+        .dispatch_event(&event)
+        .map_err(|e| script_error(&e))?;
+    Ok(())
+}
+
+fn dispatch_plain(element: &Element, kind: &str) -> Result<(), ActionError> {
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    let event = Event::new_with_event_init_dict(kind, &init).map_err(|e| script_error(&e))?;
+    element
+        .dispatch_event(&event)
+        .map_err(|e| script_error(&e))?;
+    Ok(())
+}
+
+/// Select the editable's contents and replace them with `insertText` (an undoable edit that
+/// editors such as ProseMirror see as typing); falls back to setting the text.
+fn insert_text(element: &Element, text: &str) -> Result<(), ActionError> {
+    let document = element
+        .owner_document()
+        .ok_or_else(|| ActionError::Detached {
+            element: describe(element),
+        })?;
+    if let Ok(Some(selection)) = document.get_selection() {
+        let _ = selection.select_all_children(element);
+    }
+    let command = if text.is_empty() {
+        "delete"
+    } else {
+        "insertText"
+    };
+    let done = js::call(
+        &document,
+        "execCommand",
+        &[
+            JsValue::from_str(command),
+            JsValue::FALSE,
+            JsValue::from_str(text),
+        ],
+    )
+    .map_err(|e| script_error(&e))?
+    .and_then(|v| v.as_bool())
+    .unwrap_or(false);
+    if !done {
+        element.set_text_content(Some(text));
+        dispatch_input(element, text)?;
+    }
+    Ok(())
+}
+
+fn verify_value(
+    element: &Element,
+    text: &str,
+    password: bool,
+    read: impl Fn(&Element) -> String,
+) -> Result<Effect, ActionError> {
+    if !element.is_connected() {
+        return Err(ActionError::Detached {
+            element: describe(element),
+        });
+    }
+    let actual = read(element);
+    if actual == text {
+        return Ok(Effect::ValueSet {
+            chars: text.chars().count(),
+        });
+    }
+    Err(ActionError::ValueMismatch {
+        element: describe(element),
+        expected: (!password).then(|| text.to_owned()),
+        actual: (!password).then_some(actual),
+    })
+}
+
+/// Picks the option whose value equals `text`, or whose label equals it (case-insensitive).
+fn choose_option(select: &HtmlSelectElement, text: &str) -> Result<Effect, ActionError> {
+    let element: &Element = select.as_ref();
+    let options = select.options();
+    let wanted = normalize_whitespace(text).to_lowercase();
+    let mut labels = Vec::new();
+    let mut chosen = None;
+    for i in 0..options.length() {
+        let Some(option) = options
+            .item(i)
+            .and_then(|o| o.dyn_into::<web_sys::HtmlOptionElement>().ok())
+        else {
+            continue;
+        };
+        let label = normalize_whitespace(&option.label());
+        if option.value() == text || label.to_lowercase() == wanted {
+            chosen = Some(option);
+            break;
+        }
+        labels.push(label);
+    }
+    let Some(option) = chosen else {
+        return Err(ActionError::UnsupportedElement {
+            element: describe(element),
+            hint: format!(
+                "it has no option {text:?}; the options are: {}",
+                labels.join(", ")
+            ),
+        });
+    };
+    if option.disabled() {
+        return Err(ActionError::Disabled {
+            element: describe(option.as_ref()),
+        });
+    }
+    focus(element);
+    option.set_selected(true);
+    dispatch_input(element, text)?;
+    dispatch_plain(element, "change")?;
+    if !option.selected() {
+        return Err(ActionError::ValueMismatch {
+            element: describe(element),
+            expected: Some(option.value()),
+            actual: Some(select.value()),
+        });
+    }
+    Ok(Effect::OptionSelected {
+        value: option.value(),
+    })
+}

@@ -1,0 +1,213 @@
+//! Actions on the live page: one file per action, all run through [`execute`].
+//!
+//! Element actions resolve their selector afresh on every attempt (so a re-rendered element is
+//! found again), check actionability, act, and verify. Errors that waiting may cure are retried
+//! with back-off 0, 20, 100, 100, 500, 500... ms until the timeout; the last error is returned.
+
+mod click;
+mod input_text;
+mod scroll;
+mod wait;
+
+use std::future::Future;
+
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement};
+
+use super::describe::describe;
+use super::error::ActionError;
+use super::js;
+use super::report::{ActionReport, ExecOptions};
+use super::selector::{QueryRoot, resolve};
+use super::visibility::{is_disabled, is_visible};
+use crate::protocol::{Action, Selector};
+
+pub use input_text::targets_password_explicitly;
+
+/// Back-off between attempts, in milliseconds; the last value repeats.
+const BACKOFF_MS: [u32; 5] = [0, 20, 100, 100, 500];
+
+/// Performs `action` on the current page.
+pub async fn execute(action: &Action, options: &ExecOptions) -> Result<ActionReport, ActionError> {
+    let started = js::now_ms();
+    #[allow(
+        unreachable_patterns,
+        reason = "the protocol layer may add actions before they are implemented here"
+    )]
+    let result = match action {
+        Action::Click { selector } => click::run(selector, options).await,
+        Action::InputText { selector, text } => input_text::run(selector, text, options).await,
+        Action::Wait { ms } => wait::run(*ms).await,
+        Action::Scroll { x, y } => scroll::run(*x, *y).await,
+        other => Err(ActionError::NotExecutable {
+            action: other.type_name().to_owned(),
+        }),
+    };
+    result.map(|mut report| {
+        report.elapsed_ms = elapsed_since(started);
+        report
+    })
+}
+
+fn elapsed_since(started: f64) -> u32 {
+    let elapsed = (js::now_ms() - started).max(0.0);
+    if elapsed > f64::from(u32::MAX) {
+        u32::MAX
+    } else {
+        elapsed as u32
+    }
+}
+
+/// Runs `attempt` until it succeeds, fails with an error waiting cannot cure, or the timeout
+/// passes (then the last error is returned). Returns the value and the number of attempts.
+pub(crate) async fn retry<T, F, Fut>(
+    options: &ExecOptions,
+    mut attempt: F,
+) -> Result<(T, u32), ActionError>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: Future<Output = Result<T, ActionError>>,
+{
+    let deadline = js::now_ms() + f64::from(options.timeout_ms);
+    let mut count: u32 = 0;
+    let mut last_was_not_found = false;
+    loop {
+        let backoff = BACKOFF_MS.get(count as usize).copied().unwrap_or(500);
+        if backoff > 0 {
+            let remaining = deadline - js::now_ms();
+            let wait = f64::from(backoff).min(remaining.max(0.0)) as u32;
+            if last_was_not_found {
+                // Waiting for an element to appear: wake up as soon as the DOM changes.
+                js::dom_change_or_timeout(wait).await;
+            } else {
+                js::sleep(wait).await;
+            }
+        }
+        count += 1;
+        match attempt(count).await {
+            Ok(value) => return Ok((value, count)),
+            Err(error) if error.is_retriable() && js::now_ms() < deadline => {
+                last_was_not_found = matches!(error, ActionError::NotFound { .. });
+            }
+            Err(error) => return Err(error),
+        }
+    }
+}
+
+/// The current query root, or a script error when there is no document.
+pub(crate) fn query_root() -> Result<QueryRoot, ActionError> {
+    QueryRoot::current().ok_or_else(|| ActionError::Script {
+        detail: "no document".to_owned(),
+    })
+}
+
+/// Resolves `selector` to one element.
+pub(crate) fn find(selector: &Selector) -> Result<(QueryRoot, Element), ActionError> {
+    let root = query_root()?;
+    let element = resolve(&root, selector)?;
+    Ok((root, element))
+}
+
+/// Attached, visible and enabled, or the reason why not.
+pub(crate) fn check_actionable(element: &Element) -> Result<(), ActionError> {
+    if !element.is_connected() {
+        return Err(ActionError::Detached {
+            element: describe(element),
+        });
+    }
+    if !is_visible(element) {
+        return Err(ActionError::NotVisible {
+            element: describe(element),
+        });
+    }
+    if is_disabled(element) {
+        return Err(ActionError::Disabled {
+            element: describe(element),
+        });
+    }
+    Ok(())
+}
+
+/// Same bounding box over two animation frames.
+pub(crate) async fn check_stable(element: &Element) -> Result<(), ActionError> {
+    let before = rect_of(element);
+    js::next_frame().await;
+    js::next_frame().await;
+    if !element.is_connected() {
+        return Err(ActionError::Detached {
+            element: describe(element),
+        });
+    }
+    if before != rect_of(element) {
+        return Err(ActionError::NotStable {
+            element: describe(element),
+        });
+    }
+    Ok(())
+}
+
+/// `(left, top, width, height)` of the element's bounding box.
+pub(crate) fn rect_of(element: &Element) -> (f64, f64, f64, f64) {
+    let rect = element.get_bounding_client_rect();
+    (rect.left(), rect.top(), rect.width(), rect.height())
+}
+
+/// How an attempt scrolls the element into view: the first attempt only if needed, then
+/// alternating alignments so a sticky header or footer cannot keep covering it.
+pub(crate) fn scroll_into_view(element: &Element, attempt: u32) {
+    let block = match attempt % 4 {
+        1 => None,
+        2 => Some(web_sys::ScrollLogicalPosition::Center),
+        3 => Some(web_sys::ScrollLogicalPosition::End),
+        _ => Some(web_sys::ScrollLogicalPosition::Start),
+    };
+    let options = web_sys::ScrollIntoViewOptions::new();
+    options.set_behavior(web_sys::ScrollBehavior::Instant);
+    match block {
+        Some(block) => {
+            options.set_block(block);
+            options.set_inline(block);
+        }
+        None => {
+            if in_viewport(element) {
+                return;
+            }
+            options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+            options.set_inline(web_sys::ScrollLogicalPosition::Nearest);
+        }
+    }
+    element.scroll_into_view_with_scroll_into_view_options(&options);
+}
+
+/// Whether the whole bounding box is inside its window's viewport.
+fn in_viewport(element: &Element) -> bool {
+    let Some(window) = element.owner_document().and_then(|d| d.default_view()) else {
+        return false;
+    };
+    let width = window
+        .inner_width()
+        .ok()
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0);
+    let height = window
+        .inner_height()
+        .ok()
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0);
+    let rect = element.get_bounding_client_rect();
+    rect.top() >= 0.0 && rect.left() >= 0.0 && rect.bottom() <= height && rect.right() <= width
+}
+
+/// Focuses the element if it is an HTML element.
+pub(crate) fn focus(element: &Element) {
+    if let Some(html) = element.dyn_ref::<HtmlElement>() {
+        let _ = html.focus();
+    }
+}
+
+/// Converts a thrown JS value into a script error.
+pub(crate) fn script_error(err: &wasm_bindgen::JsValue) -> ActionError {
+    ActionError::Script {
+        detail: js::error_text(err),
+    }
+}

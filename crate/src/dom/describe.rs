@@ -1,0 +1,61 @@
+//! Short element descriptions for reports and error messages: `input#email[name=email]`,
+//! `button.primary "Sign in"`. Never includes a field's value.
+
+use web_sys::Element;
+
+use super::matching::normalize_whitespace;
+
+const MAX_TEXT: usize = 30;
+
+/// Describes `element` in one short line.
+pub fn describe(element: &Element) -> String {
+    let tag = element.local_name();
+    let mut out = tag.clone();
+    let id = element.id();
+    if !id.is_empty() {
+        out.push('#');
+        out.push_str(&id);
+    } else {
+        let class_name = element.get_attribute("class").unwrap_or_default();
+        for class in class_name.split_whitespace().take(2) {
+            out.push('.');
+            out.push_str(class);
+        }
+    }
+    for attr in [
+        "type",
+        "name",
+        "role",
+        "data-testid",
+        "aria-label",
+        "placeholder",
+    ] {
+        if attr == "type" && tag != "input" {
+            continue;
+        }
+        if let Some(value) = element.get_attribute(attr) {
+            if !value.is_empty() {
+                out.push_str(&format!("[{attr}={}]", truncate(&value)));
+            }
+        }
+    }
+    if !matches!(
+        tag.as_str(),
+        "input" | "textarea" | "select" | "html" | "body"
+    ) {
+        let text = normalize_whitespace(&element.text_content().unwrap_or_default());
+        if !text.is_empty() {
+            out.push_str(&format!(" \"{}\"", truncate(&text)));
+        }
+    }
+    out
+}
+
+fn truncate(text: &str) -> String {
+    if text.chars().count() <= MAX_TEXT {
+        return text.to_owned();
+    }
+    let mut short: String = text.chars().take(MAX_TEXT - 1).collect();
+    short.push('…');
+    short
+}

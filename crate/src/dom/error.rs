@@ -1,0 +1,324 @@
+//! Why an action failed, in words a user and a model can act on.
+//!
+//! Every variant has a stable snake_case [`ActionError::code`] (listed in `ERRORS.md`) and a
+//! plain-language [`ActionError::message`] that says what to do next. The serialized form is
+//! `{"code", "message", ...details}` so the extension can show it and send it back to the model.
+
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+
+/// Why an action failed. New reasons may be added; match on [`ActionError::code`] for display.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ActionError {
+    /// No element matched the selector (after waiting up to the timeout).
+    NotFound {
+        /// The selector, described (`aria 'Email'`).
+        selector: String,
+    },
+    /// Several elements matched and the selector has no `index`.
+    Ambiguous {
+        /// The selector, described.
+        selector: String,
+        /// How many elements matched.
+        count: usize,
+        /// Descriptions of the first few matches.
+        candidates: Vec<String>,
+    },
+    /// The selector's `index` is past the last match.
+    IndexOutOfRange {
+        /// The selector, described.
+        selector: String,
+        /// The requested index.
+        index: u32,
+        /// How many elements matched.
+        count: usize,
+    },
+    /// The element exists but is not rendered (display:none, visibility:hidden, empty box).
+    NotVisible {
+        /// The element, described.
+        element: String,
+    },
+    /// The element is disabled (natively, by a disabled fieldset or by aria-disabled).
+    Disabled {
+        /// The element, described.
+        element: String,
+    },
+    /// The element is read-only and cannot take text.
+    ReadOnly {
+        /// The element, described.
+        element: String,
+    },
+    /// The element kept moving (animation) and never held still for two frames.
+    NotStable {
+        /// The element, described.
+        element: String,
+    },
+    /// Another element sits on top of the point that would be clicked.
+    Covered {
+        /// The element, described.
+        element: String,
+        /// The element on top, described.
+        by: String,
+    },
+    /// The element was removed from the page while the action ran.
+    Detached {
+        /// The element, described.
+        element: String,
+    },
+    /// After typing, the field holds something else (a script rewrote or rejected it).
+    ValueMismatch {
+        /// The element, described.
+        element: String,
+        /// What was asked for; `None` for password fields, whose values are never reported.
+        expected: Option<String>,
+        /// What the field holds; `None` for password fields.
+        actual: Option<String>,
+    },
+    /// The scroll position after scrolling is not the one asked for.
+    ScrollMismatch {
+        /// Requested position.
+        wanted: (f64, f64),
+        /// Position reached.
+        reached: (f64, f64),
+    },
+    /// The action did not complete in time, for a reason not covered by another code.
+    Timeout {
+        /// Milliseconds waited.
+        waited_ms: u32,
+        /// What was being waited for.
+        waiting_for: String,
+    },
+    /// The selector cannot be parsed or evaluated.
+    InvalidSelector {
+        /// The selector, described.
+        selector: String,
+        /// What is wrong.
+        reason: String,
+        /// Character offset of the syntax error in the selector value, when known.
+        position: Option<usize>,
+    },
+    /// The action does not apply to this kind of element.
+    UnsupportedElement {
+        /// The element, described.
+        element: String,
+        /// What to do instead.
+        hint: String,
+    },
+    /// The target is a password field but the selector did not name it explicitly.
+    PasswordNotTargeted {
+        /// The element, described.
+        element: String,
+    },
+    /// The action type is not executed on the page (e.g. `done`).
+    NotExecutable {
+        /// The action's wire name.
+        action: String,
+    },
+    /// The browser threw an unexpected exception.
+    Script {
+        /// The exception text.
+        detail: String,
+    },
+}
+
+impl ActionError {
+    /// The stable snake_case code (see `ERRORS.md`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NotFound { .. } => "not_found",
+            Self::Ambiguous { .. } => "ambiguous",
+            Self::IndexOutOfRange { .. } => "index_out_of_range",
+            Self::NotVisible { .. } => "not_visible",
+            Self::Disabled { .. } => "disabled",
+            Self::ReadOnly { .. } => "read_only",
+            Self::NotStable { .. } => "not_stable",
+            Self::Covered { .. } => "covered",
+            Self::Detached { .. } => "detached",
+            Self::ValueMismatch { .. } => "value_mismatch",
+            Self::ScrollMismatch { .. } => "scroll_mismatch",
+            Self::Timeout { .. } => "timeout",
+            Self::InvalidSelector { .. } => "invalid_selector",
+            Self::UnsupportedElement { .. } => "unsupported_element",
+            Self::PasswordNotTargeted { .. } => "password_not_targeted",
+            Self::NotExecutable { .. } => "not_executable",
+            Self::Script { .. } => "script_error",
+        }
+    }
+
+    /// A plain-language sentence: what went wrong and what to try.
+    pub fn message(&self) -> String {
+        match self {
+            Self::NotFound { selector } => format!(
+                "{selector} matched no element; check the page content and use a selector that exists (css, text or a shorter name)"
+            ),
+            Self::Ambiguous {
+                selector,
+                count,
+                candidates,
+            } => {
+                let more = if *count > candidates.len() {
+                    ", …"
+                } else {
+                    ""
+                };
+                format!(
+                    "{selector} matched {count} elements: {}{more}; add more words, use css, or pick one with \"index\"",
+                    candidates.join(", ")
+                )
+            }
+            Self::IndexOutOfRange {
+                selector,
+                index,
+                count,
+            } => format!(
+                "{selector} matched {count} elements, so index {index} does not exist; use an index below {count}"
+            ),
+            Self::NotVisible { element } => format!(
+                "{element} is not visible; open the menu or section that shows it, or pick a visible element"
+            ),
+            Self::Disabled { element } => format!(
+                "{element} is disabled; fill in what the form requires first, or wait until it is enabled"
+            ),
+            Self::ReadOnly { element } => {
+                format!("{element} is read-only; it cannot take text")
+            }
+            Self::NotStable { element } => format!(
+                "{element} kept moving and never held still; wait for the animation to end and try again"
+            ),
+            Self::Covered { element, by } => format!(
+                "{element} is covered by {by}; close the dialog or banner on top, or scroll, then try again"
+            ),
+            Self::Detached { element } => format!(
+                "{element} was removed from the page while acting on it; the page changed, look again and retry"
+            ),
+            Self::ValueMismatch {
+                element,
+                expected,
+                actual,
+            } => match (expected, actual) {
+                (Some(expected), Some(actual)) => format!(
+                    "{element} holds {actual:?} instead of {expected:?} after typing; the page rewrote or rejected the text (check its format rules)"
+                ),
+                _ => format!(
+                    "{element} does not hold the typed text after typing; the page rewrote or rejected it"
+                ),
+            },
+            Self::ScrollMismatch { wanted, reached } => format!(
+                "asked to scroll to ({}, {}) but the page stopped at ({}, {}); the page may be shorter than that",
+                wanted.0, wanted.1, reached.0, reached.1
+            ),
+            Self::Timeout {
+                waited_ms,
+                waiting_for,
+            } => {
+                format!("gave up after {waited_ms} ms waiting for {waiting_for}; try again later")
+            }
+            Self::InvalidSelector {
+                selector,
+                reason,
+                position,
+            } => match position {
+                Some(position) => {
+                    format!(
+                        "{selector} is not a valid selector: {reason} (at character {position})"
+                    )
+                }
+                None => format!("{selector} is not a valid selector: {reason}"),
+            },
+            Self::UnsupportedElement { element, hint } => {
+                format!("{element} cannot take this action: {hint}")
+            }
+            Self::PasswordNotTargeted { element } => format!(
+                "{element} is a password field, and the selector did not name it explicitly; target it with a selector that says \"password\" or names the field exactly (its id, name or test id)"
+            ),
+            Self::NotExecutable { action } => {
+                format!("the action \"{action}\" is not performed on the page")
+            }
+            Self::Script { detail } => format!("the page threw an error: {detail}"),
+        }
+    }
+
+    /// Whether waiting may cure this error (the executor retries these until the timeout).
+    pub fn is_retriable(&self) -> bool {
+        matches!(
+            self,
+            Self::NotFound { .. }
+                | Self::IndexOutOfRange { .. }
+                | Self::NotVisible { .. }
+                | Self::Disabled { .. }
+                | Self::ReadOnly { .. }
+                | Self::NotStable { .. }
+                | Self::Covered { .. }
+                | Self::Detached { .. }
+        )
+    }
+
+    /// The element this error is about, if any.
+    pub fn element(&self) -> Option<&str> {
+        match self {
+            Self::NotVisible { element }
+            | Self::Disabled { element }
+            | Self::ReadOnly { element }
+            | Self::NotStable { element }
+            | Self::Covered { element, .. }
+            | Self::Detached { element }
+            | Self::ValueMismatch { element, .. }
+            | Self::UnsupportedElement { element, .. }
+            | Self::PasswordNotTargeted { element } => Some(element),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for ActionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code(), self.message())
+    }
+}
+
+impl std::error::Error for ActionError {}
+
+impl Serialize for ActionError {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("code", self.code())?;
+        map.serialize_entry("message", &self.message())?;
+        if let Some(element) = self.element() {
+            map.serialize_entry("element", element)?;
+        }
+        match self {
+            Self::NotFound { selector } => map.serialize_entry("selector", selector)?,
+            Self::Ambiguous {
+                selector,
+                count,
+                candidates,
+            } => {
+                map.serialize_entry("selector", selector)?;
+                map.serialize_entry("count", count)?;
+                map.serialize_entry("candidates", candidates)?;
+            }
+            Self::IndexOutOfRange {
+                selector,
+                index,
+                count,
+            } => {
+                map.serialize_entry("selector", selector)?;
+                map.serialize_entry("index", index)?;
+                map.serialize_entry("count", count)?;
+            }
+            Self::Covered { by, .. } => map.serialize_entry("covered_by", by)?,
+            Self::InvalidSelector {
+                selector, position, ..
+            } => {
+                map.serialize_entry("selector", selector)?;
+                if let Some(position) = position {
+                    map.serialize_entry("position", position)?;
+                }
+            }
+            Self::Timeout { waited_ms, .. } => map.serialize_entry("waited_ms", waited_ms)?,
+            _ => {}
+        }
+        map.end()
+    }
+}

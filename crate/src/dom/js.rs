@@ -1,0 +1,169 @@
+//! Small helpers over `js_sys::Reflect` for the DOM APIs web-sys does not bind (or binds
+//! differently across versions), and the async waits every action uses.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use js_sys::{Array, Function, Promise, Reflect};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+/// `obj[name]`, or `undefined` when it throws.
+pub(crate) fn get(obj: &JsValue, name: &str) -> JsValue {
+    Reflect::get(obj, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// `obj[name]` as a string, if it is one.
+pub(crate) fn get_string(obj: &JsValue, name: &str) -> Option<String> {
+    get(obj, name).as_string()
+}
+
+/// `obj[name]` as a boolean, if it is one.
+pub(crate) fn get_bool(obj: &JsValue, name: &str) -> Option<bool> {
+    get(obj, name).as_bool()
+}
+
+/// `obj[name](...args)`; `Ok(None)` when there is no such method.
+pub(crate) fn call(
+    obj: &JsValue,
+    name: &str,
+    args: &[JsValue],
+) -> Result<Option<JsValue>, JsValue> {
+    let method = get(obj, name);
+    let Some(function) = method.dyn_ref::<Function>() else {
+        return Ok(None);
+    };
+    let array: Array = args.iter().collect();
+    function.apply(obj, &array).map(Some)
+}
+
+/// The text of a thrown JS value (an exception's `message`, or its string form).
+pub(crate) fn error_text(err: &JsValue) -> String {
+    if let Some(message) = get_string(err, "message") {
+        return message;
+    }
+    err.as_string().unwrap_or_else(|| format!("{err:?}"))
+}
+
+/// Milliseconds since the epoch, for deadlines.
+pub(crate) fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// Sleep on a timer (gloo-timers); never a busy loop.
+pub(crate) async fn sleep(ms: u32) {
+    gloo_timers::future::TimeoutFuture::new(ms).await;
+}
+
+/// Resolves on the next animation frame, or after 100 ms if frames are not running (a hidden
+/// tab), so an action never hangs on a background page.
+pub(crate) async fn next_frame() {
+    let promise = Promise::new(&mut |resolve, _reject| {
+        let Some(window) = web_sys::window() else {
+            let _ = resolve.call0(&JsValue::UNDEFINED);
+            return;
+        };
+        let on_frame = resolve.clone();
+        let frame = Closure::once_into_js(move || {
+            let _ = on_frame.call0(&JsValue::UNDEFINED);
+        });
+        let timer = Closure::once_into_js(move || {
+            let _ = resolve.call0(&JsValue::UNDEFINED);
+        });
+        let _ = window.request_animation_frame(frame.unchecked_ref());
+        let _ = window
+            .set_timeout_with_callback_and_timeout_and_arguments_0(timer.unchecked_ref(), 100);
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+/// Waits up to `ms` milliseconds, returning early when the document changes: the retry loop
+/// re-checks as soon as the page re-renders instead of sleeping the full back-off.
+pub(crate) async fn dom_change_or_timeout(ms: u32) {
+    if ms == 0 {
+        return;
+    }
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        sleep(ms).await;
+        return;
+    };
+    let (sender, receiver) = futures_channel_like();
+    let wake = sender.clone();
+    let callback = Closure::<dyn FnMut(JsValue, JsValue)>::new(
+        move |_records: JsValue, _observer: JsValue| {
+            wake.fire();
+        },
+    );
+    let observer = web_sys::MutationObserver::new(callback.as_ref().unchecked_ref());
+    if let Ok(observer) = &observer {
+        let init = web_sys::MutationObserverInit::new();
+        init.set_subtree(true);
+        init.set_child_list(true);
+        init.set_attributes(true);
+        init.set_character_data(true);
+        let _ = observer.observe_with_options(&document, &init);
+    }
+    let timer = gloo_timers::callback::Timeout::new(ms, move || sender.fire());
+    receiver.await;
+    drop(timer);
+    if let Ok(observer) = observer {
+        observer.disconnect();
+    }
+    drop(callback);
+}
+
+/// A one-shot, single-threaded signal: `fire` wakes the future once.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Signal {
+    inner: std::rc::Rc<std::cell::RefCell<SignalState>>,
+}
+
+#[derive(Debug, Default)]
+struct SignalState {
+    fired: bool,
+    waker: Option<std::task::Waker>,
+}
+
+impl Signal {
+    pub(crate) fn fire(&self) {
+        let waker = {
+            let Ok(mut state) = self.inner.try_borrow_mut() else {
+                return;
+            };
+            state.fired = true;
+            state.waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+/// The waiting side of a [`Signal`].
+#[derive(Debug)]
+pub(crate) struct SignalFuture {
+    signal: Signal,
+}
+
+impl Future for SignalFuture {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let Ok(mut state) = self.signal.inner.try_borrow_mut() else {
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        };
+        if state.fired {
+            Poll::Ready(())
+        } else {
+            state.waker = Some(cx.waker().clone());
+            Poll::Pending
+        }
+    }
+}
+
+fn futures_channel_like() -> (Signal, SignalFuture) {
+    let signal = Signal::default();
+    (signal.clone(), SignalFuture { signal })
+}

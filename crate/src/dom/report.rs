@@ -1,0 +1,113 @@
+//! What an action did, as data the extension shows and sends back to the model.
+
+use serde::Serialize;
+
+/// Options for [`crate::dom::execute`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecOptions {
+    /// How long an action may wait for its target to become actionable, in milliseconds.
+    pub timeout_ms: u32,
+}
+
+impl ExecOptions {
+    /// The default timeout: long enough for a re-render or a short animation, short enough that
+    /// the model hears back quickly.
+    pub const DEFAULT_TIMEOUT_MS: u32 = 5000;
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        Self {
+            timeout_ms: Self::DEFAULT_TIMEOUT_MS,
+        }
+    }
+}
+
+/// Something observable that an action caused.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Effect {
+    /// A link or form started loading another page (or the URL changed in place).
+    NavigationStarted {
+        /// The destination, when known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        url: Option<String>,
+    },
+    /// A form's `submit` event fired.
+    FormSubmitted {
+        /// A page script called `preventDefault()` and handles the submission itself.
+        handled_by_script: bool,
+    },
+    /// The clicked element left the page (a dialog closed, a list re-rendered...).
+    ElementDetached,
+    /// A checkbox, radio or switch changed state.
+    CheckedChanged {
+        /// The new state.
+        checked: bool,
+    },
+    /// `aria-expanded` changed (a menu or section opened or closed).
+    ExpandedChanged {
+        /// The new state.
+        expanded: bool,
+    },
+    /// The element received keyboard focus.
+    Focused,
+    /// The page's DOM changed.
+    DomChanged {
+        /// Number of mutation records observed.
+        mutations: u32,
+    },
+    /// A field now holds the typed text.
+    ValueSet {
+        /// Characters typed (the text itself is not repeated, so passwords never leak).
+        chars: usize,
+    },
+    /// An option of a `<select>` was chosen.
+    OptionSelected {
+        /// The option's value.
+        value: String,
+    },
+    /// The page scrolled.
+    Scrolled {
+        /// New horizontal position.
+        x: f64,
+        /// New vertical position.
+        y: f64,
+    },
+    /// Time passed.
+    Waited {
+        /// Milliseconds.
+        ms: u32,
+    },
+    /// The action ran but nothing observable followed.
+    NothingObservable,
+}
+
+/// The result of a successful action.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ActionReport {
+    /// The action's wire name (`click`, `input_text`...).
+    pub action: &'static str,
+    /// The element acted on, described (`input#email[name=email]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub element: Option<String>,
+    /// What happened, most important first.
+    pub effects: Vec<Effect>,
+    /// How many attempts it took (1 = acted at once).
+    pub attempts: u32,
+    /// Milliseconds from start to finish.
+    pub elapsed_ms: u32,
+}
+
+impl ActionReport {
+    /// Whether the report contains `effect`'s kind.
+    pub fn has(&self, kind: &str) -> bool {
+        self.effects.iter().any(|e| {
+            serde_json::to_value(e)
+                .ok()
+                .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(|k| k == kind))
+                .unwrap_or(false)
+        })
+    }
+}

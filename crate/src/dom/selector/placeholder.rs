@@ -1,0 +1,31 @@
+//! `placeholder`: inputs and textareas whose `placeholder` matches (case-insensitive substring
+//! unless `exact`).
+
+use web_sys::Element;
+
+use super::{QueryRoot, SelectorEngine, SelectorError};
+use crate::dom::matching::TextMatcher;
+use crate::protocol::Selector;
+
+/// The placeholder engine.
+#[derive(Debug, Clone, Copy)]
+pub struct PlaceholderEngine;
+
+impl SelectorEngine for PlaceholderEngine {
+    fn query_all(
+        &self,
+        root: &QueryRoot,
+        selector: &Selector,
+    ) -> Result<Vec<Element>, SelectorError> {
+        let matcher = TextMatcher::new(&selector.value, selector.exact);
+        Ok(root
+            .all_elements()
+            .into_iter()
+            .filter(|element| {
+                element
+                    .get_attribute("placeholder")
+                    .is_some_and(|p| matcher.matches(&p))
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,47 @@
+//! `role`: elements with the ARIA role `value` (explicit `role` attribute, else implicit) and,
+//! when `name` is given, a matching accessible name. Hidden elements never match.
+
+use web_sys::Element;
+
+use super::{QueryRoot, SelectorEngine, SelectorError};
+use crate::dom::accname::accessible_name_with;
+use crate::dom::matching::TextMatcher;
+use crate::dom::roles::role_of;
+use crate::dom::visibility::is_hidden_for_accessibility;
+use crate::protocol::Selector;
+
+/// The role engine.
+#[derive(Debug, Clone, Copy)]
+pub struct RoleEngine;
+
+impl SelectorEngine for RoleEngine {
+    fn query_all(
+        &self,
+        root: &QueryRoot,
+        selector: &Selector,
+    ) -> Result<Vec<Element>, SelectorError> {
+        let wanted = canonical(&selector.value.trim().to_ascii_lowercase());
+        let matcher = selector
+            .name
+            .as_deref()
+            .map(|name| TextMatcher::new(name, selector.exact));
+        Ok(root
+            .all_elements()
+            .into_iter()
+            .filter(|element| role_of(element).is_some_and(|role| canonical(&role) == wanted))
+            .filter(|element| !is_hidden_for_accessibility(element))
+            .filter(|element| match &matcher {
+                Some(matcher) => matcher.matches(&accessible_name_with(&root.shadow, element)),
+                None => true,
+            })
+            .collect())
+    }
+}
+
+fn canonical(role: &str) -> String {
+    if role == "presentation" {
+        "none".to_owned()
+    } else {
+        role.to_owned()
+    }
+}

@@ -1,0 +1,60 @@
+//! `xpath`: `document.evaluate` on the top document. Text and attribute results resolve to
+//! their element.
+
+use wasm_bindgen::JsCast;
+use web_sys::{Attr, Element, Node, XPathResult};
+
+use super::{QueryRoot, SelectorEngine, SelectorError};
+use crate::dom::js;
+use crate::protocol::Selector;
+
+/// The XPath engine.
+#[derive(Debug, Clone, Copy)]
+pub struct XpathEngine;
+
+impl SelectorEngine for XpathEngine {
+    fn query_all(
+        &self,
+        root: &QueryRoot,
+        selector: &Selector,
+    ) -> Result<Vec<Element>, SelectorError> {
+        let result = root
+            .document
+            .evaluate_with_opt_callback_and_type(
+                &selector.value,
+                root.document.as_ref(),
+                None,
+                XPathResult::ORDERED_NODE_SNAPSHOT_TYPE,
+            )
+            .map_err(|e| {
+                SelectorError::new(format!("the browser rejected it: {}", js::error_text(&e)))
+            })?;
+        let length = result
+            .snapshot_length()
+            .map_err(|e| SelectorError::new(format!("not a node set: {}", js::error_text(&e))))?;
+        let mut out: Vec<Element> = Vec::new();
+        for i in 0..length {
+            let Ok(Some(node)) = result.snapshot_item(i) else {
+                continue;
+            };
+            if let Some(element) = to_element(node) {
+                if !out.contains(&element) {
+                    out.push(element);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn to_element(node: Node) -> Option<Element> {
+    if let Some(attr) = node.dyn_ref::<Attr>() {
+        return crate::dom::js::get(attr, "ownerElement")
+            .dyn_into::<Element>()
+            .ok();
+    }
+    match node.dyn_into::<Element>() {
+        Ok(element) => Some(element),
+        Err(node) => node.parent_element(),
+    }
+}

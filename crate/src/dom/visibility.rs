@@ -1,0 +1,138 @@
+//! Visibility and enabledness as Playwright's actionability checks define them.
+
+use wasm_bindgen::JsValue;
+use web_sys::Element;
+
+use super::js;
+use super::tree::composed_parent;
+
+/// The computed style of `element`, if it has a window.
+pub fn computed_style(element: &Element) -> Option<web_sys::CssStyleDeclaration> {
+    let window = element.owner_document()?.default_view()?;
+    window.get_computed_style(element).ok().flatten()
+}
+
+/// Whether the element is rendered at all (no `display: none` on it or an ancestor, not in a
+/// skipped `content-visibility` subtree). Uses `checkVisibility()` where available.
+pub fn is_rendered(element: &Element) -> bool {
+    match js::call(element, "checkVisibility", &[]) {
+        Ok(Some(value)) => value.as_bool().unwrap_or(true),
+        _ => {
+            // Older engines: an element without layout boxes is not rendered.
+            let rect = element.get_bounding_client_rect();
+            rect.width() > 0.0
+                || rect.height() > 0.0
+                || computed_style(element)
+                    .and_then(|s| s.get_property_value("display").ok())
+                    .is_some_and(|d| d == "contents")
+        }
+    }
+}
+
+/// Visible as Playwright means it: rendered, `visibility: visible`, and a non-empty box (or
+/// `display: contents` with a visible child).
+pub fn is_visible(element: &Element) -> bool {
+    if !is_rendered(element) {
+        return false;
+    }
+    let Some(style) = computed_style(element) else {
+        return false;
+    };
+    if style.get_property_value("visibility").ok().as_deref() != Some("visible") {
+        return false;
+    }
+    if style.get_property_value("display").ok().as_deref() == Some("contents") {
+        let mut child = element.first_element_child();
+        while let Some(current) = child {
+            if is_visible(&current) {
+                return true;
+            }
+            child = current.next_element_sibling();
+        }
+        return false;
+    }
+    let rect = element.get_bounding_client_rect();
+    rect.width() > 0.0 && rect.height() > 0.0
+}
+
+/// Hidden from assistive technology: `aria-hidden="true"` on it or an ancestor, or not rendered,
+/// or `visibility: hidden`.
+pub fn is_hidden_for_accessibility(element: &Element) -> bool {
+    let mut current = Some(element.clone());
+    while let Some(el) = current {
+        if el.get_attribute("aria-hidden").as_deref() == Some("true") {
+            return true;
+        }
+        current = composed_parent(&el);
+    }
+    if !is_rendered(element) {
+        return true;
+    }
+    computed_style(element)
+        .and_then(|s| s.get_property_value("visibility").ok())
+        .is_some_and(|v| v == "hidden" || v == "collapse")
+}
+
+/// Disabled natively, by a disabled `<fieldset>` (outside its first legend), or by
+/// `aria-disabled="true"` on it or an ancestor.
+pub fn is_disabled(element: &Element) -> bool {
+    if is_natively_disableable(element) && element.has_attribute("disabled") {
+        return true;
+    }
+    if is_natively_disableable(element) && in_disabled_fieldset(element) {
+        return true;
+    }
+    if element.local_name() == "option" {
+        if let Some(group) = element.closest("optgroup").ok().flatten() {
+            if group.has_attribute("disabled") {
+                return true;
+            }
+        }
+    }
+    let mut current = Some(element.clone());
+    while let Some(el) = current {
+        match el.get_attribute("aria-disabled").as_deref() {
+            Some("true") => return true,
+            Some("false") => return false,
+            _ => {}
+        }
+        current = composed_parent(&el);
+    }
+    // Custom elements (e.g. web components) often reflect `disabled` as a property.
+    element.local_name().contains('-')
+        && js::get_bool(&JsValue::from(element.clone()), "disabled").unwrap_or(false)
+}
+
+fn is_natively_disableable(element: &Element) -> bool {
+    matches!(
+        element.local_name().as_str(),
+        "button" | "input" | "select" | "textarea" | "option" | "optgroup" | "fieldset"
+    )
+}
+
+fn in_disabled_fieldset(element: &Element) -> bool {
+    let mut current = element.parent_element();
+    while let Some(ancestor) = current {
+        if ancestor.local_name() == "fieldset" && ancestor.has_attribute("disabled") {
+            // Controls inside the fieldset's first legend stay enabled.
+            let first_legend = first_child_named(&ancestor, "legend");
+            let in_legend = first_legend.is_some_and(|legend| legend.contains(Some(element)));
+            if !in_legend {
+                return true;
+            }
+        }
+        current = ancestor.parent_element();
+    }
+    false
+}
+
+fn first_child_named(element: &Element, name: &str) -> Option<Element> {
+    let mut child = element.first_element_child();
+    while let Some(current) = child {
+        if current.local_name() == name {
+            return Some(current);
+        }
+        child = current.next_element_sibling();
+    }
+    None
+}
