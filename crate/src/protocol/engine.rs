@@ -157,6 +157,9 @@ pub struct Engine {
     workflows: Vec<Workflow>,
     /// Workflow ids whose handshake was stale (or that were forgotten): never acknowledged.
     stale: Vec<String>,
+    /// Length of the transcript as last observed.
+    #[serde(default)]
+    transcript_len: usize,
 }
 
 /// Whether scanning the rest of a message goes on now or waits.
@@ -189,10 +192,15 @@ impl Engine {
     }
 
     /// Feed the whole transcript as the page shows it now. Call again on every change.
+    ///
+    /// Messages the page no longer shows (a shorter snapshot) keep their cursors: if they come
+    /// back unchanged they cost nothing.
     pub fn observe(&mut self, messages: &[Message]) -> Vec<Decision> {
         let count = messages.len().min(MAX_MESSAGES);
-        self.messages.truncate(count);
-        self.messages.resize_with(count, MessageCursor::default);
+        if self.messages.len() < count {
+            self.messages.resize_with(count, MessageCursor::default);
+        }
+        self.transcript_len = count;
         let mut out = Vec::new();
         for (index, message) in messages.iter().take(count).enumerate() {
             self.process_message(index, message, index + 1 == count, &mut out);
@@ -201,7 +209,8 @@ impl Engine {
     }
 
     /// Feed one message that changed (appended, grown while streaming, or re-rendered). The
-    /// transcript is taken to be at least `index + 1` messages long.
+    /// transcript is taken to be at least `index + 1` messages long; the message is the newest
+    /// one if `index` is the highest index seen since the last [`Engine::observe`].
     pub fn update_message(&mut self, index: usize, message: &Message) -> Vec<Decision> {
         let mut out = Vec::new();
         if index >= MAX_MESSAGES {
@@ -210,7 +219,8 @@ impl Engine {
         if index >= self.messages.len() {
             self.messages.resize_with(index + 1, MessageCursor::default);
         }
-        let is_last = index + 1 == self.messages.len();
+        self.transcript_len = self.transcript_len.max(index + 1);
+        let is_last = index + 1 == self.transcript_len;
         self.process_message(index, message, is_last, &mut out);
         out
     }
