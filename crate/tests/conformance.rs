@@ -1,4 +1,10 @@
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test harness: a panic is a failing test"
+)]
 //! The protocol conformance suite: one folder per case under `tests/fixtures/protocol/`.
 //!
 //! Each case has `transcript.json` and `expected.jsonl` (the events `bai replay` must print), and
