@@ -1,5 +1,12 @@
 //! The chat-site table recognizes ChatGPT's markup generations and fails closed on other pages.
 #![cfg(target_arch = "wasm32")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "tests: a panic is a failing test"
+)]
 
 use bai::chat::page_status;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -30,7 +37,10 @@ fn chatgpt_host_with_unknown_markup_is_a_chat_that_cannot_be_read() {
     with_markup("<main><div class=whatever>hello</div></main>", |document| {
         let status = page_status(document, "chatgpt.com");
         assert_eq!(status.site, Some("chatgpt"));
-        assert!(!status.transcript_readable, "fails closed instead of guessing");
+        assert!(
+            !status.transcript_readable,
+            "fails closed instead of guessing"
+        );
     });
 }
 
@@ -55,7 +65,10 @@ fn newer_markup_generation_composer_only_is_readable() {
     with_markup(html, |document| {
         let status = page_status(document, "chat.openai.com");
         assert_eq!(status.site, Some("chatgpt"));
-        assert!(status.transcript_readable, "a new chat has a composer and no messages yet");
+        assert!(
+            status.transcript_readable,
+            "a new chat has a composer and no messages yet"
+        );
         assert_eq!(status.messages, 0);
     });
 }

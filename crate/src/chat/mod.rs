@@ -1,12 +1,18 @@
 //! The chat side of the DOM layer: recognizes a chat page (ChatGPT or a compatible self-hosted
 //! UI) and, from it, reads the transcript the protocol engine consumes. Built only for wasm32.
 
+pub mod observer;
 pub mod sites;
+pub mod text;
+pub mod transcript;
 
 use serde::Serialize;
 use web_sys::Document;
 
-pub use sites::{SITES, SiteProfile};
+pub use observer::MutationWatcher;
+pub use sites::{RoleSource, SITES, SiteProfile};
+pub use text::message_text;
+pub use transcript::TranscriptReader;
 
 /// What the content script learns about a page when it starts.
 #[derive(Debug, Clone, Serialize)]
@@ -37,5 +43,9 @@ pub fn page_status(document: &Document, hostname: &str) -> ChatPageStatus {
             };
         }
     }
-    ChatPageStatus { site: None, transcript_readable: false, messages: 0 }
+    ChatPageStatus {
+        site: None,
+        transcript_readable: false,
+        messages: 0,
+    }
 }

@@ -1,0 +1,321 @@
+//! A chat message as the text the protocol engine scans, read from the DOM tree.
+//!
+//! The text is rebuilt from text nodes, never from `innerText` (which depends on layout, is slow
+//! and differs between browsers): block elements end lines, inline text keeps its characters
+//! (including a soft line break, a "\n" inside a paragraph's text), code blocks in any of the
+//! shapes ChatGPT renders become fences again (```` ```lang ````, the code, ```` ``` ````), and
+//! interface text (Copy buttons, code headers, screen-reader labels) is left out.
+
+use wasm_bindgen::JsCast;
+use web_sys::{Element, Node};
+
+use super::sites::SiteProfile;
+use crate::protocol::Role;
+
+/// Elements that end a line before and after their content.
+const BLOCK_TAGS: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "dd",
+    "details",
+    "div",
+    "dl",
+    "dt",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "li",
+    "main",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "thead",
+    "tfoot",
+    "tr",
+    "ul",
+];
+
+/// Header words that are interface, not a language name.
+const NOT_A_LANGUAGE: &[&str] = &[
+    "copy",
+    "copy code",
+    "copied",
+    "copied!",
+    "edit",
+    "run",
+    "code",
+];
+
+/// The longest header text taken as a language name.
+const MAX_LANGUAGE_CHARS: usize = 32;
+
+/// The message's normalized text. The role (and so which body is read, and whether whitespace
+/// is kept verbatim) comes from `profile`; a message without a readable role is read as the
+/// user's, which never executes anything.
+pub fn message_text(element: &Element, profile: &SiteProfile) -> String {
+    let role = profile.role_of(element).unwrap_or(Role::User);
+    message_text_as(element, profile, role)
+}
+
+/// [`message_text`] for a role the caller already knows.
+pub fn message_text_as(element: &Element, profile: &SiteProfile, role: Role) -> String {
+    let body = profile.body_of(element, role);
+    let mut writer = TextWriter {
+        out: String::new(),
+        profile,
+        verbatim: role == Role::User,
+    };
+    writer.children(&body);
+    writer.finish()
+}
+
+/// Accumulates lines while walking a subtree.
+struct TextWriter<'a> {
+    out: String,
+    profile: &'a SiteProfile,
+    /// User messages are shown `white-space: pre-wrap`: every character counts.
+    verbatim: bool,
+}
+
+impl TextWriter<'_> {
+    fn children(&mut self, parent: &Node) {
+        let mut child = parent.first_child();
+        while let Some(node) = child {
+            self.node(&node);
+            child = node.next_sibling();
+        }
+    }
+
+    fn node(&mut self, node: &Node) {
+        match node.node_type() {
+            Node::TEXT_NODE | Node::CDATA_SECTION_NODE => {
+                if let Some(text) = node.node_value() {
+                    self.text(&text);
+                }
+            }
+            Node::ELEMENT_NODE => {
+                if let Some(element) = node.dyn_ref::<Element>() {
+                    self.element(element);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn element(&mut self, element: &Element) {
+        let name = element.local_name();
+        if name == "br" {
+            self.trim_line_end();
+            self.out.push('\n');
+            return;
+        }
+        if element.matches(self.profile.ui_selector).unwrap_or(false) {
+            return;
+        }
+        if element
+            .matches(self.profile.code_block_selector)
+            .unwrap_or(false)
+        {
+            self.code_block(element);
+            return;
+        }
+        let block = BLOCK_TAGS.contains(&name.as_str());
+        if block {
+            self.end_line();
+        } else if matches!(name.as_str(), "td" | "th") && !self.at_line_start() {
+            self.out.push(' ');
+        }
+        self.children(element);
+        if block {
+            self.end_line();
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        // Whitespace between blocks (source formatting of the page) is not text; inside a line
+        // every character is kept, soft line breaks included.
+        if !self.verbatim && self.at_line_start() && text.trim().is_empty() {
+            return;
+        }
+        self.out.push_str(text);
+    }
+
+    fn at_line_start(&self) -> bool {
+        self.out.is_empty() || self.out.ends_with('\n')
+    }
+
+    /// Ends the current line unless it is empty.
+    fn end_line(&mut self) {
+        if !self.at_line_start() {
+            self.trim_line_end();
+            self.out.push('\n');
+        }
+    }
+
+    fn trim_line_end(&mut self) {
+        if !self.verbatim {
+            let kept = self.out.trim_end_matches([' ', '\t']).len();
+            self.out.truncate(kept);
+        }
+    }
+
+    fn code_block(&mut self, block: &Element) {
+        let body = self
+            .profile
+            .code_body_selectors
+            .iter()
+            .find_map(|selector| block.query_selector(selector).ok().flatten());
+        let code = code_text(body.as_ref().unwrap_or(block));
+        let language = body
+            .as_ref()
+            .and_then(language_from_attributes)
+            .or_else(|| language_from_attributes(block))
+            .or_else(|| language_from_header(block, body.as_ref()))
+            .unwrap_or_default();
+        self.end_line();
+        self.out.push_str("```");
+        self.out.push_str(&language);
+        self.out.push('\n');
+        let code = code.trim_end_matches(['\n', '\r']);
+        if !code.is_empty() {
+            self.out.push_str(code);
+            self.out.push('\n');
+        }
+        self.out.push_str("```\n");
+    }
+
+    fn finish(self) -> String {
+        if self.verbatim {
+            return self.out;
+        }
+        self.out.trim_start_matches('\n').trim_end().to_owned()
+    }
+}
+
+/// The code exactly as written: text nodes verbatim, `<br>` and line elements (CodeMirror's
+/// `.cm-line`, or any block) end lines.
+fn code_text(body: &Element) -> String {
+    let mut out = String::new();
+    raw_children(body, &mut out);
+    out
+}
+
+fn raw_children(parent: &Node, out: &mut String) {
+    let mut child = parent.first_child();
+    while let Some(node) = child {
+        match node.node_type() {
+            Node::TEXT_NODE | Node::CDATA_SECTION_NODE => {
+                if let Some(text) = node.node_value() {
+                    out.push_str(&text);
+                }
+            }
+            Node::ELEMENT_NODE => {
+                if let Some(element) = node.dyn_ref::<Element>() {
+                    raw_element(element, out);
+                }
+            }
+            _ => {}
+        }
+        child = node.next_sibling();
+    }
+}
+
+fn raw_element(element: &Element, out: &mut String) {
+    let name = element.local_name();
+    if name == "br" {
+        out.push('\n');
+        return;
+    }
+    if matches!(
+        name.as_str(),
+        "button" | "svg" | "style" | "script" | "template"
+    ) {
+        return;
+    }
+    let block = BLOCK_TAGS.contains(&name.as_str());
+    if block && !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    raw_children(element, out);
+}
+
+/// `language-xxx` / `lang-xxx` in the class, or a `data-language` attribute.
+fn language_from_attributes(element: &Element) -> Option<String> {
+    let class = element.get_attribute("class").unwrap_or_default();
+    class
+        .split_ascii_whitespace()
+        .find_map(|token| {
+            token
+                .strip_prefix("language-")
+                .or_else(|| token.strip_prefix("lang-"))
+        })
+        .filter(|language| is_language_name(language))
+        .map(str::to_owned)
+        .or_else(|| {
+            element
+                .get_attribute("data-language")
+                .filter(|language| is_language_name(language))
+        })
+}
+
+/// The first text in the block outside its code and its buttons that reads like a language
+/// name (the header's label: "bash", "python", "bai").
+fn language_from_header(block: &Element, body: Option<&Element>) -> Option<String> {
+    let mut found = None;
+    header_search(block, body, &mut found);
+    found
+}
+
+fn header_search(parent: &Node, body: Option<&Element>, found: &mut Option<String>) {
+    let mut child = parent.first_child();
+    while let Some(node) = child {
+        if found.is_some() {
+            return;
+        }
+        match node.node_type() {
+            Node::TEXT_NODE => {
+                let text = node.node_value().unwrap_or_default();
+                let text = text.trim();
+                if is_language_name(text) && !NOT_A_LANGUAGE.contains(&text.to_lowercase().as_str())
+                {
+                    *found = Some(text.to_owned());
+                }
+            }
+            Node::ELEMENT_NODE => {
+                if let Some(element) = node.dyn_ref::<Element>() {
+                    let is_body = body.is_some_and(|body| body.is_same_node(Some(element)));
+                    let name = element.local_name();
+                    if !is_body && !matches!(name.as_str(), "button" | "svg" | "code") {
+                        header_search(element, body, found);
+                    }
+                }
+            }
+            _ => {}
+        }
+        child = node.next_sibling();
+    }
+}
+
+fn is_language_name(text: &str) -> bool {
+    !text.is_empty()
+        && text.chars().count() <= MAX_LANGUAGE_CHARS
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '+' | '-' | '#' | '.' | '_'))
+}

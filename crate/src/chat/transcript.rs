@@ -1,0 +1,403 @@
+//! Turns the live transcript into the protocol engine's messages, incrementally.
+//!
+//! The reader keeps every message element with its last read role, text and completeness.
+//! Mutation records only mark the messages they touch as dirty; [`TranscriptReader::take_changes`]
+//! re-reads those and reports what differs from what it reported before. A new message at the
+//! end is appended without looking at the others; only an edit that changes the list itself (a
+//! message removed, or inserted before the last one) re-indexes, and even then unchanged
+//! messages are not re-read. The work per mutation batch is proportional to what changed, not
+//! to the length of the conversation.
+
+use std::collections::BTreeSet;
+
+use js_sys::{Array, WeakMap};
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Document, Element, MutationObserverInit, MutationRecord, Node};
+
+use super::sites::SiteProfile;
+use super::text::message_text_as;
+use crate::protocol::{Message, Role};
+
+/// One message element and what was last read from it.
+#[derive(Debug)]
+struct Entry {
+    element: Element,
+    role: Role,
+    text: String,
+    complete: bool,
+}
+
+/// Reads a chat transcript into [`Message`]s and reports only what changed.
+#[derive(Debug)]
+pub struct TranscriptReader {
+    document: Document,
+    profile: &'static SiteProfile,
+    /// The message selector chosen from the profile's fallbacks (`None` until one matches).
+    selector: Option<&'static str>,
+    /// Message elements in document order.
+    entries: Vec<Entry>,
+    /// Element -> index in `entries`.
+    index_of: WeakMap,
+    /// Messages to re-read on the next `take_changes`.
+    dirty: BTreeSet<usize>,
+    /// Messages whose role, text or completeness differ from what was last reported.
+    changed: BTreeSet<usize>,
+    /// The list itself must be rebuilt (a message went away or appeared out of order).
+    reindex: bool,
+    /// The message reported as still streaming, if any.
+    streaming: Option<usize>,
+    /// How many times a message's text was read from the DOM (for tests and benchmarks).
+    reads: u64,
+}
+
+impl TranscriptReader {
+    /// A reader for `document`; call [`Self::full_scan`] before anything else.
+    pub fn new(document: Document, profile: &'static SiteProfile) -> Self {
+        Self {
+            document,
+            profile,
+            selector: None,
+            entries: Vec::new(),
+            index_of: WeakMap::new(),
+            dirty: BTreeSet::new(),
+            changed: BTreeSet::new(),
+            reindex: false,
+            streaming: None,
+            reads: 0,
+        }
+    }
+
+    /// Indexes every message on the page (once, at start, or after the conversation changed).
+    /// The texts are read on the next [`Self::take_changes`].
+    pub fn full_scan(&mut self) {
+        self.selector = self.profile.active_message_selector(&self.document);
+        self.rebuild_index();
+    }
+
+    /// Notes the records of one `MutationObserver` callback. Cheap: it maps each record to the
+    /// message it touches and marks that message dirty; nothing is read here.
+    pub fn note_mutations(&mut self, records: &Array) {
+        for record in records.iter() {
+            if let Ok(record) = record.dyn_into::<MutationRecord>() {
+                self.note_record(&record);
+            }
+        }
+    }
+
+    /// Messages whose role, text or completeness changed since the last call, by index in the
+    /// transcript, in order. After a re-index the transcript may also have become shorter: the
+    /// caller keeps only the first [`Self::len`] messages.
+    pub fn take_changes(&mut self) -> Vec<(usize, Message)> {
+        if self.selector.is_none() {
+            // A new chat: no message matched any selector yet.
+            if let Some(selector) = self.profile.active_message_selector(&self.document) {
+                self.selector = Some(selector);
+                self.reindex = true;
+            }
+        }
+        if self.reindex {
+            self.rebuild_index();
+        }
+        let dirty = std::mem::take(&mut self.dirty);
+        for index in dirty {
+            self.read(index);
+        }
+        self.update_streaming();
+        let changed = std::mem::take(&mut self.changed);
+        changed
+            .into_iter()
+            .filter_map(|index| {
+                let entry = self.entries.get(index)?;
+                Some((
+                    index,
+                    Message {
+                        role: entry.role,
+                        text: entry.text.clone(),
+                        complete: entry.complete,
+                    },
+                ))
+            })
+            .collect()
+    }
+
+    /// Every message as last read, in order (what a new engine or a panel needs at once).
+    pub fn messages(&self) -> Vec<Message> {
+        self.entries
+            .iter()
+            .map(|entry| Message {
+                role: entry.role,
+                text: entry.text.clone(),
+                complete: entry.complete,
+            })
+            .collect()
+    }
+
+    /// Messages in the transcript.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// No message yet.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The selector that matched the page's messages, `None` while nothing matched (on a chat
+    /// host with messages on screen that means the markup changed).
+    pub fn message_selector(&self) -> Option<&'static str> {
+        self.selector
+    }
+
+    /// How many times a message's text was read from the DOM since the reader was made.
+    pub fn reads(&self) -> u64 {
+        self.reads
+    }
+
+    fn note_record(&mut self, record: &MutationRecord) {
+        let Some(selector) = self.selector else {
+            // Nothing indexed yet: `take_changes` checks the page once per batch.
+            return;
+        };
+        let Some(target) = record.target() else {
+            return;
+        };
+        let target_element = match target.dyn_ref::<Element>() {
+            Some(element) => Some(element.clone()),
+            None => target.parent_element(),
+        };
+        let message = target_element.and_then(|element| element.closest(selector).ok().flatten());
+        if let Some(message) = message {
+            // Inside one message (streaming text, a re-rendered code block, a class change):
+            // only that message is dirty. Messages do not nest, so added or removed nodes here
+            // cannot be messages.
+            match self.known_index(&message) {
+                Some(index) => {
+                    self.dirty.insert(index);
+                }
+                None => self.add_candidate(message),
+            }
+            return;
+        }
+        if record.type_() != "childList" || self.reindex {
+            // A re-index finds added and removed messages by itself.
+            return;
+        }
+        let removed = record.removed_nodes();
+        for position in 0..removed.length() {
+            if let Some(node) = removed.item(position) {
+                if self.holds_known_message(&node, selector) {
+                    self.reindex = true;
+                    return;
+                }
+            }
+        }
+        let added = record.added_nodes();
+        for position in 0..added.length() {
+            let Some(element) = added
+                .item(position)
+                .and_then(|node| node.dyn_into::<Element>().ok())
+            else {
+                continue;
+            };
+            if element.matches(selector).unwrap_or(false) {
+                self.add_candidate(element);
+            } else if let Ok(found) = element.query_selector_all(selector) {
+                for inner in 0..found.length() {
+                    if let Some(message) = found
+                        .item(inner)
+                        .and_then(|node| node.dyn_into::<Element>().ok())
+                    {
+                        self.add_candidate(message);
+                    }
+                }
+            }
+            if self.reindex {
+                return;
+            }
+        }
+    }
+
+    /// A message element not indexed yet: appended when it comes after the last one, otherwise
+    /// the list is rebuilt.
+    fn add_candidate(&mut self, element: Element) {
+        if self.reindex || self.known_index(&element).is_some() {
+            return;
+        }
+        if !element.is_connected() {
+            return;
+        }
+        let follows = match self.entries.last() {
+            None => true,
+            Some(last) => {
+                last.element.compare_document_position(&element) & Node::DOCUMENT_POSITION_FOLLOWING
+                    != 0
+            }
+        };
+        if !follows {
+            self.reindex = true;
+            return;
+        }
+        let index = self.entries.len();
+        self.index_of
+            .set(element.as_ref(), &JsValue::from(index as f64));
+        self.entries.push(Entry {
+            element,
+            role: Role::User,
+            text: String::new(),
+            complete: true,
+        });
+        self.dirty.insert(index);
+        self.changed.insert(index);
+    }
+
+    /// Whether `node` is, or contains, a message this reader knows.
+    fn holds_known_message(&self, node: &Node, selector: &str) -> bool {
+        let Some(element) = node.dyn_ref::<Element>() else {
+            return false;
+        };
+        if self.known_index(element).is_some() {
+            return true;
+        }
+        // Only descend when the removed subtree can hold messages at all.
+        match element.query_selector_all(selector) {
+            Ok(found) => (0..found.length())
+                .filter_map(|position| found.item(position))
+                .filter_map(|node| node.dyn_into::<Element>().ok())
+                .any(|message| self.known_index(&message).is_some()),
+            Err(_) => false,
+        }
+    }
+
+    fn known_index(&self, element: &Element) -> Option<usize> {
+        lookup(&self.index_of, &self.entries, element)
+    }
+
+    /// Rebuilds the element list from the page. Elements already known keep their cached
+    /// text (and stay dirty if they were); only new ones are read.
+    fn rebuild_index(&mut self) {
+        self.reindex = false;
+        let found: Vec<Element> = match self.selector {
+            Some(selector) => match self.document.query_selector_all(selector) {
+                Ok(list) => (0..list.length())
+                    .filter_map(|position| list.item(position))
+                    .filter_map(|node| node.dyn_into::<Element>().ok())
+                    .collect(),
+                Err(_) => Vec::new(),
+            },
+            None => Vec::new(),
+        };
+        let old_index_of = std::mem::replace(&mut self.index_of, WeakMap::new());
+        let old_entries = std::mem::take(&mut self.entries);
+        let previous_of: Vec<Option<usize>> = found
+            .iter()
+            .map(|element| lookup(&old_index_of, &old_entries, element))
+            .collect();
+        let mut old: Vec<Option<Entry>> = old_entries.into_iter().map(Some).collect();
+        let old_dirty = std::mem::take(&mut self.dirty);
+        let index_of = WeakMap::new();
+        let mut entries = Vec::with_capacity(found.len());
+        let mut dirty = BTreeSet::new();
+        let mut changed = BTreeSet::new();
+        for (index, (element, previous)) in found.into_iter().zip(previous_of).enumerate() {
+            let reused = previous.and_then(|previous| old.get_mut(previous).and_then(Option::take));
+            let entry = match reused {
+                Some(entry) => {
+                    if previous.is_some_and(|previous| old_dirty.contains(&previous)) {
+                        dirty.insert(index);
+                    }
+                    if previous != Some(index)
+                        || previous.is_some_and(|previous| self.changed.contains(&previous))
+                    {
+                        changed.insert(index);
+                    }
+                    entry
+                }
+                None => {
+                    dirty.insert(index);
+                    changed.insert(index);
+                    Entry {
+                        element,
+                        role: Role::User,
+                        text: String::new(),
+                        complete: true,
+                    }
+                }
+            };
+            index_of.set(entry.element.as_ref(), &JsValue::from(index as f64));
+            entries.push(entry);
+        }
+        self.entries = entries;
+        self.index_of = index_of;
+        self.dirty = dirty;
+        self.changed = changed;
+        self.streaming = self.streaming.filter(|index| *index < self.entries.len());
+    }
+
+    fn read(&mut self, index: usize) {
+        let profile = self.profile;
+        let Some(entry) = self.entries.get_mut(index) else {
+            return;
+        };
+        let role = profile.role_of(&entry.element).unwrap_or(Role::User);
+        let text = message_text_as(&entry.element, profile, role);
+        self.reads += 1;
+        if role != entry.role || text != entry.text {
+            entry.role = role;
+            entry.text = text;
+            self.changed.insert(index);
+        }
+    }
+
+    /// Only the last message, when it is the assistant's, can still be streaming: while a stop
+    /// indicator is on the page. (When the user just sent a message the stop button shows before
+    /// the assistant's message exists; the previous answer stays complete.)
+    fn update_streaming(&mut self) {
+        let last = self.entries.len().checked_sub(1);
+        let streaming = last.filter(|index| {
+            self.entries
+                .get(*index)
+                .is_some_and(|entry| entry.role == Role::Assistant)
+                && self.profile.is_generating(&self.document)
+        });
+        // Only the previously and the newly streaming message can change here.
+        for index in [self.streaming, streaming].into_iter().flatten() {
+            let complete = Some(index) != streaming;
+            if let Some(entry) = self.entries.get_mut(index) {
+                if entry.complete != complete {
+                    entry.complete = complete;
+                    self.changed.insert(index);
+                }
+            }
+        }
+        self.streaming = streaming;
+    }
+}
+
+/// The index of `element` in `entries`, through the weak map (checked: a stale map entry never
+/// answers for another element).
+fn lookup(index_of: &WeakMap, entries: &[Entry], element: &Element) -> Option<usize> {
+    // A saturating cast; whatever it gives is checked against the element below.
+    let index = index_of.get(element.as_ref()).as_f64()? as usize;
+    let entry = entries.get(index)?;
+    entry.element.is_same_node(Some(element)).then_some(index)
+}
+
+/// The observer options the reader needs: structure, text and the attributes that carry roles
+/// and streaming state, in the whole subtree.
+pub fn observer_options() -> MutationObserverInit {
+    let options = MutationObserverInit::new();
+    options.set_child_list(true);
+    options.set_subtree(true);
+    options.set_character_data(true);
+    options.set_attributes(true);
+    let filter: Array = [
+        "class",
+        "data-message-author-role",
+        "data-conversation-role",
+    ]
+    .iter()
+    .map(|name| JsValue::from_str(name))
+    .collect();
+    options.set_attribute_filter(&filter);
+    options
+}

@@ -1,0 +1,505 @@
+//! The transcript reader: every ChatGPT markup generation and code-block shape reads as the text
+//! the engine expects, and updates are incremental (one change, one read per changed message).
+#![cfg(target_arch = "wasm32")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "tests: a panic is a failing test"
+)]
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use bai::chat::{MutationWatcher, SITES, SiteProfile, TranscriptReader, message_text};
+use bai::protocol::{Message, Role};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+use web_sys::{Document, Element};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn document() -> Document {
+    web_sys::window().unwrap().document().unwrap()
+}
+
+fn profile() -> &'static SiteProfile {
+    SITES
+        .iter()
+        .find(|profile| profile.hosts.is_empty())
+        .unwrap()
+}
+
+/// Markup in the page for the life of the value (removed even when a test fails).
+struct Fixture {
+    container: Element,
+}
+
+impl Fixture {
+    fn new(html: &str) -> Self {
+        let document = document();
+        let container = document.create_element("div").unwrap();
+        container.set_inner_html(html);
+        document.body().unwrap().append_child(&container).unwrap();
+        Self { container }
+    }
+
+    fn find(&self, selector: &str) -> Element {
+        self.container
+            .query_selector(selector)
+            .unwrap()
+            .unwrap_or_else(|| panic!("no {selector}"))
+    }
+
+    fn text_of(&self, selector: &str) -> String {
+        message_text(&self.find(selector), profile())
+    }
+
+    /// Appends `html` (parsed) at the end of the element matching `selector`.
+    fn append(&self, selector: &str, html: &str) {
+        self.find(selector)
+            .insert_adjacent_html("beforeend", html)
+            .unwrap();
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        self.container.remove();
+    }
+}
+
+/// A watcher on the whole body whose records the test collects synchronously.
+fn watch_body() -> MutationWatcher {
+    let body = document().body().unwrap();
+    MutationWatcher::new(&body, &bai::chat::transcript::observer_options(), |_| {}).unwrap()
+}
+
+fn user(text: &str) -> Message {
+    Message {
+        role: Role::User,
+        text: text.to_owned(),
+        complete: true,
+    }
+}
+
+fn assistant(text: &str, complete: bool) -> Message {
+    Message {
+        role: Role::Assistant,
+        text: text.to_owned(),
+        complete,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markup generations and code-block shapes
+
+const GEN_2024: &str = r#"<main>
+<article data-testid="conversation-turn-1"><h5 class="sr-only">You said:</h5>
+<div data-message-author-role="user" data-message-id="u1"><div class="whitespace-pre-wrap">first line
+  second line, indented
+
+after a blank line</div></div></article>
+<article data-testid="conversation-turn-2"><h6 class="sr-only">ChatGPT said:</h6>
+<div data-message-author-role="assistant" data-message-id="a1"><div class="markdown prose w-full break-words dark:prose-invert light"><p>Here is the handshake:</p><pre><div class="dark bg-gray-950 rounded-md border-[0.5px] border-token-border-medium"><div class="flex items-center relative text-token-text-secondary bg-token-main-surface-secondary px-4 py-2 text-xs font-sans justify-between rounded-t-md"><span>bai</span><div class="flex items-center"><span data-state="closed"><button class="flex gap-1 items-center"><svg width="24" height="24"><path d="M0 0"></path></svg>Copy code</button></span></div></div><div class="overflow-y-auto p-4" dir="ltr"><code class="!whitespace-pre hljs language-bai">{"protocol": "BAI/0.3",
+  "workflow_id": "w1"}
+</code></div></div></pre><p>Then <code>inline_code</code> and a soft
+break, <strong>bold</strong> text.</p><ul><li>one</li><li>two</li></ul></div></div></article>
+</main>"#;
+
+#[wasm_bindgen_test]
+fn markup_2024_user_message_keeps_its_newlines_exactly() {
+    let fixture = Fixture::new(GEN_2024);
+    assert_eq!(
+        fixture.text_of("[data-message-author-role=user]"),
+        "first line\n  second line, indented\n\nafter a blank line"
+    );
+}
+
+#[wasm_bindgen_test]
+fn markup_2024_code_block_is_rebuilt_and_ui_text_dropped() {
+    let fixture = Fixture::new(GEN_2024);
+    assert_eq!(
+        fixture.text_of("[data-message-author-role=assistant]"),
+        "Here is the handshake:\n```bai\n{\"protocol\": \"BAI/0.3\",\n  \"workflow_id\": \"w1\"}\n```\n\
+         Then inline_code and a soft\nbreak, bold text.\none\ntwo"
+    );
+}
+
+const GEN_2025: &str = r#"<article data-testid="conversation-turn-2" data-turn="assistant">
+<div data-message-author-role="assistant" data-message-id="a1" data-message-model-slug="gpt-5"><div class="markdown prose dark:prose-invert w-full break-words light markdown-new-styling"><p data-start="0" data-end="10">Labelled:</p><pre class="overflow-visible!" data-start="12" data-end="40"><div class="contain-inline-size rounded-2xl relative bg-token-sidebar-surface-primary"><div class="flex items-center text-token-text-secondary px-4 py-2 text-xs font-sans justify-between h-9 bg-token-sidebar-surface-primary select-none rounded-t-2xl">bai</div><div class="sticky top-9"><div class="absolute end-0 bottom-0 flex h-9 items-center pe-2"><div class="bg-token-bg-elevated-secondary text-token-text-secondary flex items-center gap-4 rounded-sm px-2 font-sans text-xs"><button class="flex gap-1 items-center select-none py-1" aria-label="Copy"><svg width="20" height="20"></svg>Copy</button></div></div></div><div class="overflow-y-auto p-4" dir="ltr"><code class="whitespace-pre! language-bai"><span><span>BAI_ACTION </span><span class="hljs-punctuation">{</span><span class="hljs-attr">"id"</span><span>: </span><span class="hljs-number">1</span><span class="hljs-punctuation">}</span></span>
+<span>second line</span></code></div></div></pre><p>Unlabelled:</p><pre class="overflow-visible!"><div class="contain-inline-size rounded-2xl relative bg-token-sidebar-surface-primary"><div class="flex items-center text-token-text-secondary px-4 py-2 text-xs font-sans justify-between h-9 bg-token-sidebar-surface-primary select-none rounded-t-2xl"></div><div class="sticky top-9"><div class="absolute end-0 bottom-0 flex h-9 items-center pe-2"><button aria-label="Copy"><svg></svg>Copy</button></div></div><div class="overflow-y-auto p-4" dir="ltr"><code class="whitespace-pre!"><span>plain text</span></code></div></div></pre><p>Header only:</p><pre class="overflow-visible!"><div><div class="flex items-center">json</div><div class="overflow-y-auto p-4"><code class="whitespace-pre!"><span>{}</span></code></div></div></pre></div></div></article>"#;
+
+#[wasm_bindgen_test]
+fn markup_2025_code_blocks_labelled_unlabelled_and_header_only() {
+    let fixture = Fixture::new(GEN_2025);
+    assert_eq!(
+        fixture.text_of("[data-message-author-role=assistant]"),
+        "Labelled:\n```bai\nBAI_ACTION {\"id\": 1}\nsecond line\n```\nUnlabelled:\n```\nplain text\n```\n\
+         Header only:\n```json\n{}\n```"
+    );
+}
+
+const GEN_CODEMIRROR: &str = r#"<article data-testid="conversation-turn-2">
+<div data-message-author-role="assistant" data-message-id="a1"><div class="markdown prose"><p>Lines:</p><pre class="overflow-visible!"><div class="contain-inline-size rounded-2xl"><div class="flex items-center text-xs">bai</div><div class="sticky top-9"><button aria-label="Copy">Copy</button></div><div class="overflow-y-auto"><div id="code-block-viewer" class="cm-editor ͼ1 ͼ2"><div class="cm-scroller"><div class="cm-content q9tKkq_readonly" contenteditable="false" role="textbox" aria-readonly="true" translate="no"><div class="cm-line"><span class="ͼd">BAI_ACTION</span> {"id":2}</div><div class="cm-line"><br></div><div class="cm-line">  indented</div></div></div></div></div></div></pre><p>Breaks:</p><pre><div><div class="flex items-center">python</div><div id="code-block-viewer" class="cm-editor"><div class="cm-scroller"><div class="cm-content"><span class="ͼe">print</span>(1)<br>x = 2<br><br>y</div></div></div></div></pre></div></div></article>"#;
+
+#[wasm_bindgen_test]
+fn markup_codemirror_lines_and_breaks_become_newlines() {
+    let fixture = Fixture::new(GEN_CODEMIRROR);
+    assert_eq!(
+        fixture.text_of("[data-message-author-role=assistant]"),
+        "Lines:\n```bai\nBAI_ACTION {\"id\":2}\n\n  indented\n```\nBreaks:\n```python\nprint(1)\nx = 2\n\ny\n```"
+    );
+}
+
+const GEN_2026: &str = r#"<div role="presentation">
+<section data-turn-key="t1" data-testid="conversation-turn-1" data-turn="user"><div data-chatgpt-search-unit-key="m1:user" data-chatgpt-search-message-ids="m1"><h4 data-conversation-role="user" class="sr-only">You said:</h4><div data-user-message-bubble="true" class="user-message-bubble-color"><div class="whitespace-pre-wrap">BAI_ACK {"nonce":"n_1"}
+second</div></div></div></section>
+<section data-turn-key="t2" data-testid="conversation-turn-2" data-turn="assistant"><div data-chatgpt-search-unit-key="m2:assistant" data-chatgpt-search-message-ids="m2"><h4 data-conversation-role="assistant" class="sr-only">ChatGPT said:</h4><div data-markdown-text-style="assistant-message" class="markdown prose"><p>Handshake below.<br>Second line.</p><div data-markdown-copy="code-block" class="relative"><div data-markdown-copy="exclude" class="flex items-center justify-between"><span class="text-xs">bai</span><button type="button" aria-label="Copy code"><svg></svg><span>Copy</span></button></div><code class="whitespace-pre block">{"handshake": true}
+{"line": 2}
+</code></div><h3>Heading</h3><p>After.</p></div><div class="flex" data-testid="turn-actions"><button data-testid="copy-turn-action-button" aria-label="Copy">Copy</button></div></div></section>
+</div>"#;
+
+#[wasm_bindgen_test]
+fn markup_2026_roles_bodies_and_code_block() {
+    let fixture = Fixture::new(GEN_2026);
+    assert_eq!(
+        fixture.text_of("[data-chatgpt-search-unit-key$=':user']"),
+        "BAI_ACK {\"nonce\":\"n_1\"}\nsecond"
+    );
+    assert_eq!(
+        fixture.text_of("[data-chatgpt-search-unit-key$=':assistant']"),
+        "Handshake below.\nSecond line.\n```bai\n{\"handshake\": true}\n{\"line\": 2}\n```\nHeading\nAfter."
+    );
+}
+
+#[wasm_bindgen_test]
+fn markup_2026_reader_uses_search_unit_keys_for_roles() {
+    let fixture = Fixture::new(GEN_2026);
+    let mut reader = TranscriptReader::new(document(), profile());
+    reader.full_scan();
+    let changes = reader.take_changes();
+    assert_eq!(
+        reader.message_selector(),
+        Some(profile().message_selectors[1])
+    );
+    assert_eq!(changes.len(), 2);
+    assert_eq!(changes[0], (0, user("BAI_ACK {\"nonce\":\"n_1\"}\nsecond")));
+    assert_eq!(changes[1].1.role, Role::Assistant);
+    assert!(changes[1].1.complete);
+    drop(fixture);
+}
+
+#[wasm_bindgen_test]
+fn turn_with_only_a_conversation_role_heading_is_read() {
+    let fixture = Fixture::new(
+        r#"<section data-turn-key="a"><h4 data-conversation-role="user">You said:</h4><div data-user-message-bubble>hello
+there</div></section><section data-turn-key="b"><h4 data-conversation-role="assistant">ChatGPT said:</h4><div data-markdown-text-style="assistant-message"><p>hi</p></div></section>"#,
+    );
+    let mut reader = TranscriptReader::new(document(), profile());
+    reader.full_scan();
+    assert_eq!(
+        reader.take_changes(),
+        vec![(0, user("hello\nthere")), (1, assistant("hi", true))]
+    );
+    drop(fixture);
+}
+
+#[wasm_bindgen_test]
+fn streaming_2026_block_as_inline_code_keeps_its_text() {
+    let fixture = Fixture::new(
+        r#"<div data-message-author-role="assistant"><div class="markdown"><p><code>```bai
+{"a":</code></p></div></div>"#,
+    );
+    assert_eq!(
+        fixture.text_of("[data-message-author-role]"),
+        "```bai\n{\"a\":"
+    );
+}
+
+#[wasm_bindgen_test]
+fn soft_breaks_and_source_whitespace() {
+    let fixture = Fixture::new(
+        "<div data-message-author-role=\"assistant\"><div class=\"markdown\">\n  <p>BAI_ACTION {\"id\":1}\nBAI_ACTION {\"id\":2}</p>\n  <p>tail   </p>\n</div></div>",
+    );
+    assert_eq!(
+        fixture.text_of("[data-message-author-role]"),
+        "BAI_ACTION {\"id\":1}\nBAI_ACTION {\"id\":2}\ntail"
+    );
+}
+
+#[wasm_bindgen_test]
+fn message_without_a_known_body_is_read_whole_without_its_buttons() {
+    let fixture = Fixture::new(
+        r#"<div data-message-author-role="assistant"><span>answer</span><button>Copy</button></div>"#,
+    );
+    assert_eq!(fixture.text_of("[data-message-author-role]"), "answer");
+}
+
+#[wasm_bindgen_test]
+fn tool_messages_are_not_messages() {
+    let fixture = Fixture::new(
+        r#"<div data-message-author-role="user"><div class="whitespace-pre-wrap">q</div></div><div data-message-author-role="tool">ignored</div><div data-message-author-role="assistant"><div class="markdown"><p>a</p></div></div>"#,
+    );
+    let mut reader = TranscriptReader::new(document(), profile());
+    reader.full_scan();
+    assert_eq!(
+        reader.take_changes(),
+        vec![(0, user("q")), (1, assistant("a", true))]
+    );
+    drop(fixture);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Incremental reading
+
+fn turn(index: usize, role: &str, body: &str) -> String {
+    let body = if role == "user" {
+        format!("<div class=\"whitespace-pre-wrap\">{body}</div>")
+    } else {
+        format!("<div class=\"markdown prose\">{body}</div>")
+    };
+    format!(
+        "<article data-testid=\"conversation-turn-{index}\"><div data-message-author-role=\"{role}\" \
+         data-message-id=\"m{index}\">{body}</div></article>"
+    )
+}
+
+fn conversation(turns: usize) -> String {
+    let mut html = String::from("<main id=\"thread\">");
+    for index in 0..turns {
+        if index % 2 == 0 {
+            html.push_str(&turn(index, "user", &format!("question {index}")));
+        } else {
+            html.push_str(&turn(index, "assistant", &format!("<p>answer {index}</p>")));
+        }
+    }
+    html.push_str("</main><form id=\"composer\"></form>");
+    html
+}
+
+/// Feeds the reader what the watcher saw since the last call.
+fn sync(reader: &mut TranscriptReader, watcher: &MutationWatcher) -> Vec<(usize, Message)> {
+    reader.note_mutations(&watcher.take_records());
+    reader.take_changes()
+}
+
+#[wasm_bindgen_test]
+fn initial_scan_reads_each_message_once_and_then_nothing_changes() {
+    let fixture = Fixture::new(&conversation(6));
+    let mut reader = TranscriptReader::new(document(), profile());
+    let watcher = watch_body();
+    reader.full_scan();
+    let changes = reader.take_changes();
+    assert_eq!(changes.len(), 6);
+    assert_eq!(changes[5], (5, assistant("answer 5", true)));
+    assert_eq!(reader.reads(), 6);
+    assert!(sync(&mut reader, &watcher).is_empty());
+    assert_eq!(reader.reads(), 6);
+    drop(fixture);
+}
+
+#[wasm_bindgen_test]
+fn appending_a_message_is_one_change_and_one_read() {
+    let fixture = Fixture::new(&conversation(6));
+    let mut reader = TranscriptReader::new(document(), profile());
+    let watcher = watch_body();
+    reader.full_scan();
+    reader.take_changes();
+    fixture.append("#thread", &turn(6, "user", "a new\nquestion"));
+    assert_eq!(
+        sync(&mut reader, &watcher),
+        vec![(6, user("a new\nquestion"))]
+    );
+    assert_eq!(reader.reads(), 7);
+    assert_eq!(reader.len(), 7);
+    drop(fixture);
+}
+
+#[wasm_bindgen_test]
+fn streaming_then_complete() {
+    let fixture = Fixture::new(&conversation(2));
+    let mut reader = TranscriptReader::new(document(), profile());
+    let watcher = watch_body();
+    reader.full_scan();
+    reader.take_changes();
+    let reads = reader.reads();
+
+    // The user sends; the stop button shows before the answer exists: nothing changes for the
+    // previous answer.
+    fixture.append("#thread", &turn(2, "user", "go"));
+    fixture.append(
+        "#composer",
+        r#"<button data-testid="stop-button">Stop</button>"#,
+    );
+    assert_eq!(sync(&mut reader, &watcher), vec![(2, user("go"))]);
+
+    // The answer starts: incomplete.
+    fixture.append("#thread", &turn(3, "assistant", "<p>BAI_ACTION</p>"));
+    assert_eq!(
+        sync(&mut reader, &watcher),
+        vec![(3, assistant("BAI_ACTION", false))]
+    );
+
+    // More text streams into it: one change, one read each.
+    let paragraph = fixture.find("[data-message-id=m3] p");
+    paragraph.append_with_str_1(" {\"id\":").unwrap();
+    assert_eq!(
+        sync(&mut reader, &watcher),
+        vec![(3, assistant("BAI_ACTION {\"id\":", false))]
+    );
+    paragraph.append_with_str_1("1}").unwrap();
+    assert_eq!(
+        sync(&mut reader, &watcher),
+        vec![(3, assistant("BAI_ACTION {\"id\":1}", false))]
+    );
+    assert_eq!(reader.reads(), reads + 4);
+
+    // The stop button goes and the action bar appears: complete, without re-reading the text.
+    fixture.find("[data-testid=stop-button]").remove();
+    fixture.append(
+        "[data-testid=conversation-turn-3]",
+        r#"<div><button data-testid="copy-turn-action-button">Copy</button></div>"#,
+    );
+    assert_eq!(
+        sync(&mut reader, &watcher),
+        vec![(3, assistant("BAI_ACTION {\"id\":1}", true))]
+    );
+    assert_eq!(reader.reads(), reads + 4);
+    assert!(sync(&mut reader, &watcher).is_empty());
+    drop(fixture);
+}
+
+#[wasm_bindgen_test]
+fn result_streaming_class_marks_the_last_answer_incomplete() {
+    let fixture = Fixture::new(&format!(
+        "<main id=\"thread\">{}<article><div data-message-author-role=\"assistant\"><div class=\"markdown result-streaming\"><p>partial</p></div></div></article></main>",
+        turn(0, "user", "q")
+    ));
+    let mut reader = TranscriptReader::new(document(), profile());
+    let watcher = watch_body();
+    reader.full_scan();
+    assert_eq!(reader.take_changes()[1], (1, assistant("partial", false)));
+    fixture
+        .find(".result-streaming")
+        .class_list()
+        .remove_1("result-streaming")
+        .unwrap();
+    assert_eq!(
+        sync(&mut reader, &watcher),
+        vec![(1, assistant("partial", true))]
+    );
+    drop(fixture);
+}
+
+#[wasm_bindgen_test]
+fn editing_an_old_message_rereads_only_that_message() {
+    let fixture = Fixture::new(&conversation(8));
+    let mut reader = TranscriptReader::new(document(), profile());
+    let watcher = watch_body();
+    reader.full_scan();
+    reader.take_changes();
+    fixture
+        .find("[data-message-id=m2] .whitespace-pre-wrap")
+        .set_text_content(Some("edited"));
+    assert_eq!(sync(&mut reader, &watcher), vec![(2, user("edited"))]);
+    assert_eq!(reader.reads(), 9);
+    drop(fixture);
+}
+
+#[wasm_bindgen_test]
+fn removing_and_inserting_messages_reindexes_without_rereading_known_ones() {
+    let fixture = Fixture::new(&conversation(6));
+    let mut reader = TranscriptReader::new(document(), profile());
+    let watcher = watch_body();
+    reader.full_scan();
+    reader.take_changes();
+
+    // Remove message 1: messages 2..5 move down one place; their texts are not re-read.
+    fixture.find("[data-testid=conversation-turn-1]").remove();
+    let changes = sync(&mut reader, &watcher);
+    assert_eq!(reader.len(), 5);
+    assert_eq!(
+        changes.iter().map(|(index, _)| *index).collect::<Vec<_>>(),
+        vec![1, 2, 3, 4]
+    );
+    assert_eq!(changes[0].1, user("question 2"));
+    assert_eq!(reader.reads(), 6);
+
+    // Insert a message before the last one: one read, indices from there on move up.
+    let last = fixture.find("[data-testid=conversation-turn-5]");
+    last.insert_adjacent_html("beforebegin", &turn(9, "user", "inserted"))
+        .unwrap();
+    let changes = sync(&mut reader, &watcher);
+    assert_eq!(
+        changes,
+        vec![(4, user("inserted")), (5, assistant("answer 5", true))]
+    );
+    assert_eq!(reader.reads(), 7);
+    drop(fixture);
+}
+
+#[wasm_bindgen_test]
+fn a_new_chat_starts_empty_and_picks_up_its_first_message() {
+    let fixture = Fixture::new("<main id=\"thread\"></main>");
+    let mut reader = TranscriptReader::new(document(), profile());
+    let watcher = watch_body();
+    reader.full_scan();
+    assert!(reader.take_changes().is_empty());
+    assert_eq!(reader.message_selector(), None);
+    fixture.append("#thread", &turn(0, "user", "hello"));
+    assert_eq!(sync(&mut reader, &watcher), vec![(0, user("hello"))]);
+    drop(fixture);
+}
+
+#[wasm_bindgen_test]
+fn long_conversation_append_reads_one_message() {
+    let fixture = Fixture::new(&conversation(2000));
+    let mut reader = TranscriptReader::new(document(), profile());
+    let watcher = watch_body();
+    reader.full_scan();
+    assert_eq!(reader.take_changes().len(), 2000);
+    assert_eq!(reader.reads(), 2000);
+    fixture.append("#thread", &turn(2000, "assistant", "<p>more</p>"));
+    assert_eq!(
+        sync(&mut reader, &watcher),
+        vec![(2000, assistant("more", true))]
+    );
+    let p = fixture.find("[data-message-id=m2000] p");
+    p.append_with_str_1(" text").unwrap();
+    assert_eq!(
+        sync(&mut reader, &watcher),
+        vec![(2000, assistant("more text", true))]
+    );
+    assert_eq!(reader.reads(), 2002);
+    drop(fixture);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The observer helper
+
+#[wasm_bindgen_test]
+async fn watcher_delivers_batches_and_stops_when_dropped() {
+    let fixture = Fixture::new("<div id=\"watched\"></div>");
+    let target = fixture.find("#watched");
+    let batches: Rc<RefCell<Vec<u32>>> = Rc::default();
+    let seen = batches.clone();
+    let watcher = MutationWatcher::new(
+        &target,
+        &bai::chat::transcript::observer_options(),
+        move |records| seen.borrow_mut().push(records.length()),
+    )
+    .unwrap();
+    target.append_with_str_1("a").unwrap();
+    target.append_with_str_1("b").unwrap();
+    gloo_timers::future::sleep(Duration::from_millis(20)).await;
+    assert_eq!(*batches.borrow(), vec![2], "two mutations, one batch");
+    drop(watcher);
+    target.append_with_str_1("c").unwrap();
+    gloo_timers::future::sleep(Duration::from_millis(20)).await;
+    assert_eq!(*batches.borrow(), vec![2], "nothing after drop");
+    let _ = target.dyn_ref::<Element>();
+    drop(fixture);
+}
