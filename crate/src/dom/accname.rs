@@ -9,7 +9,9 @@ use web_sys::{Element, HtmlSlotElement, Node};
 use super::js;
 use super::matching::normalize_whitespace;
 use super::roles::{allows_name_from_content, role_of};
-use super::tree::{ShadowAccess, assigned_or_fallback, children, element_by_id_near};
+use super::tree::{
+    ShadowAccess, as_element, as_tag, assigned_or_fallback, children, element_by_id_near,
+};
 use super::visibility::{computed_style, is_hidden_for_accessibility};
 
 /// The accessible name of `element`.
@@ -52,7 +54,7 @@ impl Computation<'_> {
     fn node_name(&mut self, node: &Node, flags: Flags) -> String {
         match node.node_type() {
             Node::TEXT_NODE => node.text_content().unwrap_or_default(),
-            Node::ELEMENT_NODE => match node.dyn_ref::<Element>() {
+            Node::ELEMENT_NODE => match as_element(node) {
                 Some(element) => self.element_name(element, flags),
                 None => String::new(),
             },
@@ -230,7 +232,7 @@ impl Computation<'_> {
             let Some(label) = labels.item(i) else {
                 continue;
             };
-            let Some(label) = label.dyn_ref::<Element>() else {
+            let Some(label) = as_element(&label) else {
                 continue;
             };
             let part = normalize_whitespace(&self.element_name(label, flags));
@@ -267,7 +269,7 @@ impl Computation<'_> {
             ..flags
         };
         let mut out = pseudo_content(element, "::before");
-        let nodes = match element.dyn_ref::<HtmlSlotElement>() {
+        let nodes = match as_tag::<HtmlSlotElement>(element, "slot") {
             Some(slot) => assigned_or_fallback(slot),
             None => match self.shadow.shadow_root(element) {
                 Some(root) => children(root.as_ref()),
@@ -276,7 +278,7 @@ impl Computation<'_> {
         };
         for node in nodes {
             let text = self.node_name(&node, child_flags);
-            let block = node.dyn_ref::<Element>().is_some_and(is_block);
+            let block = as_element(&node).is_some_and(is_block);
             if block {
                 out.push(' ');
             }
@@ -305,16 +307,13 @@ fn field_fallback(element: &Element) -> Option<String> {
 fn embedded_control_value(element: &Element, role: Option<&str>) -> Option<String> {
     match role? {
         "textbox" | "searchbox" => {
-            if let Some(input) = element.dyn_ref::<web_sys::HtmlInputElement>() {
-                return Some(input.value());
-            }
-            if let Some(area) = element.dyn_ref::<web_sys::HtmlTextAreaElement>() {
-                return Some(area.value());
+            if matches!(element.local_name().as_str(), "input" | "textarea") {
+                return js::get_string(element, "value");
             }
             Some(element.text_content().unwrap_or_default())
         }
         "combobox" | "listbox" => {
-            if let Some(select) = element.dyn_ref::<web_sys::HtmlSelectElement>() {
+            if let Some(select) = as_tag::<web_sys::HtmlSelectElement>(element, "select") {
                 let options = select.selected_options();
                 let mut parts = Vec::new();
                 for i in 0..options.length() {
@@ -326,8 +325,8 @@ fn embedded_control_value(element: &Element, role: Option<&str>) -> Option<Strin
                 }
                 return Some(parts.join(" "));
             }
-            if let Some(input) = element.dyn_ref::<web_sys::HtmlInputElement>() {
-                return Some(input.value());
+            if element.local_name() == "input" {
+                return js::get_string(element, "value");
             }
             let selected = element
                 .query_selector("[aria-selected=\"true\"]")
@@ -342,9 +341,11 @@ fn embedded_control_value(element: &Element, role: Option<&str>) -> Option<Strin
             if let Some(now) = non_empty_attr(element, "aria-valuenow") {
                 return Some(now);
             }
-            element
-                .dyn_ref::<web_sys::HtmlInputElement>()
-                .map(|i| i.value())
+            if element.local_name() == "input" {
+                js::get_string(element, "value")
+            } else {
+                None
+            }
         }
         _ => None,
     }

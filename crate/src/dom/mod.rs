@@ -14,6 +14,8 @@ pub mod accname;
 pub mod action;
 pub mod describe;
 pub mod error;
+#[doc(hidden)]
+pub mod fixture;
 mod js;
 pub mod matching;
 pub mod report;

@@ -1,7 +1,6 @@
 //! ARIA roles: the explicit `role` attribute wins, else the implicit role of the HTML element
 //! (HTML-AAM, the subset in `dom-actions.md`), plus which roles take their name from content.
 
-use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 /// Every ARIA 1.2 role name the role engine accepts (plus the `none`/`presentation` synonyms).
@@ -260,7 +259,7 @@ fn in_sectioning(element: &Element) -> bool {
 
 /// Whether the element is a text field a user types into.
 pub fn is_text_control(element: &Element) -> bool {
-    if element.dyn_ref::<web_sys::HtmlTextAreaElement>().is_some() {
+    if element.local_name() == "textarea" {
         return true;
     }
     element.local_name() == "input"

@@ -36,15 +36,13 @@ impl ShadowAccess {
         match self {
             Self::ChromeDom(function) => {
                 let chrome_dom = js::get(&js::get(&js_sys::global(), "chrome"), "dom");
-                function
-                    .call1(&chrome_dom, element)
-                    .ok()
-                    .and_then(|v| v.dyn_into().ok())
+                let value = function.call1(&chrome_dom, element).ok()?;
+                as_node(&value).and_then(as_shadow_root).cloned()
             }
             Self::FirefoxOrOpen => {
                 let firefox = js::get(element, "openOrClosedShadowRoot");
-                if let Ok(root) = firefox.dyn_into::<ShadowRoot>() {
-                    return Some(root);
+                if let Some(root) = as_node(&firefox).and_then(as_shadow_root) {
+                    return Some(root.clone());
                 }
                 element.shadow_root()
             }
@@ -78,7 +76,7 @@ impl QueryRoot {
         let mut stack: Vec<Node> = Vec::new();
         push_children_reversed(&mut stack, self.document.as_ref());
         while let Some(node) = stack.pop() {
-            let Ok(element) = node.dyn_into::<Element>() else {
+            let Some(element) = as_element(&node).cloned() else {
                 continue;
             };
             // Children first reversed, then shadow root and iframe on top, so they come next.
@@ -126,7 +124,7 @@ pub fn assigned_or_fallback(slot: &web_sys::HtmlSlotElement) -> Vec<Node> {
     let assigned: Vec<Node> = slot
         .assigned_nodes_with_options(&options)
         .iter()
-        .filter_map(|n| n.dyn_into::<Node>().ok())
+        .filter_map(|n| as_node(&n).cloned())
         .collect();
     if assigned.is_empty() {
         children(slot.as_ref())
@@ -158,7 +156,7 @@ fn push_children_reversed(stack: &mut Vec<Node>, node: &Node) {
 
 /// The document of a same-origin iframe (`None` for other elements and cross-origin frames).
 pub fn iframe_document(element: &Element) -> Option<Document> {
-    element.dyn_ref::<HtmlIFrameElement>()?.content_document()
+    as_tag::<HtmlIFrameElement>(element, "iframe")?.content_document()
 }
 
 /// The parent in the composed tree: the parent element, or the shadow host when at the top of a
@@ -168,10 +166,10 @@ pub fn composed_parent(element: &Element) -> Option<Element> {
         return Some(parent);
     }
     let parent = element.parent_node()?;
-    if let Some(root) = parent.dyn_ref::<ShadowRoot>() {
+    if let Some(root) = as_shadow_root(&parent) {
         return Some(root.host());
     }
-    if let Some(document) = parent.dyn_ref::<Document>() {
+    if let Some(document) = as_document(&parent) {
         return document
             .default_view()
             .and_then(|w| w.frame_element().ok().flatten());
@@ -195,11 +193,48 @@ pub fn composed_contains(ancestor: &Element, node: &Element) -> bool {
 /// `getElementById` in the tree (document or shadow root) that holds `element`.
 pub fn element_by_id_near(element: &Element, id: &str) -> Option<Element> {
     let root = element.get_root_node();
-    if let Some(shadow) = root.dyn_ref::<ShadowRoot>() {
+    if let Some(shadow) = as_shadow_root(&root) {
         return shadow.get_element_by_id(id);
     }
-    if let Some(document) = root.dyn_ref::<Document>() {
+    if let Some(document) = as_document(&root) {
         return document.get_element_by_id(id);
     }
     element.owner_document()?.get_element_by_id(id)
+}
+
+// Realm-independent casts. Nodes inside an iframe belong to another JS realm, where
+// `instanceof Element` (what `dyn_ref` checks) is false; these check `nodeType` instead.
+
+/// `value` as a DOM node of any realm.
+pub fn as_node(value: &wasm_bindgen::JsValue) -> Option<&Node> {
+    if !value.is_object() {
+        return None;
+    }
+    js::get(value, "nodeType")
+        .as_f64()
+        .map(|_| value.unchecked_ref::<Node>())
+}
+
+/// `value` as an element of any realm.
+pub fn as_element(value: &wasm_bindgen::JsValue) -> Option<&Element> {
+    let node = as_node(value)?;
+    (node.node_type() == Node::ELEMENT_NODE).then(|| value.unchecked_ref::<Element>())
+}
+
+/// `node` as a document of any realm.
+pub fn as_document(node: &Node) -> Option<&Document> {
+    (node.node_type() == Node::DOCUMENT_NODE).then(|| node.unchecked_ref::<Document>())
+}
+
+/// `node` as a shadow root of any realm.
+pub fn as_shadow_root(node: &Node) -> Option<&ShadowRoot> {
+    if node.node_type() != Node::DOCUMENT_FRAGMENT_NODE {
+        return None;
+    }
+    as_element(&js::get(node, "host")).map(|_| node.unchecked_ref::<ShadowRoot>())
+}
+
+/// `element` as `T` when its local name is `tag` (any realm).
+pub fn as_tag<'a, T: JsCast>(element: &'a Element, tag: &str) -> Option<&'a T> {
+    (element.local_name() == tag).then(|| element.unchecked_ref::<T>())
 }

@@ -65,10 +65,22 @@ pub fn is_hidden_for_accessibility(element: &Element) -> bool {
         }
         current = composed_parent(&el);
     }
-    if !is_rendered(element) {
+    // Options of a closed drop-down have no boxes; they are as visible as their <select>.
+    let rendered_as = match element.local_name().as_str() {
+        "option" | "optgroup" => element
+            .closest("select, datalist")
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| element.clone()),
+        _ => element.clone(),
+    };
+    if rendered_as.local_name() == "datalist" {
+        return false;
+    }
+    if !is_rendered(&rendered_as) {
         return true;
     }
-    computed_style(element)
+    computed_style(&rendered_as)
         .and_then(|s| s.get_property_value("visibility").ok())
         .is_some_and(|v| v == "hidden" || v == "collapse")
 }

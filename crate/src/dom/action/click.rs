@@ -18,7 +18,7 @@ use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
 use crate::dom::js;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
-use crate::dom::tree::{ShadowAccess, composed_contains, composed_parent};
+use crate::dom::tree::{ShadowAccess, as_element, composed_contains, composed_parent};
 use crate::protocol::Selector;
 
 pub(super) async fn run(
@@ -134,7 +134,7 @@ fn hit_target(
 }
 
 fn first_at(array: &js_sys::Array) -> Option<Element> {
-    array.iter().find_map(|v| v.dyn_into::<Element>().ok())
+    array.iter().find_map(|v| as_element(&v).cloned())
 }
 
 /// The nearest button or link around `element` (itself included).
@@ -161,7 +161,7 @@ fn in_label_of(hit: &Element, target: &Element) -> bool {
     while let Some(el) = current {
         if el.local_name() == "label" {
             let control = js::get(&el, "control");
-            return control.dyn_ref::<Element>().is_some_and(|c| c == target);
+            return as_element(&control).is_some_and(|c| c == target);
         }
         current = composed_parent(&el);
     }
@@ -289,7 +289,7 @@ fn followed_link(hit: &Element) -> Option<String> {
     if link.has_attribute("download") {
         return None;
     }
-    let href = link.dyn_ref::<web_sys::HtmlAnchorElement>()?.href();
+    let href = js::get_string(&link, "href")?;
     if href.starts_with("javascript:") {
         None
     } else {

@@ -18,7 +18,7 @@ use crate::dom::error::ActionError;
 use crate::dom::js;
 use crate::dom::matching::normalize_whitespace;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
-use crate::dom::tree::ShadowAccess;
+use crate::dom::tree::{ShadowAccess, as_element};
 use crate::protocol::{Selector, SelectorKind};
 
 /// Words that name a password field in a selector (a few languages).
@@ -125,8 +125,8 @@ async fn prepare(selector: &Selector, attempt: u32) -> Result<(Element, Editable
 /// shadow root.
 fn retarget(shadow: &ShadowAccess, element: Element) -> Element {
     if element.local_name() == "label" {
-        if let Ok(control) = js::get(&element, "control").dyn_into::<Element>() {
-            return control;
+        if let Some(control) = as_element(&js::get(&element, "control")) {
+            return control.clone();
         }
     }
     if element.local_name().contains('-') && !is_content_editable(&element) {
@@ -147,8 +147,10 @@ fn first_field_in_shadow(shadow: &ShadowAccess, host: &Element, depth: u32) -> O
     }
     let all = root.query_selector_all("*").ok()?;
     for i in 0..all.length() {
-        if let Some(inner) = all.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
-            if let Some(field) = first_field_in_shadow(shadow, &inner, depth + 1) {
+        if let Some(inner) = all.item(i) {
+            if let Some(field) =
+                as_element(&inner).and_then(|e| first_field_in_shadow(shadow, e, depth + 1))
+            {
                 return Some(field);
             }
         }
@@ -174,11 +176,9 @@ fn classify(element: &Element) -> Result<Editable, ActionError> {
     };
     match element.local_name().as_str() {
         "textarea" => Ok(Editable::Field),
-        "select" => element
-            .clone()
-            .dyn_into::<HtmlSelectElement>()
-            .map(Editable::Select)
-            .map_err(|_| unsupported("not a real <select>")),
+        "select" => Ok(Editable::Select(
+            element.clone().unchecked_into::<HtmlSelectElement>(),
+        )),
         "input" => {
             let input_type = element
                 .get_attribute("type")
@@ -373,7 +373,8 @@ fn choose_option(select: &HtmlSelectElement, text: &str) -> Result<Effect, Actio
     for i in 0..options.length() {
         let Some(option) = options
             .item(i)
-            .and_then(|o| o.dyn_into::<web_sys::HtmlOptionElement>().ok())
+            .filter(|o| o.local_name() == "option")
+            .map(|o| o.unchecked_into::<web_sys::HtmlOptionElement>())
         else {
             continue;
         };

@@ -200,9 +200,8 @@ fn in_viewport(element: &Element) -> bool {
 
 /// Focuses the element if it is an HTML element.
 pub(crate) fn focus(element: &Element) {
-    if let Some(html) = element.dyn_ref::<HtmlElement>() {
-        let _ = html.focus();
-    }
+    // Any element with a `focus` method (HTML or SVG, any realm).
+    let _ = element.unchecked_ref::<HtmlElement>().focus();
 }
 
 /// Converts a thrown JS value into a script error.

@@ -3,7 +3,9 @@
 //! boundaries: `sl-input input` does not match, `input` does.
 
 use wasm_bindgen::JsCast;
-use web_sys::{Document, DocumentFragment, Element, Node, NodeList};
+use web_sys::{DocumentFragment, Element, Node, NodeList};
+
+use crate::dom::tree::{as_document, as_element};
 
 use super::{QueryRoot, SelectorEngine, SelectorError};
 use crate::dom::js;
@@ -25,8 +27,10 @@ impl SelectorEngine for CssEngine {
                 SelectorError::new(format!("the browser rejected it: {}", js::error_text(&e)))
             })?;
             for i in 0..list.length() {
-                if let Some(element) = list.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
-                    out.push(element);
+                if let Some(node) = list.item(i) {
+                    if let Some(element) = as_element(&node) {
+                        out.push(element.clone());
+                    }
                 }
             }
         }
@@ -35,11 +39,13 @@ impl SelectorEngine for CssEngine {
 }
 
 fn query_scope(scope: &Node, css: &str) -> Result<NodeList, wasm_bindgen::JsValue> {
-    if let Some(document) = scope.dyn_ref::<Document>() {
+    if let Some(document) = as_document(scope) {
         return document.query_selector_all(css);
     }
-    if let Some(fragment) = scope.dyn_ref::<DocumentFragment>() {
-        return fragment.query_selector_all(css);
+    if scope.node_type() == Node::DOCUMENT_FRAGMENT_NODE {
+        return scope
+            .unchecked_ref::<DocumentFragment>()
+            .query_selector_all(css);
     }
     Err(wasm_bindgen::JsValue::from_str("not a query scope"))
 }

@@ -2,12 +2,11 @@
 //! innermost matching element wins. Button-like inputs match on their value; script, style and
 //! hidden elements never match.
 
-use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlSlotElement, Node};
 
 use super::{QueryRoot, SelectorEngine, SelectorError};
 use crate::dom::matching::TextMatcher;
-use crate::dom::tree::{assigned_or_fallback, children, iframe_document};
+use crate::dom::tree::{as_element, as_tag, assigned_or_fallback, children, iframe_document};
 use crate::dom::visibility::{is_rendered, is_visible};
 use crate::protocol::Selector;
 
@@ -97,10 +96,10 @@ impl Walk<'_> {
         if node.node_type() == Node::TEXT_NODE {
             return node.text_content().unwrap_or_default();
         }
-        let Some(element) = node.dyn_ref::<Element>() else {
+        let Some(element) = as_element(node) else {
             return String::new();
         };
-        if let Some(slot) = element.dyn_ref::<HtmlSlotElement>() {
+        if let Some(slot) = as_tag::<HtmlSlotElement>(element, "slot") {
             // Assigned nodes are light-DOM children, counted with their host; only fallback
             // content belongs to the slot.
             let options = web_sys::AssignedNodesOptions::new();

@@ -1,8 +1,9 @@
 //! `xpath`: `document.evaluate` on the top document. Text and attribute results resolve to
 //! their element.
 
-use wasm_bindgen::JsCast;
-use web_sys::{Attr, Element, Node, XPathResult};
+use web_sys::{Element, Node, XPathResult};
+
+use crate::dom::tree::as_element;
 
 use super::{QueryRoot, SelectorEngine, SelectorError};
 use crate::dom::js;
@@ -48,13 +49,11 @@ impl SelectorEngine for XpathEngine {
 }
 
 fn to_element(node: Node) -> Option<Element> {
-    if let Some(attr) = node.dyn_ref::<Attr>() {
-        return crate::dom::js::get(attr, "ownerElement")
-            .dyn_into::<Element>()
-            .ok();
+    if node.node_type() == Node::ATTRIBUTE_NODE {
+        return as_element(&crate::dom::js::get(&node, "ownerElement")).cloned();
     }
-    match node.dyn_into::<Element>() {
-        Ok(element) => Some(element),
-        Err(node) => node.parent_element(),
+    match as_element(&node) {
+        Some(element) => Some(element.clone()),
+        None => node.parent_element(),
     }
 }

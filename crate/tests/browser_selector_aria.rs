@@ -1,0 +1,99 @@
+#![cfg(target_arch = "wasm32")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "tests"
+)]
+//! The aria engine: `{"type":"aria","value":"Email"}` finds an input however it is labelled.
+
+use bai::dom::fixture::Fixture;
+use bai::dom::selector::{QueryRoot, query_all, resolve};
+use bai::protocol::{Selector, SelectorKind};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn aria(value: &str, exact: bool) -> Vec<String> {
+    let root = QueryRoot::current().unwrap();
+    let mut selector = Selector::new(SelectorKind::Aria, value);
+    selector.exact = exact;
+    query_all(&root, &selector)
+        .unwrap()
+        .iter()
+        .map(|e| e.id())
+        .collect()
+}
+
+#[wasm_bindgen_test]
+fn label_for() {
+    let _f =
+        Fixture::mount(r#"<label for="e">Email</label><input id="e"><input id="other">"#).unwrap();
+    assert_eq!(aria("Email", false), ["e"]);
+}
+
+#[wasm_bindgen_test]
+fn wrapping_label() {
+    let _f = Fixture::mount(r#"<label>Email <input id="e"></label>"#).unwrap();
+    assert_eq!(aria("Email", false), ["e"]);
+}
+
+#[wasm_bindgen_test]
+fn aria_label() {
+    let _f = Fixture::mount(r#"<input id="e" aria-label="Email">"#).unwrap();
+    assert_eq!(aria("email", false), ["e"]);
+}
+
+#[wasm_bindgen_test]
+fn aria_labelledby() {
+    let _f = Fixture::mount(r#"<span id="l">Your  email</span><input id="e" aria-labelledby="l">"#)
+        .unwrap();
+    assert_eq!(aria("Your email", false), ["e"]);
+}
+
+#[wasm_bindgen_test]
+fn placeholder() {
+    let _f = Fixture::mount(r#"<input id="e" placeholder="Email address">"#).unwrap();
+    assert_eq!(aria("Email", false), ["e"]);
+}
+
+#[wasm_bindgen_test]
+fn exact_is_case_sensitive_equality() {
+    let _f = Fixture::mount(
+        r#"<input id="a" aria-label="Email"><input id="b" aria-label="Email address">"#,
+    )
+    .unwrap();
+    assert_eq!(aria("Email", true), ["a"]);
+    assert!(aria("email", true).is_empty());
+    assert_eq!(aria("email", false), ["a", "b"]);
+}
+
+#[wasm_bindgen_test]
+fn hidden_elements_never_match() {
+    let _f = Fixture::mount(
+        r#"<input id="a" aria-label="Email" style="display:none"><div aria-hidden="true"><input id="b" aria-label="Email"></div><input id="c" aria-label="Email">"#,
+    )
+    .unwrap();
+    assert_eq!(aria("Email", false), ["c"]);
+}
+
+#[wasm_bindgen_test]
+fn buttons_and_links_by_content() {
+    let _f = Fixture::mount(r#"<button id="b">Save <b>draft</b></button><a id="l" href="/x">Save all</a><div id="d">Save</div>"#).unwrap();
+    assert_eq!(aria("save", false), ["b", "l"]);
+}
+
+#[wasm_bindgen_test]
+fn ambiguity_lists_candidates() {
+    let _f = Fixture::mount(r#"<input id="a" aria-label="Email"><input id="b" aria-label="Email"><input id="c" aria-label="Email">"#).unwrap();
+    let root = QueryRoot::current().unwrap();
+    let err = resolve(&root, &Selector::new(SelectorKind::Aria, "Email")).unwrap_err();
+    assert_eq!(err.code(), "ambiguous");
+    let message = err.message();
+    assert!(
+        message.starts_with("aria 'Email' matched 3 elements: input#a"),
+        "{message}"
+    );
+    assert!(message.contains("add more words"), "{message}");
+}
