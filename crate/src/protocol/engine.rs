@@ -1124,3 +1124,7 @@ fn action_of(map: &Map<String, Value>, action_id: u64) -> Result<Action, Refusal
     action_from_wire(type_name, payload)
         .map_err(|(code, reason)| (code, format!("action {action_id}: {reason}")))
 }
+
+#[cfg(test)]
+#[path = "engine_tests.rs"]
+mod tests;

@@ -1,0 +1,271 @@
+//! Unit tests of the engine API that the CLI-based conformance suite cannot reach: approval,
+//! denial, stop, incremental updates, streaming step by step, limits.
+
+use super::*;
+
+const WF: &str = "wf-0001";
+const NONCE: &str = "n_0123456789abcdef";
+
+fn handshake(wf: &str) -> String {
+    format!(
+        "```bai\n{{\"protocol\":\"BAI/0.3\",\"workflow_id\":\"{wf}\",\"kind\":\"handshake\",\"state\":\"awaiting_extension_ack\",\"capabilities\":[\"action_lines\"]}}\n```"
+    )
+}
+
+fn action(wf: &str, id: u64, selector: &str) -> String {
+    format!(
+        "BAI_ACTION {{\"protocol\":\"BAI/0.3\",\"workflow_id\":\"{wf}\",\"kind\":\"action\",\"ack_nonce\":\"{NONCE}\",\"action_id\":{id},\"type\":\"click\",\"payload\":{{\"selector\":\"{selector}\"}}}}"
+    )
+}
+
+fn executed(decisions: &[Decision]) -> Vec<u64> {
+    decisions
+        .iter()
+        .filter_map(|d| match d {
+            Decision::Execute { action_id, .. } => Some(*action_id),
+            _ => None,
+        })
+        .collect()
+}
+
+fn codes(decisions: &[Decision]) -> Vec<&'static str> {
+    decisions
+        .iter()
+        .filter_map(|d| match d {
+            Decision::Reject(r) => Some(r.code.code()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An engine with `WF` acknowledged after messages [user, assistant handshake].
+fn active_engine() -> (Engine, Vec<Message>) {
+    let mut engine = Engine::new();
+    let mut messages = vec![Message::new(Role::User, "go")];
+    assert!(engine.observe(&messages).is_empty());
+    messages.push(Message::new(Role::Assistant, handshake(WF)));
+    let found = engine.observe(&messages);
+    assert!(
+        matches!(found.as_slice(), [Decision::HandshakeFound { workflow_id, .. }] if workflow_id == WF)
+    );
+    let approved = engine.approve(WF, NONCE).unwrap();
+    assert!(matches!(&approved[0], Decision::Ack { line, .. } if line.contains(NONCE)));
+    (engine, messages)
+}
+
+#[test]
+fn approve_validates_the_nonce_and_state() {
+    let mut engine = Engine::new();
+    engine.observe(&[Message::new(Role::Assistant, handshake(WF))]);
+    assert!(matches!(
+        engine.approve(WF, "n_7d8f1c"),
+        Err(EngineError::InvalidNonce { .. })
+    ));
+    assert!(matches!(
+        engine.approve("other", NONCE),
+        Err(EngineError::UnknownWorkflow { .. })
+    ));
+    assert_eq!(
+        engine.workflow(WF).unwrap().state,
+        WorkflowState::AwaitingExtensionAck
+    );
+    engine.approve(WF, NONCE).unwrap();
+    assert!(matches!(
+        engine.approve(WF, NONCE),
+        Err(EngineError::NotAwaitingApproval { .. })
+    ));
+    assert_eq!(engine.workflow(WF).unwrap().state, WorkflowState::Active);
+}
+
+#[test]
+fn deny_and_stop() {
+    let mut engine = Engine::new();
+    let mut messages = vec![Message::new(Role::Assistant, handshake(WF))];
+    engine.observe(&messages);
+    assert_eq!(
+        engine.deny(WF).unwrap(),
+        vec![Decision::StateChanged {
+            workflow_id: WF.into(),
+            state: WorkflowState::Denied
+        }]
+    );
+    assert!(engine.approve(WF, NONCE).is_err());
+    messages.push(Message::new(Role::Assistant, action(WF, 1, "#a")));
+    assert_eq!(codes(&engine.observe(&messages)), vec!["workflow_finished"]);
+
+    let (mut engine, mut messages) = active_engine();
+    assert_eq!(engine.stop(WF).unwrap().len(), 1);
+    assert!(matches!(
+        engine.stop(WF),
+        Err(EngineError::AlreadyFinished { .. })
+    ));
+    messages.push(Message::new(Role::Assistant, action(WF, 1, "#a")));
+    let decisions = engine.observe(&messages);
+    assert!(executed(&decisions).is_empty());
+    assert_eq!(codes(&decisions), vec!["workflow_finished"]);
+}
+
+#[test]
+fn stop_drops_held_v02_actions() {
+    let mut engine = Engine::new();
+    let text = "```bai\n{\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w2\",\"state\":\"awaiting_extension_ack\"}\n```\nBAI_ACTION {\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w2\",\"action_id\":1,\"type\":\"click\",\"payload\":{\"selector\":\"#a\"}}";
+    engine.observe(&[Message::new(Role::Assistant, text)]);
+    assert_eq!(engine.workflow("w2").unwrap().held_actions, 1);
+    engine.stop("w2").unwrap();
+    assert_eq!(engine.workflow("w2").unwrap().held_actions, 0);
+    assert!(engine.approve("w2", NONCE).is_err());
+}
+
+#[test]
+fn streaming_line_by_line_executes_each_record_once_when_its_line_ends() {
+    let (mut engine, mut messages) = active_engine();
+    let full = format!("{}\n{}\n", action(WF, 1, "#a"), action(WF, 2, "#b"));
+    let mut seen = Vec::new();
+    messages.push(Message::streaming(Role::Assistant, ""));
+    for end in 0..=full.len() {
+        if !full.is_char_boundary(end) {
+            continue;
+        }
+        if let Some(last) = messages.last_mut() {
+            last.text = full[..end].to_owned();
+        }
+        let decisions = engine.observe(&messages);
+        assert!(codes(&decisions).is_empty(), "{decisions:?}");
+        for id in executed(&decisions) {
+            // Executed only once the line break after it arrived.
+            assert!(full[..end].ends_with('\n'), "executed {id} at {end}");
+            seen.push(id);
+        }
+    }
+    if let Some(last) = messages.last_mut() {
+        last.complete = true;
+    }
+    assert!(engine.observe(&messages).is_empty());
+    assert_eq!(seen, vec![1, 2]);
+}
+
+#[test]
+fn last_record_of_a_streaming_message_waits_for_completion() {
+    let (mut engine, mut messages) = active_engine();
+    messages.push(Message::streaming(Role::Assistant, action(WF, 1, "#a")));
+    assert!(engine.observe(&messages).is_empty());
+    messages.last_mut().unwrap().complete = true;
+    assert_eq!(executed(&engine.observe(&messages)), vec![1]);
+}
+
+#[test]
+fn update_message_is_incremental_and_knows_the_last_message() {
+    let mut engine = Engine::new();
+    assert!(
+        engine
+            .update_message(0, &Message::new(Role::User, "hi"))
+            .is_empty()
+    );
+    let found = engine.update_message(1, &Message::new(Role::Assistant, handshake(WF)));
+    assert!(matches!(
+        found.as_slice(),
+        [Decision::HandshakeFound { .. }]
+    ));
+    engine.approve(WF, NONCE).unwrap();
+    let acted = engine.update_message(2, &Message::new(Role::Assistant, action(WF, 1, "#a")));
+    assert_eq!(executed(&acted), vec![1]);
+    // The same message again: nothing.
+    assert!(
+        engine
+            .update_message(2, &Message::new(Role::Assistant, action(WF, 1, "#a")))
+            .is_empty()
+    );
+    // A handshake that shows up in an older slot is not the newest message.
+    let stale = engine.update_message(1, &Message::new(Role::Assistant, handshake("wf-other")));
+    assert_eq!(codes(&stale), vec!["stale_handshake"]);
+    // Far-away indexes are ignored, not allocated.
+    assert!(
+        engine
+            .update_message(usize::MAX, &Message::new(Role::User, "x"))
+            .is_empty()
+    );
+}
+
+#[test]
+fn save_restore_decides_nothing_twice() {
+    let (mut engine, mut messages) = active_engine();
+    messages.push(Message::new(
+        Role::Assistant,
+        format!("{}\n{}", action(WF, 1, "#a"), action(WF, 2, "#b")),
+    ));
+    assert_eq!(executed(&engine.observe(&messages)), vec![1, 2]);
+    let saved = engine.save().unwrap();
+    let mut restored = Engine::restore(&saved).unwrap();
+    assert_eq!(restored, engine);
+    assert!(restored.observe(&messages).is_empty());
+    // A fresh engine on the same snapshot (state lost): the handshake is stale, nothing runs.
+    let mut fresh = Engine::new();
+    let decisions = fresh.observe(&messages);
+    assert!(executed(&decisions).is_empty());
+    assert!(codes(&decisions).contains(&"stale_handshake"));
+}
+
+#[test]
+fn a_rerender_with_changed_prefix_is_rescanned_without_reexecuting() {
+    let (mut engine, mut messages) = active_engine();
+    messages.push(Message::new(Role::Assistant, action(WF, 1, "#a")));
+    assert_eq!(executed(&engine.observe(&messages)), vec![1]);
+    messages.last_mut().unwrap().text = format!(
+        "Re-rendered:\n\n{}\n{}",
+        action(WF, 1, "#a"),
+        action(WF, 2, "#b")
+    );
+    assert_eq!(executed(&engine.observe(&messages)), vec![2]);
+}
+
+#[test]
+fn repeated_rejections_are_reported_once_per_message() {
+    let (mut engine, mut messages) = active_engine();
+    messages.push(Message::new(Role::User, action(WF, 1, "#a")));
+    assert_eq!(codes(&engine.observe(&messages)), vec!["action_from_user"]);
+    messages.last_mut().unwrap().text = format!("{}\n", action(WF, 1, "#a"));
+    assert!(engine.observe(&messages).is_empty());
+}
+
+#[test]
+fn workflow_table_is_bounded() {
+    let mut engine = Engine::new();
+    let mut messages = Vec::new();
+    for i in 0..(MAX_WORKFLOWS + 5) {
+        let wf = format!("wf-{i}");
+        messages.push(Message::new(Role::Assistant, handshake(&wf)));
+        let found = engine.observe(&messages);
+        assert!(
+            matches!(found.as_slice(), [Decision::HandshakeFound { .. }]),
+            "{i}: {found:?}"
+        );
+        engine.approve(&wf, NONCE).unwrap();
+    }
+    assert!(engine.workflows().len() <= MAX_WORKFLOWS);
+    // A forgotten workflow is treated as stale, never re-offered.
+    messages.push(Message::new(Role::Assistant, handshake("wf-0")));
+    assert_eq!(codes(&engine.observe(&messages)), vec!["stale_handshake"]);
+}
+
+#[test]
+fn handshake_needs_a_complete_message() {
+    let mut engine = Engine::new();
+    let mut messages = vec![Message::streaming(Role::Assistant, handshake(WF))];
+    assert!(engine.observe(&messages).is_empty());
+    messages[0].complete = true;
+    assert!(matches!(
+        engine.observe(&messages).as_slice(),
+        [Decision::HandshakeFound { .. }]
+    ));
+}
+
+#[test]
+fn decisions_serialize_for_the_host() {
+    let (mut engine, mut messages) = active_engine();
+    messages.push(Message::new(Role::Assistant, action(WF, 1, "#a")));
+    let decisions = engine.observe(&messages);
+    let json = serde_json::to_string(&decisions).unwrap();
+    assert!(json.contains(r#""decision":"execute""#), "{json}");
+    let back: Vec<Decision> = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, decisions);
+}
