@@ -218,7 +218,7 @@ async fn press(
     events.mouse(hit_target, "mouseenter", 0, 0)?;
     events.pointer(hit_target, "pointermove", 0, 0)?;
     events.mouse(hit_target, "mousemove", 0, 0)?;
-    let pointer_down_ok = events.pointer(hit_target, "pointerdown", 1, 1)?;
+    let pointer_down_ok = events.pointer(hit_target, "pointerdown", 0, 1)?;
     let mouse_down_ok = if pointer_down_ok {
         events.mouse(hit_target, "mousedown", 1, 1)?
     } else {
@@ -227,16 +227,16 @@ async fn press(
     if mouse_down_ok && hit.is_connected() {
         focus_for_click(hit);
     }
-    events.pointer(hit_target, "pointerup", 0, 1)?;
+    events.pointer(hit_target, "pointerup", 0, 0)?;
     if pointer_down_ok {
-        events.mouse(hit_target, "mouseup", 0, 1)?;
+        events.mouse(hit_target, "mouseup", 1, 0)?;
     }
     let click_target: &EventTarget = if hit.is_connected() {
         hit_target
     } else {
         target.as_ref()
     };
-    let not_canceled = events.mouse(click_target, "click", 0, 1)?;
+    let not_canceled = events.mouse(click_target, "click", 1, 0)?;
 
     // Let frameworks flush their state updates and the browser start navigations.
     js::next_frame().await;

@@ -27,7 +27,7 @@ pub(super) async fn run(x: Option<f64>, y: f64) -> Result<ActionReport, ActionEr
     let (max_x, max_y) = max_scroll(&window);
     let axis_ok = |wanted: f64, got: f64, max: f64| {
         (wanted - got).abs() <= TOLERANCE
-            || (wanted > got && (max - got).abs() <= TOLERANCE)
+            || (wanted > got && got >= max - TOLERANCE)
             || (wanted < 0.0 && got.abs() <= TOLERANCE)
     };
     if !axis_ok(x, reached.0, max_x) || !axis_ok(y, reached.1, max_y) {
@@ -52,18 +52,9 @@ fn max_scroll(window: &web_sys::Window) -> (f64, f64) {
     let Some(root) = window.document().and_then(|d| d.document_element()) else {
         return (0.0, 0.0);
     };
-    let width = window
-        .inner_width()
-        .ok()
-        .and_then(|v| v.as_f64())
-        .unwrap_or(0.0);
-    let height = window
-        .inner_height()
-        .ok()
-        .and_then(|v| v.as_f64())
-        .unwrap_or(0.0);
+    // clientWidth/Height exclude scrollbars, unlike innerWidth/Height.
     (
-        (f64::from(root.scroll_width()) - width).max(0.0),
-        (f64::from(root.scroll_height()) - height).max(0.0),
+        f64::from(root.scroll_width() - root.client_width()).max(0.0),
+        f64::from(root.scroll_height() - root.client_height()).max(0.0),
     )
 }
