@@ -15,18 +15,23 @@ pub fn computed_style(element: &Element) -> Option<web_sys::CssStyleDeclaration>
 /// Whether the element is rendered at all (no `display: none` on it or an ancestor, not in a
 /// skipped `content-visibility` subtree). Uses `checkVisibility()` where available.
 pub fn is_rendered(element: &Element) -> bool {
-    match js::call(element, "checkVisibility", &[]) {
+    let boxed = match js::call(element, "checkVisibility", &[]) {
         Ok(Some(value)) => value.as_bool().unwrap_or(true),
         _ => {
-            // Older engines: an element without layout boxes is not rendered.
+            // Older engines: an element without a box is not rendered.
             let rect = element.get_bounding_client_rect();
-            rect.width() > 0.0
-                || rect.height() > 0.0
-                || computed_style(element)
-                    .and_then(|s| s.get_property_value("display").ok())
-                    .is_some_and(|d| d == "contents")
+            rect.width() > 0.0 || rect.height() > 0.0
         }
+    };
+    if boxed {
+        return true;
     }
+    // `display: contents` (every <slot>, some wrappers) has no box of its own but renders its
+    // children: it is rendered when its parent is.
+    let contents = computed_style(element)
+        .and_then(|s| s.get_property_value("display").ok())
+        .is_some_and(|d| d == "contents");
+    contents && composed_parent(element).is_none_or(|parent| is_rendered(&parent))
 }
 
 /// Visible as Playwright means it: rendered, `visibility: visible`, and a non-empty box (or
