@@ -1,0 +1,259 @@
+//! The transcript reader against the local chat page's own markup builders
+//! (`tests/fixtures/chat-src/markup.js` and `markdown.js`, the code the end-to-end page renders
+//! with): for every markup generation the reader gives back exactly what the test wrote, code
+//! fences and their language included, and streaming re-renders are one change each.
+//!
+//! The builders are plain ES modules without dependencies, so they are loaded from source (no
+//! bundling step): `import` lines and `export` keywords are dropped and the rest runs as the body
+//! of a function.
+#![cfg(target_arch = "wasm32")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "tests: a panic is a failing test"
+)]
+
+use bai::chat::transcript::observer_options;
+use bai::chat::{MutationWatcher, SITES, SiteProfile, TranscriptReader};
+use bai::protocol::{Message, Role};
+use js_sys::{Array, Function, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+use web_sys::{Document, Element};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const MARKDOWN_JS: &str = include_str!("../../tests/fixtures/chat-src/markdown.js");
+const MARKUP_JS: &str = include_str!("../../tests/fixtures/chat-src/markup.js");
+
+/// What the test page needs from the builders, written against their exported API.
+const GLUE_JS: &str = r#"
+return {
+  /** Renders complete turns into `container`; returns the last assistant body. */
+  render(markup, container, turns) {
+    const generation = GENERATIONS[markup];
+    let last = null;
+    turns.forEach(([role, text], index) => {
+      const parts = generation.turn({ role, index: index + 1, text });
+      container.append(parts.turn);
+      if (role === 'assistant') {
+        renderMarkdown(parts.body, text, generation.codeBlock);
+        parts.actionsParent.append(actionBar());
+        last = parts;
+      }
+    });
+    return last;
+  },
+  /** Starts a streaming assistant turn; returns a function that re-renders it with more text. */
+  stream(markup, container) {
+    const generation = GENERATIONS[markup];
+    const parts = generation.turn({ role: 'assistant', index: 99, text: '' });
+    if (generation.streamingClass) parts.body.classList.add(generation.streamingClass);
+    container.append(parts.turn);
+    let source = '';
+    return (chunk) => {
+      if (chunk === null) {
+        if (generation.streamingClass) parts.body.classList.remove(generation.streamingClass);
+        parts.actionsParent.append(actionBar());
+        return;
+      }
+      source += chunk;
+      renderMarkdown(parts.body, source, generation.codeBlock);
+    };
+  },
+};
+"#;
+
+const GENERATIONS: [&str; 4] = ["2024", "2025", "codemirror", "2026"];
+
+fn builders() -> JsValue {
+    let strip = |source: &str| {
+        source
+            .lines()
+            .filter(|line| !line.starts_with("import "))
+            .map(|line| line.strip_prefix("export ").unwrap_or(line))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let body = format!("{}\n{}\n{GLUE_JS}", strip(MARKDOWN_JS), strip(MARKUP_JS));
+    Function::new_no_args(&body).call0(&JsValue::NULL).unwrap()
+}
+
+fn call(object: &JsValue, method: &str, args: &[JsValue]) -> JsValue {
+    let function: Function = Reflect::get(object, &method.into())
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    function
+        .apply(object, &args.iter().collect::<Array>())
+        .unwrap()
+}
+
+fn document() -> Document {
+    web_sys::window().unwrap().document().unwrap()
+}
+
+fn profile() -> &'static SiteProfile {
+    SITES
+        .iter()
+        .find(|profile| profile.hosts.is_empty())
+        .unwrap()
+}
+
+struct Page {
+    container: Element,
+}
+
+impl Page {
+    fn new() -> Self {
+        let container = document().create_element("main").unwrap();
+        document().body().unwrap().append_child(&container).unwrap();
+        Self { container }
+    }
+}
+
+impl Drop for Page {
+    fn drop(&mut self) {
+        self.container.remove();
+    }
+}
+
+fn turns(list: &[(&str, &str)]) -> JsValue {
+    list.iter()
+        .map(|(role, text)| {
+            [JsValue::from_str(role), JsValue::from_str(text)]
+                .iter()
+                .collect::<Array>()
+        })
+        .collect::<Array>()
+        .into()
+}
+
+const HANDSHAKE: &str = "Here is the handshake:\n```bai\n{\"protocol\": \"BAI/0.3\",\n  \"workflow_id\": \"w-1\"}\n\nlast line\n```\nThen `inline` code and\na soft break.\n\nBAI_ACTION {\"id\":\"a1\",\"type\":\"click\"}";
+
+#[wasm_bindgen_test]
+fn every_generation_reads_back_what_was_written() {
+    let builders = builders();
+    for markup in GENERATIONS {
+        let page = Page::new();
+        let conversation = [
+            (
+                "user",
+                "Please start.\n  indented\n\nBAI_ACK {\"nonce\":\"n_1\"}",
+            ),
+            ("assistant", HANDSHAKE),
+            ("assistant", "```\nunlabelled\n```"),
+        ];
+        call(
+            &builders,
+            "render",
+            &[
+                markup.into(),
+                page.container.clone().into(),
+                turns(&conversation),
+            ],
+        );
+        let mut reader = TranscriptReader::new(document(), profile());
+        reader.full_scan();
+        let expected_handshake = HANDSHAKE
+            .replace("`inline`", "inline")
+            .replace("code and\na soft break.\n\n", "code and\na soft break.\n");
+        assert_eq!(
+            reader.take_changes(),
+            vec![
+                (
+                    0,
+                    Message {
+                        role: Role::User,
+                        text: conversation[0].1.to_owned(),
+                        complete: true
+                    }
+                ),
+                (
+                    1,
+                    Message {
+                        role: Role::Assistant,
+                        text: expected_handshake,
+                        complete: true
+                    }
+                ),
+                (
+                    2,
+                    Message {
+                        role: Role::Assistant,
+                        text: "```\nunlabelled\n```".to_owned(),
+                        complete: true
+                    }
+                ),
+            ],
+            "markup {markup}"
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+fn every_generation_streams_one_change_per_chunk() {
+    let builders = builders();
+    for markup in GENERATIONS {
+        let page = Page::new();
+        call(
+            &builders,
+            "render",
+            &[
+                markup.into(),
+                page.container.clone().into(),
+                turns(&[("user", "go")]),
+            ],
+        );
+        let stop = document().create_element("button").unwrap();
+        stop.set_attribute("data-testid", "stop-button").unwrap();
+        page.container.append_child(&stop).unwrap();
+        let mut reader = TranscriptReader::new(document(), profile());
+        let watcher = MutationWatcher::new(&page.container, &observer_options(), |_| {}).unwrap();
+        reader.full_scan();
+        assert_eq!(reader.take_changes().len(), 1, "markup {markup}");
+
+        let push: Function = call(
+            &builders,
+            "stream",
+            &[markup.into(), page.container.clone().into()],
+        )
+        .dyn_into()
+        .unwrap();
+        let mut expected = String::new();
+        for chunk in ["Handshake:\n", "```bai\n{\"a\":", "1}\n", "```\nend"] {
+            push.call1(&JsValue::NULL, &chunk.into()).unwrap();
+            expected.push_str(chunk);
+            reader.note_mutations(&watcher.take_records());
+            let changes = reader.take_changes();
+            assert_eq!(changes.len(), 1, "markup {markup}, chunk {chunk:?}");
+            assert_eq!(changes[0].0, 1);
+            assert!(!changes[0].1.complete, "markup {markup}: streaming");
+        }
+        // The open fence of a block still streaming reads as a fence without its end.
+        let reads = reader.reads();
+        stop.remove();
+        push.call1(&JsValue::NULL, &JsValue::NULL).unwrap();
+        reader.note_mutations(&watcher.take_records());
+        let changes = reader.take_changes();
+        assert_eq!(
+            changes,
+            vec![(
+                1,
+                Message {
+                    role: Role::Assistant,
+                    text: "Handshake:\n```bai\n{\"a\":1}\n```\nend".to_owned(),
+                    complete: true
+                }
+            )],
+            "markup {markup}"
+        );
+        assert!(
+            reader.reads() <= reads + 1,
+            "markup {markup}: at most the finished message re-read"
+        );
+        drop(watcher);
+    }
+}
