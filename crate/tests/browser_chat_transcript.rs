@@ -442,6 +442,35 @@ fn removing_and_inserting_messages_reindexes_without_rereading_known_ones() {
 }
 
 #[wasm_bindgen_test]
+fn a_re_rendered_message_with_the_same_text_reports_nothing() {
+    let fixture = Fixture::new(&conversation(4));
+    let mut reader = TranscriptReader::new(document(), profile());
+    let watcher = watch_body();
+    reader.full_scan();
+    reader.take_changes();
+
+    // React replaces the last message element by an equal one (a new key): re-read, no change.
+    let old = fixture.find("[data-message-id=m3]");
+    let copy = old.clone_node_with_deep(true).unwrap();
+    old.replace_with_with_node_1(&copy).unwrap();
+    assert!(sync(&mut reader, &watcher).is_empty());
+    assert_eq!(reader.reads(), 5);
+
+    // Replaced by one with other text: one change.
+    let old = fixture.find("[data-message-id=m3]");
+    old.replace_with_with_str_1("").unwrap();
+    fixture.append(
+        "[data-testid=conversation-turn-3]",
+        r#"<div data-message-author-role="assistant"><div class="markdown"><p>new</p></div></div>"#,
+    );
+    assert_eq!(
+        sync(&mut reader, &watcher),
+        vec![(3, assistant("new", true))]
+    );
+    drop(fixture);
+}
+
+#[wasm_bindgen_test]
 fn a_new_chat_starts_empty_and_picks_up_its_first_message() {
     let fixture = Fixture::new("<main id=\"thread\"></main>");
     let mut reader = TranscriptReader::new(document(), profile());

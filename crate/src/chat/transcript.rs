@@ -292,12 +292,14 @@ impl TranscriptReader {
             .iter()
             .map(|element| lookup(&old_index_of, &old_entries, element))
             .collect();
+        let reused_old: BTreeSet<usize> = previous_of.iter().flatten().copied().collect();
         let mut old: Vec<Option<Entry>> = old_entries.into_iter().map(Some).collect();
         let old_dirty = std::mem::take(&mut self.dirty);
         let index_of = WeakMap::new();
         let mut entries = Vec::with_capacity(found.len());
         let mut dirty = BTreeSet::new();
         let mut changed = BTreeSet::new();
+        let mut streaming = None;
         for (index, (element, previous)) in found.into_iter().zip(previous_of).enumerate() {
             let reused = previous.and_then(|previous| old.get_mut(previous).and_then(Option::take));
             let entry = match reused {
@@ -314,23 +316,39 @@ impl TranscriptReader {
                 }
                 None => {
                     dirty.insert(index);
-                    changed.insert(index);
-                    Entry {
-                        element,
-                        role: Role::User,
-                        text: String::new(),
-                        complete: true,
+                    // A new element where an element that is gone used to be (a re-rendered
+                    // message): start from what was reported for this index, so re-reading
+                    // the same text reports nothing.
+                    let replaced = if reused_old.contains(&index) {
+                        None
+                    } else {
+                        old.get_mut(index).and_then(Option::take)
+                    };
+                    match replaced {
+                        Some(gone) if !self.changed.contains(&index) => Entry { element, ..gone },
+                        _ => {
+                            changed.insert(index);
+                            Entry {
+                                element,
+                                role: Role::User,
+                                text: String::new(),
+                                complete: true,
+                            }
+                        }
                     }
                 }
             };
             index_of.set(entry.element.as_ref(), &JsValue::from(index as f64));
+            if !entry.complete {
+                streaming = Some(index);
+            }
             entries.push(entry);
         }
         self.entries = entries;
         self.index_of = index_of;
         self.dirty = dirty;
         self.changed = changed;
-        self.streaming = self.streaming.filter(|index| *index < self.entries.len());
+        self.streaming = streaming;
     }
 
     fn read(&mut self, index: usize) {
