@@ -71,12 +71,21 @@ impl Computation<'_> {
 
         // 2A: hidden nodes have no name unless reached from a hidden referenced node.
         if !flags.hidden_ok && is_hidden_for_accessibility(element) {
+            // `visibility: hidden` hides the element's own text, but a descendant may be
+            // `visibility: visible` again; aria-hidden and display:none hide everything.
+            if flags.in_content && is_only_visibility_hidden(element) {
+                return self.visible_descendants_name(element, flags);
+            }
             return String::new();
         }
 
         // 2B: aria-labelledby (not followed twice).
         if !flags.in_labelledby {
-            if let Some(ids) = element.get_attribute("aria-labelledby") {
+            // Browsers also honour the common misspelling `aria-labeledby`.
+            let ids = element
+                .get_attribute("aria-labelledby")
+                .or_else(|| element.get_attribute("aria-labeledby"));
+            if let Some(ids) = ids {
                 let mut parts = Vec::new();
                 for id in ids.split_whitespace() {
                     let Some(target) = element_by_id_near(element, id) else {
@@ -170,11 +179,11 @@ impl Computation<'_> {
                     .to_ascii_lowercase();
                 match input_type.as_str() {
                     "button" | "submit" | "reset" => {
-                        if let Some(value) = element.get_attribute("value") {
-                            return Some(value);
-                        }
                         if let Some(labels) = self.labels_name(element, content_flags) {
                             return Some(labels);
+                        }
+                        if let Some(value) = element.get_attribute("value") {
+                            return Some(value);
                         }
                         return match input_type.as_str() {
                             "submit" => Some("Submit".to_owned()),
@@ -219,7 +228,10 @@ impl Computation<'_> {
             },
             "optgroup" => non_empty_attr(element, "label"),
             "option" => non_empty_attr(element, "label"),
-            "svg" => self.first_child_name(element, "title", content_flags),
+            // SVG <title> is never rendered; its text is the name.
+            "svg" => first_child(element, "title")
+                .and_then(|title| title.text_content())
+                .filter(|t| !t.trim().is_empty()),
             _ => None,
         }
     }
@@ -235,7 +247,12 @@ impl Computation<'_> {
             let Some(label) = as_element(&label) else {
                 continue;
             };
-            let part = normalize_whitespace(&self.element_name(label, flags));
+            // A hidden label still names its control.
+            let label_flags = Flags {
+                hidden_ok: flags.hidden_ok || is_hidden_for_accessibility(label),
+                ..flags
+            };
+            let part = normalize_whitespace(&self.element_name(label, label_flags));
             if !part.is_empty() {
                 parts.push(part);
             }
@@ -263,6 +280,24 @@ impl Computation<'_> {
         None
     }
 
+    /// The names of the descendants of a `visibility: hidden` element that are visible again.
+    fn visible_descendants_name(&mut self, element: &Element, flags: Flags) -> String {
+        let mut out = String::new();
+        for node in children(element.as_ref()) {
+            if let Some(child) = as_element(&node) {
+                out.push(' ');
+                out.push_str(&self.element_name(
+                    child,
+                    Flags {
+                        in_content: true,
+                        ..flags
+                    },
+                ));
+            }
+        }
+        out
+    }
+
     fn content_name(&mut self, element: &Element, flags: Flags) -> String {
         let child_flags = Flags {
             in_content: true,
@@ -276,7 +311,16 @@ impl Computation<'_> {
                 None => children(element.as_ref()),
             },
         };
+        let mut previous_was_text = false;
         for node in nodes {
+            // Browsers separate text nodes that are split by a comment (or by script).
+            let is_text = node.node_type() == Node::TEXT_NODE;
+            if is_text && previous_was_text {
+                out.push(' ');
+            }
+            if node.node_type() != Node::COMMENT_NODE {
+                previous_was_text = is_text;
+            }
             let text = self.node_name(&node, child_flags);
             let block = as_element(&node).is_some_and(is_block);
             if block {
@@ -290,6 +334,22 @@ impl Computation<'_> {
         out.push_str(&pseudo_content(element, "::after"));
         out
     }
+}
+
+/// Hidden only by `visibility` (not aria-hidden, not display:none).
+fn is_only_visibility_hidden(element: &Element) -> bool {
+    super::visibility::is_rendered(element) && !super::visibility::is_aria_hidden(element)
+}
+
+fn first_child(element: &Element, tag: &str) -> Option<Element> {
+    let mut child = element.first_element_child();
+    while let Some(current) = child {
+        if current.local_name() == tag {
+            return Some(current);
+        }
+        child = current.next_element_sibling();
+    }
+    None
 }
 
 fn non_empty_attr(element: &Element, attr: &str) -> Option<String> {
@@ -371,12 +431,8 @@ fn pseudo_content(element: &Element, pseudo: &str) -> String {
     if text.is_empty() {
         return text;
     }
-    let display = style.get_property_value("display").unwrap_or_default();
-    if display.starts_with("inline") {
-        text
-    } else {
-        format!(" {text} ")
-    }
+    // Generated content is its own text run: browsers separate it from the element's text.
+    format!(" {text} ")
 }
 
 /// The concatenated strings of a computed `content` value; the alternative text after `/`

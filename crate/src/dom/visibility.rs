@@ -63,12 +63,8 @@ pub fn is_visible(element: &Element) -> bool {
 /// Hidden from assistive technology: `aria-hidden="true"` on it or an ancestor, or not rendered,
 /// or `visibility: hidden`.
 pub fn is_hidden_for_accessibility(element: &Element) -> bool {
-    let mut current = Some(element.clone());
-    while let Some(el) = current {
-        if el.get_attribute("aria-hidden").as_deref() == Some("true") {
-            return true;
-        }
-        current = composed_parent(&el);
+    if is_aria_hidden(element) {
+        return true;
     }
     // Options of a closed drop-down have no boxes; they are as visible as their <select>.
     let rendered_as = match element.local_name().as_str() {
@@ -88,6 +84,18 @@ pub fn is_hidden_for_accessibility(element: &Element) -> bool {
     computed_style(&rendered_as)
         .and_then(|s| s.get_property_value("visibility").ok())
         .is_some_and(|v| v == "hidden" || v == "collapse")
+}
+
+/// `aria-hidden="true"` on the element or a composed ancestor.
+pub fn is_aria_hidden(element: &Element) -> bool {
+    let mut current = Some(element.clone());
+    while let Some(el) = current {
+        if el.get_attribute("aria-hidden").as_deref() == Some("true") {
+            return true;
+        }
+        current = composed_parent(&el);
+    }
+    false
 }
 
 /// Disabled natively, by a disabled `<fieldset>` (outside its first legend), or by

@@ -1,0 +1,63 @@
+#![cfg(target_arch = "wasm32")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "tests"
+)]
+//! Accessible-name conformance: cases modelled on the W3C web-platform-tests `accname/` suite,
+//! kept as data in tests/fixtures/dom/accname/cases.json (regenerate with make_cases.py). Prints
+//! the pass count and every failure; asserts a floor.
+
+use bai::dom::accname::accessible_name;
+use bai::dom::fixture::Fixture;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const CASES: &str = include_str!("../../tests/fixtures/dom/accname/cases.json");
+
+/// The share of cases that must pass.
+const FLOOR: f64 = 0.9;
+
+#[wasm_bindgen_test]
+fn accname_conformance() {
+    let cases: Vec<serde_json::Value> = serde_json::from_str(CASES).unwrap();
+    let mut failures = Vec::new();
+    for case in &cases {
+        let html = case["html"].as_str().unwrap();
+        let expected = case["expected"].as_str().unwrap();
+        let fixture = Fixture::mount(html).unwrap();
+        let target = match fixture.find("[data-shadow]") {
+            Some(host) => {
+                let markup = host.get_attribute("data-shadow").unwrap();
+                let init = web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open);
+                let root = host.attach_shadow(&init).unwrap();
+                root.set_inner_html(&markup);
+                root.get_element_by_id("t")
+            }
+            None => fixture.find("#t"),
+        };
+        let target = target.unwrap_or_else(|| panic!("case {:?} has no #t", case["name"]));
+        let actual = accessible_name(&target);
+        if actual != expected {
+            failures.push(format!(
+                "  {} / {}: expected {expected:?}, got {actual:?}",
+                case["source"].as_str().unwrap(),
+                case["name"].as_str().unwrap()
+            ));
+        }
+    }
+    let passed = cases.len() - failures.len();
+    console_log!("accname conformance: {passed}/{} cases pass", cases.len());
+    for failure in &failures {
+        console_log!("{failure}");
+    }
+    assert!(
+        passed as f64 >= FLOOR * cases.len() as f64,
+        "accname: only {passed}/{} pass:\n{}",
+        cases.len(),
+        failures.join("\n")
+    );
+}
