@@ -485,24 +485,36 @@ fn a_new_chat_starts_empty_and_picks_up_its_first_message() {
 
 #[wasm_bindgen_test]
 fn long_conversation_append_reads_one_message() {
-    let fixture = Fixture::new(&conversation(2000));
+    let performance = web_sys::window().unwrap().performance().unwrap();
+    let fixture = Fixture::new(&conversation(5000));
     let mut reader = TranscriptReader::new(document(), profile());
     let watcher = watch_body();
+    let started = performance.now();
     reader.full_scan();
-    assert_eq!(reader.take_changes().len(), 2000);
-    assert_eq!(reader.reads(), 2000);
-    fixture.append("#thread", &turn(2000, "assistant", "<p>more</p>"));
+    assert_eq!(reader.take_changes().len(), 5000);
+    let scanned = performance.now();
+    assert_eq!(reader.reads(), 5000);
+    fixture.append("#thread", &turn(5000, "assistant", "<p>more</p>"));
     assert_eq!(
         sync(&mut reader, &watcher),
-        vec![(2000, assistant("more", true))]
+        vec![(5000, assistant("more", true))]
     );
-    let p = fixture.find("[data-message-id=m2000] p");
-    p.append_with_str_1(" text").unwrap();
-    assert_eq!(
-        sync(&mut reader, &watcher),
-        vec![(2000, assistant("more text", true))]
+    let p = fixture.find("[data-message-id=m5000] p");
+    let before_chunks = performance.now();
+    for _ in 0..100 {
+        p.append_with_str_1(" text").unwrap();
+        assert_eq!(sync(&mut reader, &watcher).len(), 1);
+    }
+    let streamed = performance.now();
+    assert_eq!(reader.reads(), 5101);
+    web_sys::console::log_1(
+        &format!(
+            "5000 messages: first scan {:.0} ms; 100 streamed chunks {:.2} ms each",
+            scanned - started,
+            (streamed - before_chunks) / 100.0
+        )
+        .into(),
     );
-    assert_eq!(reader.reads(), 2002);
     drop(fixture);
 }
 
