@@ -453,4 +453,48 @@ mod tests {
             }]
         );
     }
+
+    /// Throughput sanity figure: `cargo test --release --lib -- --ignored scanner_throughput --nocapture`.
+    #[test]
+    #[ignore = "a measurement, run by hand in release mode"]
+    fn scanner_throughput() {
+        let line = "The quick brown fox jumps over the lazy dog; BAI is mentioned here but not as a record.\n";
+        let mut text = String::new();
+        let mut n = 0;
+        while text.len() < 10 * 1024 * 1024 {
+            text.push_str(line);
+            n += 1;
+            if n % 10_000 == 0 {
+                text.push_str("BAI_ACTION {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"w\",\"action_id\":1}\n```json\n{}\n```\n");
+            }
+        }
+        let mb = text.len() as f64 / (1024.0 * 1024.0);
+        let start = std::time::Instant::now();
+        let rounds = 20;
+        let mut found = 0;
+        for _ in 0..rounds {
+            found += RecordScanner::new(&text, 0, true).count();
+            found += bai_blocks(&text).len();
+        }
+        let secs = start.elapsed().as_secs_f64();
+        println!(
+            "scanned {mb:.1} MB x {rounds} in {secs:.3} s: {:.0} MB/s ({found} items)",
+            mb * f64::from(rounds) / secs
+        );
+        let start = std::time::Instant::now();
+        let mut engine = crate::protocol::Engine::new();
+        let message = crate::protocol::Message::new(crate::protocol::Role::Assistant, text.clone());
+        let decisions = engine.observe(std::slice::from_ref(&message));
+        let first = start.elapsed().as_secs_f64();
+        let start = std::time::Instant::now();
+        let again = engine.observe(std::slice::from_ref(&message));
+        let unchanged = start.elapsed().as_secs_f64();
+        println!(
+            "engine: first observe {:.0} MB/s ({} decisions), unchanged re-observe {:.0} MB/s ({} decisions)",
+            mb / first,
+            decisions.len(),
+            mb / unchanged,
+            again.len()
+        );
+    }
 }
