@@ -284,7 +284,7 @@ fn perturbed_run(messages: &[Message], feeding: &Feeding) -> Vec<(String, u64)> 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
     fn feeding_order_never_changes_what_executes(s in script(), f in feeding()) {
