@@ -28,7 +28,7 @@ pub const EXCERPT_MAX_CHARS: usize = 200;
 /// | `invalid_handshake` | A ```` ```bai ```` block or `BAI_HANDSHAKE` line that is not a valid handshake. |
 /// | `unsupported_protocol` | A handshake or record named a protocol other than `BAI/0.2` or `BAI/0.3`. |
 /// | `invalid_workflow_id` | A workflow_id that is empty, longer than 128 characters, or has control characters. |
-/// | `placeholder_workflow_id` | A workflow_id that is still the template placeholder (`{{RANDOM_UUID}}`). |
+/// | `placeholder_workflow_id` | A workflow_id that is still the template placeholder (`{{RANDOM_UUID}}`) or the protocol's example id (`wf_123`). |
 /// | `missing_json` | A record prefix not followed by a JSON object on the same line. |
 /// | `unterminated_record` | A record whose JSON object is still open at the end of its line. |
 /// | `invalid_json` | A record whose JSON does not parse, or is not an object. |
@@ -67,7 +67,7 @@ pub enum RejectCode {
     UnsupportedProtocol,
     /// A workflow_id that is empty, too long, or has control characters.
     InvalidWorkflowId,
-    /// A workflow_id that is still the template placeholder.
+    /// A workflow_id that is still the template placeholder, or the protocol's example id.
     PlaceholderWorkflowId,
     /// A record prefix not followed by a JSON object on the same line.
     MissingJson,
@@ -201,7 +201,7 @@ impl RejectCode {
                 "The workflow_id is not valid. Use 1 to 128 characters without control characters."
             }
             Self::PlaceholderWorkflowId => {
-                "The workflow_id is still the template placeholder. Ask the model to use a real random id."
+                "The workflow_id is the template placeholder or the protocol's example. Ask the model to use a fresh random id."
             }
             Self::MissingJson => {
                 "A record prefix is not followed by a JSON object on the same line. Write the prefix and the JSON on one line."

@@ -109,8 +109,21 @@ pub(crate) fn protocol_field(map: &Map<String, Value>) -> Result<ProtocolVersion
     }
 }
 
-/// Check a workflow_id: 1-128 characters, no control characters, not the template placeholder.
+/// Workflow ids of the protocol text's worked examples: a model echoing the documentation must
+/// not start a workflow.
+pub const EXAMPLE_WORKFLOW_IDS: &[&str] = &["wf_123"];
+
+/// Check a workflow_id: 1-128 characters, no control characters, not the template placeholder
+/// nor the documentation's example id.
 pub fn check_workflow_id(id: &str) -> Result<(), (RejectCode, String)> {
+    if EXAMPLE_WORKFLOW_IDS.contains(&id) {
+        return Err((
+            RejectCode::PlaceholderWorkflowId,
+            format!(
+                "the workflow_id {id:?} is the protocol's worked example; use a fresh random id"
+            ),
+        ));
+    }
     if id.contains("{{") {
         return Err((
             RejectCode::PlaceholderWorkflowId,
