@@ -249,4 +249,5 @@ fn conformance_cases() {
         cases.len(),
         failures.join("\n")
     );
+    println!("{} conformance cases passed (library and bai binary)", cases.len());
 }

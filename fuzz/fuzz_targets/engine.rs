@@ -56,7 +56,11 @@ impl Ledger {
                     assert!(!self.acked.contains(workflow_id), "second ACK");
                     self.acked.push(workflow_id.clone());
                 }
-                Decision::Execute { workflow_id, action_id, .. } => {
+                Decision::Execute {
+                    workflow_id,
+                    action_id,
+                    ..
+                } => {
                     assert!(self.acked.contains(workflow_id), "executed without ACK");
                     let previous = self
                         .executed
@@ -78,7 +82,11 @@ fn respond(engine: &mut Engine, decisions: &[Decision], deny: bool, ledger: &mut
     ledger.take(decisions);
     for d in decisions {
         if let Decision::HandshakeFound { workflow_id, .. } = d {
-            let answer = if deny { engine.deny(workflow_id) } else { engine.approve(workflow_id, NONCE) };
+            let answer = if deny {
+                engine.deny(workflow_id)
+            } else {
+                engine.approve(workflow_id, NONCE)
+            };
             ledger.take(&answer.expect("a found handshake can be answered"));
         }
     }
@@ -102,7 +110,11 @@ fuzz_target!(|data: &[u8]| {
         };
         let text = String::from_utf8_lossy(body).into_owned();
         check_scanner(&text);
-        let role = if flags & 1 != 0 { Role::Assistant } else { Role::User };
+        let role = if flags & 1 != 0 {
+            Role::Assistant
+        } else {
+            Role::User
+        };
         let complete = flags & 2 == 0;
         let deny = flags & 4 != 0;
         if flags & 8 != 0 {
@@ -113,12 +125,20 @@ fuzz_target!(|data: &[u8]| {
             while !text.is_char_boundary(half) {
                 half -= 1;
             }
-            view.push(Message { role, text: text[..half].to_owned(), complete: false });
+            view.push(Message {
+                role,
+                text: text[..half].to_owned(),
+                complete: false,
+            });
             let decisions = engine.observe(&view);
             respond(&mut engine, &decisions, deny, &mut ledger);
             view.pop();
         }
-        view.push(Message { role, text, complete });
+        view.push(Message {
+            role,
+            text,
+            complete,
+        });
         let decisions = if flags & 32 != 0 {
             let index = view.len() - 1;
             engine.update_message(index, &view[index])
@@ -138,7 +158,10 @@ fuzz_target!(|data: &[u8]| {
     reload(&mut engine);
     let again = engine.observe(&view);
     assert!(
-        !again.iter().any(|d| matches!(d, Decision::Execute { .. } | Decision::Ack { .. } | Decision::HandshakeFound { .. })),
+        !again.iter().any(|d| matches!(
+            d,
+            Decision::Execute { .. } | Decision::Ack { .. } | Decision::HandshakeFound { .. }
+        )),
         "decided again after reload: {again:?}"
     );
     let saved = engine.save().expect("state serializes");
