@@ -4,7 +4,8 @@
 //! set of flags and the rest is the text (lossy UTF-8):
 //! bit 0 assistant (else user), bit 1 still streaming, bit 2 deny instead of approve,
 //! bit 3 save/restore the engine before this message, bit 4 stream the message in halves first,
-//! bit 5 feed it through `update_message` instead of `observe`, bit 6 press stop afterwards.
+//! bit 5 feed it through `update_message` instead of `observe`, bit 6 press stop afterwards,
+//! bit 7 feed it through `update_messages`.
 //!
 //! Checks: no panic; scanner spans in bounds, ordered and on character boundaries; nothing runs
 //! before an ACK or twice; a restored engine equals the saved one and decides nothing new on the
@@ -139,8 +140,10 @@ fuzz_target!(|data: &[u8]| {
             text,
             complete,
         });
-        let decisions = if flags & 32 != 0 {
-            let index = view.len() - 1;
+        let index = view.len() - 1;
+        let decisions = if flags & 128 != 0 {
+            engine.update_messages(view.len(), [(index, &view[index])])
+        } else if flags & 32 != 0 {
             engine.update_message(index, &view[index])
         } else {
             engine.observe(&view)

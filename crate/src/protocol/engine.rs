@@ -225,6 +225,30 @@ impl Engine {
         out
     }
 
+    /// Feed the messages that changed since the last call, as `(index, message)`, together with
+    /// the transcript's current length. Prefer this to [`Engine::update_message`] when several
+    /// messages change at once: a handshake counts only if it is the newest message, which only
+    /// the length can tell.
+    pub fn update_messages<'m>(
+        &mut self,
+        transcript_len: usize,
+        changes: impl IntoIterator<Item = (usize, &'m Message)>,
+    ) -> Vec<Decision> {
+        let count = transcript_len.min(MAX_MESSAGES);
+        if self.messages.len() < count {
+            self.messages.resize_with(count, MessageCursor::default);
+        }
+        self.transcript_len = count;
+        let mut out = Vec::new();
+        for (index, message) in changes {
+            if index >= count {
+                continue;
+            }
+            self.process_message(index, message, index + 1 == count, &mut out);
+        }
+        out
+    }
+
     /// The user approved the handshake of `workflow_id`; `nonce` (`n_` + 16-64 lowercase hex
     /// digits, from a CSPRNG) goes into the ACK line. Yields the [`Decision::Ack`], the state
     /// changes and, for BAI/0.2, the actions held until now.

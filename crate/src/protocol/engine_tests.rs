@@ -269,3 +269,22 @@ fn decisions_serialize_for_the_host() {
     let back: Vec<Decision> = serde_json::from_str(&json).unwrap();
     assert_eq!(back, decisions);
 }
+
+#[test]
+fn update_messages_knows_the_length_of_a_batch() {
+    let mut engine = Engine::new();
+    let handshake_message = Message::new(Role::Assistant, handshake(WF));
+    let user = Message::new(Role::User, "hello");
+    // Two messages arrive in one batch: the handshake is not the newest.
+    let decisions = engine.update_messages(2, [(0, &handshake_message), (1, &user)]);
+    assert_eq!(codes(&decisions), vec!["stale_handshake"]);
+    // A batch whose newest message is the handshake offers it.
+    let mut engine = Engine::new();
+    let decisions = engine.update_messages(2, [(0, &user), (1, &handshake_message)]);
+    assert!(matches!(
+        decisions.as_slice(),
+        [Decision::HandshakeFound { .. }]
+    ));
+    // Indexes beyond the stated length are ignored.
+    assert!(engine.update_messages(2, [(5, &user)]).is_empty());
+}
