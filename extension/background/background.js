@@ -35,6 +35,25 @@ async function recordContentReady(tabId, message) {
   return status;
 }
 
+/** The event log of a tab's chat session (most recent last, capped). */
+const logKey = (tabId) => `log:${tabId}`;
+const LOG_CAP = 500;
+// Appends are serialized per tab: storage has no atomic append, and events arrive in bursts.
+const logChains = new Map();
+
+function appendLog(tabId, event) {
+  const previous = logChains.get(tabId) ?? Promise.resolve();
+  const next = previous.then(async () => {
+    const stored = await ext.storage.session.get(logKey(tabId));
+    const log = stored[logKey(tabId)] ?? [];
+    log.push(event);
+    if (log.length > LOG_CAP) log.splice(0, log.length - LOG_CAP);
+    await ext.storage.session.set({ [logKey(tabId)]: log });
+  });
+  logChains.set(tabId, next.catch(() => {}));
+  return next;
+}
+
 async function handle(message, sender) {
   switch (message?.type) {
     case Msg.CONTENT_READY: {
@@ -46,6 +65,23 @@ async function handle(message, sender) {
       const background = await coreReady;
       const stored = await ext.storage.session.get(tabKey(message.tabId));
       return { background, tab: stored[tabKey(message.tabId)] ?? null };
+    }
+    case Msg.CHAT_EVENT: {
+      const tabId = sender.tab?.id;
+      if (tabId === undefined) return { error: 'chat events come from tabs' };
+      await appendLog(tabId, message.event);
+      ext.runtime.sendMessage({ type: Msg.STATUS_CHANGED, tabId }).catch(() => {});
+      return { ok: true };
+    }
+    case Msg.TAB_LOG: {
+      const stored = await ext.storage.session.get(logKey(message.tabId));
+      return { log: stored[logKey(message.tabId)] ?? [] };
+    }
+    case Msg.USER_DECISION: {
+      // Only the extension's own pages (the panel) may send decisions, never a content script.
+      if (!sender.url?.startsWith(ext.runtime.getURL(''))) return { error: 'decisions come from the panel' };
+      await ext.tabs.sendMessage(message.tabId, message);
+      return { ok: true };
     }
     default:
       return { error: `unknown message type ${JSON.stringify(message?.type)}` };
@@ -60,7 +96,8 @@ ext.runtime.onMessage.addListener((message, sender, sendResponse) => {
 });
 
 ext.tabs.onRemoved.addListener((tabId) => {
-  ext.storage.session.remove(tabKey(tabId)).catch(() => {});
+  ext.storage.session.remove([tabKey(tabId), logKey(tabId)]).catch(() => {});
+  logChains.delete(tabId);
 });
 
 // Exposed for the end-to-end tests, which read it through the worker (Chromium only).

@@ -1,19 +1,45 @@
-// The in-page banner on chat tabs: a small status pill that expands into approval requests.
-// It lives in a shadow root so the chat page's CSS cannot restyle it. The root is open so that
-// assistive technology and tests can read it; every button handler checks `event.isTrusted`, so
-// the page's own scripts cannot press Allow on the user's behalf.
+// The in-page banner on chat tabs: a small status pill that expands into questions (may this
+// chat act?) and a Stop button. It lives in a shadow root so the chat page's CSS cannot restyle
+// it. The root is open so assistive technology and tests can read it; every button handler
+// ignores untrusted events, so the page's own scripts cannot press Allow on the user's behalf.
 
 const STYLE = `
-:host { all: initial; position: fixed; z-index: 2147483647; right: 16px; bottom: 16px;
+:host { all: initial; position: fixed; z-index: 2147483647; right: 16px; bottom: 16px; max-width: 420px;
   font: 13px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color-scheme: light dark; }
-.pill { display: flex; gap: 8px; align-items: center; padding: 6px 12px; border-radius: 999px;
-  background: #1e3a8a; color: #fff; box-shadow: 0 2px 8px rgb(0 0 0 / 0.25); }
-.pill[data-tone="warn"] { background: #92400e; }
-.pill[data-tone="error"] { background: #991b1b; }
-.dot { width: 8px; height: 8px; border-radius: 50%; background: #4ade80; }
-.pill[data-tone="warn"] .dot { background: #fbbf24; }
-.pill[data-tone="error"] .dot { background: #fca5a5; }
+.card { display: flex; flex-direction: column; gap: 8px; padding: 8px 12px; border-radius: 14px;
+  background: #1e3a8a; color: #fff; box-shadow: 0 2px 10px rgb(0 0 0 / 0.3); }
+.card[data-tone="warn"] { background: #92400e; }
+.card[data-tone="error"] { background: #991b1b; }
+.row { display: flex; gap: 8px; align-items: center; }
+.dot { width: 8px; height: 8px; border-radius: 50%; background: #4ade80; flex: none; }
+.card[data-tone="warn"] .dot { background: #fbbf24; }
+.card[data-tone="error"] .dot { background: #fca5a5; }
+.question { display: none; flex-direction: column; gap: 8px; }
+.question.open { display: flex; }
+.note:empty { display: none; }
+.note { opacity: .9; }
+button { font: inherit; border-radius: 8px; padding: 4px 12px; border: 1px solid #fff; cursor: pointer;
+  background: transparent; color: #fff; }
+button.allow { background: #fff; color: #1e3a8a; font-weight: 600; }
+button:focus-visible { outline: 3px solid #fde047; outline-offset: 2px; }
+button[hidden] { display: none; }
+code { font: 12px ui-monospace, monospace; }
 `;
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
+  node.append(...children);
+  return node;
+}
+
+/** Wraps a click handler so only real user input counts. */
+function trusted(handler) {
+  return (event) => {
+    if (!event.isTrusted) return;
+    handler(event);
+  };
+}
 
 export class Banner {
   static mount() {
@@ -28,20 +54,25 @@ export class Banner {
 
   constructor(host) {
     this.host = host;
-    this.root = host.shadowRoot;
-    const style = document.createElement('style');
+    const style = el('style');
     style.textContent = STYLE;
-    this.pill = document.createElement('div');
-    this.pill.className = 'pill';
-    this.pill.setAttribute('role', 'status');
-    this.pill.setAttribute('aria-live', 'polite');
-    const dot = document.createElement('span');
-    dot.className = 'dot';
-    dot.setAttribute('aria-hidden', 'true');
-    this.text = document.createElement('span');
-    this.text.className = 'text';
-    this.pill.append(dot, this.text);
-    this.root.replaceChildren(style, this.pill);
+    this.text = el('span', { class: 'text' });
+    this.stopButton = el('button', { type: 'button', class: 'stop', hidden: '' }, 'Stop');
+    this.questionText = el('div', { class: 'question-text', id: 'bai-question' });
+    this.allowButton = el('button', { type: 'button', class: 'allow', 'aria-describedby': 'bai-question' }, 'Allow');
+    this.denyButton = el('button', { type: 'button', class: 'deny', 'aria-describedby': 'bai-question' }, 'Deny');
+    this.question = el('div', { class: 'question', role: 'group', 'aria-label': 'BAI asks for permission' },
+      this.questionText, el('div', { class: 'row' }, this.allowButton, this.denyButton));
+    this.note = el('div', { class: 'note' });
+    this.card = el('div', { class: 'card', role: 'status', 'aria-live': 'polite' },
+      el('div', { class: 'row' }, el('span', { class: 'dot', 'aria-hidden': 'true' }), this.text, this.stopButton),
+      this.question, this.note);
+    host.shadowRoot.replaceChildren(style, this.card);
+    this.activeWorkflow = null;
+    this.stopHandlers = [];
+    this.stopButton.addEventListener('click', trusted(() => {
+      if (this.activeWorkflow) this.stopHandlers.forEach((h) => h(this.activeWorkflow));
+    }));
   }
 
   setCoreStatus({ contentVersion, backgroundVersion, transcriptReadable }) {
@@ -50,14 +81,73 @@ export class Banner {
     this.host.dataset.coreContent = contentVersion ?? '';
     this.host.dataset.coreBackground = backgroundVersion ?? '';
     if (!ready) {
-      this.pill.dataset.tone = 'error';
+      this.card.dataset.tone = 'error';
       this.text.textContent = 'BAI could not start here. Open the BAI panel for details.';
     } else if (!transcriptReadable) {
-      this.pill.dataset.tone = 'warn';
-      this.text.textContent = "BAI: this chat page changed, the transcript is not readable.";
+      this.card.dataset.tone = 'warn';
+      this.text.textContent = "BAI: ChatGPT's page changed, the transcript is not readable.";
     } else {
-      this.pill.dataset.tone = 'ok';
+      this.card.dataset.tone = 'ok';
       this.text.textContent = `BAI ${contentVersion} is watching this chat`;
     }
+  }
+
+  /** Asks whether workflow `workflowId` may act; `answer('allow' | 'deny')` is called once. */
+  askHandshake({ workflowId, protocol, target }, answer) {
+    this.host.dataset.question = workflowId;
+    this.questionText.replaceChildren(
+      'ChatGPT asks to control ', el('strong', {}, target), '. ',
+      el('br'), 'Workflow ', el('code', {}, workflowId), ` (${protocol}).`,
+    );
+    this.question.classList.add('open');
+    this.allowButton.onclick = trusted(() => answer('allow'));
+    this.denyButton.onclick = trusted(() => answer('deny'));
+    this.allowButton.focus({ preventScroll: true });
+  }
+
+  clearQuestion() {
+    delete this.host.dataset.question;
+    this.question.classList.remove('open');
+    this.allowButton.onclick = null;
+    this.denyButton.onclick = null;
+  }
+
+  setWorkflowState(workflowId, state) {
+    this.host.dataset.workflow = workflowId;
+    this.host.dataset.workflowState = state;
+    const running = state === 'active' || state === 'awaiting_extension_ack';
+    this.activeWorkflow = running ? workflowId : null;
+    this.stopButton.hidden = !running;
+    const words = {
+      awaiting_extension_ack: 'waiting for your answer',
+      active: 'running',
+      done: 'finished',
+      failed: 'stopped after an invalid action (see the panel)',
+      superseded: 'replaced by a newer workflow',
+      stopped: 'stopped by you',
+      denied: 'refused by you',
+    };
+    this.text.textContent = `BAI workflow ${words[state] ?? state}`;
+    this.card.dataset.tone = state === 'failed' ? 'error' : 'ok';
+    this.note.textContent = '';
+  }
+
+  setProgress({ polls, actionsRun, messages }) {
+    this.host.dataset.polls = String(polls);
+    this.host.dataset.actionsRun = String(actionsRun);
+    this.host.dataset.messages = String(messages);
+  }
+
+  onStop(handler) {
+    this.stopHandlers.push(handler);
+  }
+
+  setNote(text) {
+    this.note.textContent = text;
+  }
+
+  setError(text) {
+    this.card.dataset.tone = 'error';
+    this.note.textContent = text;
   }
 }

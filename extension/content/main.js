@@ -5,6 +5,7 @@ import init, * as core from '../pkg/bai.js';
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { Banner } from './banner.js';
+import { startChat } from './chat.js';
 
 /** True when this page forbids compiling WebAssembly: the smallest valid module fails to compile. */
 function wasmBlockedByPage() {
@@ -54,5 +55,6 @@ export async function start() {
       transcriptReadable: chat.transcript_readable,
       site: chat.site,
     });
+    if (chat.transcript_readable && reply?.coreVersion) await startChat(core, banner);
   }
 }

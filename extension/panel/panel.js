@@ -1,11 +1,23 @@
-// The panel (Chrome side panel / Firefox sidebar). It shows what the extension knows and sends
-// the user's decisions to the background worker; it holds no protocol logic of its own.
+// The panel (Chrome side panel / Firefox sidebar; the same page). It shows what the chat tab's
+// session reported, and sends the user's decisions back through the background worker. It holds
+// no protocol logic: states and reasons come from the Rust engine as they are.
 
 import init, * as core from '../pkg/bai.js';
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 
 const $ = (id) => document.getElementById(id);
+const SETTINGS_KEY = 'bai:settings';
+
+const STATE_WORDS = {
+  awaiting_extension_ack: 'waiting for your answer',
+  active: 'running',
+  done: 'finished',
+  failed: 'stopped: an action line was invalid',
+  superseded: 'replaced by a newer workflow',
+  stopped: 'stopped by you',
+  denied: 'refused by you',
+};
 
 function show(id, text, tone) {
   const el = $(id);
@@ -13,17 +25,143 @@ function show(id, text, tone) {
   el.className = tone ?? '';
 }
 
+function describeSelector(selector) {
+  if (!selector) return '';
+  if (typeof selector === 'string') return `css ${selector}`;
+  return `${selector.type} “${selector.value}”${selector.name ? ` name “${selector.name}”` : ''}`;
+}
+
 async function activeTabId() {
   // ?tab=N lets a tab-hosted panel (and the tests) say which tab it describes.
-  const fromQuery = new URLSearchParams(location.search).get('tab');
-  if (fromQuery) return Number(fromQuery);
+  const query = new URLSearchParams(location.search);
+  if (query.get('tab')) return Number(query.get('tab'));
+  if (query.get('tabUrl')) {
+    const tabs = await ext.tabs.query({});
+    return tabs.find((tab) => tab.url === query.get('tabUrl'))?.id;
+  }
   const [tab] = await ext.tabs.query({ active: true, lastFocusedWindow: true });
   return tab?.id;
 }
 
+/** One log entry as { what, why, tone }, or null for entries not shown. */
+function describeEvent(event) {
+  const wf = event.workflow_id ? ` ${event.workflow_id}` : '';
+  switch (event.kind) {
+    case 'session_started':
+      return { what: event.resumed ? 'Resumed this conversation after a reload' : 'Watching this conversation', tone: 'ok' };
+    case 'handshake_found':
+      return { what: `ChatGPT asks to start workflow${wf}`, why: event.protocol, tone: 'warn' };
+    case 'approved':
+      return { what: `Allowed workflow${wf}`, why: event.by === 'policy' ? 'by your setting “allow without asking”' : 'by you', tone: 'ok' };
+    case 'denied':
+      return { what: `Refused workflow${wf}`, why: 'by you', tone: 'warn' };
+    case 'stopped':
+      return { what: `Stopped workflow${wf}`, why: 'by you', tone: 'warn' };
+    case 'ack_posted':
+      return { what: 'Posted the acknowledgement in the chat', why: event.outcome === 'inserted' ? 'inserted; press Enter in ChatGPT to send it' : undefined, tone: 'ok' };
+    case 'ack_failed':
+      return { what: 'Could not post the acknowledgement', why: `${event.code}: ${event.message}`, tone: 'err' };
+    case 'executed':
+      if (event.type === 'done') {
+        const done = event.result?.done ?? {};
+        return { what: `Action ${event.action_id}: done (${done.success ? 'success' : 'not successful'})`, why: done.summary, tone: done.success ? 'ok' : 'warn' };
+      }
+      return {
+        what: `Action ${event.action_id}: ${event.type} ${describeSelector(event.selector)}`.trim(),
+        why: (event.result?.effects ?? []).map((e) => e.kind.replaceAll('_', ' ')).join(', ') || 'done',
+        tone: 'ok',
+      };
+    case 'failed':
+      return { what: `Action ${event.action_id}: ${event.type} ${describeSelector(event.selector)} failed`, why: `${event.error?.code}: ${event.error?.message}`, tone: 'err' };
+    case 'rejected':
+      return {
+        what: `Refused a line${event.action_id ? ` (action ${event.action_id})` : ''}: ${event.code}`,
+        why: `${event.reason}${event.excerpt ? ` — ${event.excerpt}` : ''}`,
+        tone: 'err',
+      };
+    case 'state_changed':
+      return { what: `Workflow${wf}: ${STATE_WORDS[event.state] ?? event.state}`, tone: event.state === 'failed' ? 'err' : 'ok' };
+    case 'session_error':
+      return { what: 'BAI could not read this chat', why: `${event.code}: ${event.message}`, tone: 'err' };
+    default:
+      return null;
+  }
+}
+
+/** The current workflow and whether it waits for an answer, from the log. */
+function currentWorkflow(log) {
+  let current = null;
+  for (const event of log) {
+    if (event.kind === 'handshake_found') current = { id: event.workflow_id, protocol: event.protocol, state: 'awaiting_extension_ack', asking: true };
+    if (!current || event.workflow_id !== current.id) continue;
+    if (event.kind === 'state_changed') current.state = event.state;
+    if (['approved', 'denied', 'stopped'].includes(event.kind)) current.asking = false;
+    if (event.kind === 'state_changed' && event.state !== 'awaiting_extension_ack') current.asking = false;
+  }
+  return current;
+}
+
+let tabId;
+let refreshGeneration = 0;
+
 async function refresh() {
-  const tabId = await activeTabId();
-  const status = await ext.runtime.sendMessage({ type: Msg.TAB_STATUS, tabId });
+  // Refreshes overlap when events arrive in bursts; only the newest one may render, or an
+  // older, slower answer would paint a stale log over a fresh one.
+  const generation = ++refreshGeneration;
+  const id = await activeTabId();
+  const [status, { log = [] } = {}] = await Promise.all([
+    ext.runtime.sendMessage({ type: Msg.TAB_STATUS, tabId: id }),
+    ext.runtime.sendMessage({ type: Msg.TAB_LOG, tabId: id }),
+  ]);
+  if (generation !== refreshGeneration) return;
+  tabId = id;
+  renderDiagnostics(status);
+  renderWorkflow(currentWorkflow(log));
+  renderLog(log);
+  document.body.dataset.ready = '1';
+}
+
+function renderWorkflow(workflow) {
+  $('question').hidden = !workflow?.asking;
+  if (!workflow) {
+    show('wf-state', 'no workflow yet');
+    show('wf-id', '—');
+    show('wf-protocol', '—');
+    $('stop').hidden = true;
+    delete document.body.dataset.workflowState;
+    return;
+  }
+  document.body.dataset.workflowState = workflow.state;
+  show('wf-state', STATE_WORDS[workflow.state] ?? workflow.state, workflow.state === 'failed' ? 'err' : 'ok');
+  show('wf-id', workflow.id);
+  show('wf-protocol', workflow.protocol ?? '—');
+  $('question-text').textContent = `ChatGPT asks to control this chat tab (workflow ${workflow.id}). Allow it?`;
+  $('question').dataset.workflow = workflow.id;
+  $('stop').hidden = !(workflow.state === 'active' || workflow.state === 'awaiting_extension_ack');
+  $('stop').dataset.workflow = workflow.id;
+}
+
+function renderLog(log) {
+  const items = log.map(describeEvent).filter(Boolean);
+  $('log-empty').hidden = items.length > 0;
+  $('log').replaceChildren(...items.map(({ what, why, tone }) => {
+    const li = document.createElement('li');
+    li.dataset.tone = tone ?? '';
+    const strong = document.createElement('span');
+    strong.className = 'what';
+    strong.textContent = what;
+    li.append(strong);
+    if (why) {
+      const detail = document.createElement('span');
+      detail.className = 'why';
+      detail.textContent = why;
+      li.append(detail);
+    }
+    return li;
+  }));
+}
+
+function renderDiagnostics(status) {
   const bg = status?.background;
   show('core-background', bg?.version ? `ready (${bg.version})` : `failed: ${bg?.error ?? 'no answer'}`, bg?.version ? 'ok' : 'err');
   const tab = status?.tab;
@@ -47,9 +185,43 @@ async function refresh() {
   } else if (tab.chat?.site) {
     show('chat-site', tab.chat.transcript_readable
       ? `${tab.chat.site}: transcript readable`
-      : `${tab.chat.site}: the page changed, transcript not readable`, tab.chat.transcript_readable ? 'ok' : 'warn');
+      : `${tab.chat.site}: ChatGPT's page changed, transcript not readable`, tab.chat.transcript_readable ? 'ok' : 'warn');
   } else {
     show('chat-site', 'not a chat page');
+  }
+}
+
+async function sendDecision(answer, workflowId) {
+  await ext.runtime.sendMessage({ type: Msg.USER_DECISION, tabId, workflowId, answer });
+}
+
+async function setupSettings() {
+  const stored = (await ext.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] ?? {};
+  const boxes = { autoApprove: $('set-auto-approve'), insertOnly: $('set-insert-only') };
+  for (const [name, box] of Object.entries(boxes)) {
+    box.checked = Boolean(stored[name]);
+    box.addEventListener('change', async () => {
+      const current = (await ext.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] ?? {};
+      await ext.storage.local.set({ [SETTINGS_KEY]: { ...current, [name]: box.checked } });
+    });
+  }
+}
+
+async function copyPrompt() {
+  const workflowId = crypto.randomUUID();
+  const text = core.protocol_prompt(workflowId);
+  document.body.dataset.lastPromptWorkflow = workflowId;
+  try {
+    await navigator.clipboard.writeText(text);
+    $('copy-status').textContent = 'Copied. Paste it into ChatGPT and send it.';
+  } catch {
+    $('copy-status').textContent = 'Could not use the clipboard; select and copy the text from the box below.';
+    const area = document.createElement('textarea');
+    area.value = text;
+    area.rows = 6;
+    area.style.width = '100%';
+    $('copy-status').after(area);
+    area.select();
   }
 }
 
@@ -60,12 +232,16 @@ async function main() {
   } catch (error) {
     show('core-panel', `failed: ${error}`, 'err');
   }
+  $('allow').addEventListener('click', () => sendDecision('allow', $('question').dataset.workflow));
+  $('deny').addEventListener('click', () => sendDecision('deny', $('question').dataset.workflow));
+  $('stop').addEventListener('click', () => sendDecision('stop', $('stop').dataset.workflow));
+  $('copy-prompt').addEventListener('click', copyPrompt);
+  await setupSettings();
   ext.runtime.onMessage.addListener((message) => {
-    if (message?.type === Msg.STATUS_CHANGED) refresh();
+    if (message?.type === Msg.STATUS_CHANGED && (message.tabId === undefined || tabId === undefined || message.tabId === tabId)) refresh();
   });
   ext.tabs.onActivated?.addListener(() => refresh());
   await refresh();
-  document.body.dataset.ready = '1';
 }
 
 main();

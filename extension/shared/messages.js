@@ -6,6 +6,12 @@ export const Msg = Object.freeze({
   CONTENT_READY: 'content_ready',
   /** panel -> background: what do you know about this tab? */
   TAB_STATUS: 'tab_status',
+  /** content (chat) -> background: something happened in the chat session (logged, shown). */
+  CHAT_EVENT: 'chat_event',
+  /** panel -> background -> content: the user allowed, denied or stopped a workflow. */
+  USER_DECISION: 'user_decision',
+  /** panel -> background: the tab's event log. */
+  TAB_LOG: 'tab_log',
   /** background -> panel: something changed; re-read the status. */
   STATUS_CHANGED: 'status_changed',
 });

@@ -70,7 +70,10 @@ for (const name of browserNames()) {
         assert.ok(status, 'the content script reported to the background');
         assert.equal(status.startError?.code, 'wasm_blocked_by_csp', JSON.stringify(status));
         const panel = await browser.newTab(`${browser.extensionOrigin}/extension/panel/panel.html?tab=${status.tabId}`);
-        const code = await panel.waitFor(() => document.body.dataset.ready && document.getElementById('core-tab').dataset.code);
+        const code = await panel.waitFor(() => document.body.dataset.ready && document.getElementById('core-tab').dataset.code, { what: 'the panel diagnostics' })
+          .catch(async (error) => {
+            throw new Error(`${error.message}; panel: ${await panel.evaluate(() => document.body.innerText)}`);
+          });
         assert.equal(code, 'wasm_blocked_by_csp');
         await panel.screenshot('foundation-panel-csp');
       }

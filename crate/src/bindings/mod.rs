@@ -1,7 +1,11 @@
 //! Thin wasm-bindgen entry points for the extension's JS glue. Logic lives in `protocol` and
 //! `dom`; this module converts between JS values and Rust types and nothing else.
 
+mod chat_session;
+
 use wasm_bindgen::prelude::*;
+
+pub use chat_session::ChatSession;
 
 /// Runs once when the module is instantiated: route Rust panics to the console with a stack,
 /// instead of an opaque "unreachable executed".
@@ -21,8 +25,77 @@ pub fn version() -> String {
 #[wasm_bindgen]
 pub fn chat_page_status() -> Result<String, JsError> {
     let window = web_sys::window().ok_or_else(|| JsError::new("no window"))?;
-    let document = window.document().ok_or_else(|| JsError::new("no document"))?;
+    let document = window
+        .document()
+        .ok_or_else(|| JsError::new("no document"))?;
     let hostname = window.location().hostname().unwrap_or_default();
     let status = crate::chat::page_status(&document, &hostname);
     serde_json::to_string(&status).map_err(|error| JsError::new(&error.to_string()))
+}
+
+/// Writes `line` into the chat's composer and sends it (unless `insert_only`), then confirms it
+/// appeared as a user message. Resolves to `"sent_and_confirmed"` or `"inserted"`; rejects with
+/// an object `{code, message}` (see [`crate::chat::composer::ComposerError`]).
+#[wasm_bindgen]
+pub async fn post_line(line: String, insert_only: bool) -> Result<JsValue, JsValue> {
+    use crate::chat::composer::{self, SendMode};
+    let document = web_sys::window()
+        .and_then(|window| window.document())
+        .ok_or_else(|| JsValue::from_str("no document"))?;
+    let hostname = web_sys::window().map(|w| w.location().hostname().unwrap_or_default());
+    let status = crate::chat::page_status(&document, hostname.as_deref().unwrap_or_default());
+    let profile = crate::chat::SITES
+        .iter()
+        .find(|profile| Some(profile.name) == status.site)
+        .ok_or_else(|| error_object("composer_not_found", "this is not a chat page"))?;
+    let mode = if insert_only {
+        SendMode::InsertOnly
+    } else {
+        SendMode::Send
+    };
+    match composer::post_line(&document, profile, &line, mode).await {
+        Ok(outcome) => Ok(JsValue::from_str(match outcome {
+            composer::PostOutcome::SentAndConfirmed => "sent_and_confirmed",
+            composer::PostOutcome::Inserted => "inserted",
+        })),
+        Err(error) => Err(error_object(error.code(), &error.to_string())),
+    }
+}
+
+/// Performs one validated action (the JSON of [`crate::protocol::Action`]) on this page.
+/// Resolves to the [`crate::dom::ActionReport`] as JSON; rejects with the error as JSON
+/// (`{code, message, ...}`).
+#[wasm_bindgen]
+pub async fn execute_action(
+    action_json: String,
+    timeout_ms: Option<u32>,
+) -> Result<String, JsValue> {
+    let action: crate::protocol::Action = serde_json::from_str(&action_json)
+        .map_err(|error| error_object("invalid_action", &error.to_string()))?;
+    let mut options = crate::dom::ExecOptions::default();
+    if let Some(timeout_ms) = timeout_ms {
+        options.timeout_ms = timeout_ms;
+    }
+    match crate::dom::execute(&action, &options).await {
+        Ok(report) => {
+            serde_json::to_string(&report).map_err(|error| JsValue::from_str(&error.to_string()))
+        }
+        Err(error) => Err(JsValue::from_str(
+            &serde_json::to_string(&error)
+                .unwrap_or_else(|_| format!("{{\"code\":\"{}\"}}", error.code())),
+        )),
+    }
+}
+
+/// The protocol text users paste into ChatGPT, with `workflow_id` in place of the placeholder.
+#[wasm_bindgen]
+pub fn protocol_prompt(workflow_id: &str) -> String {
+    crate::protocol::prompt_text(workflow_id)
+}
+
+fn error_object(code: &str, message: &str) -> JsValue {
+    let object = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&object, &"code".into(), &code.into());
+    let _ = js_sys::Reflect::set(&object, &"message".into(), &message.into());
+    object.into()
 }

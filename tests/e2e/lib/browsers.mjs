@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { ELEMENT_KEY, WebDriverSession } from './webdriver.mjs';
+import { ELEMENT_KEY, SHADOW_KEY, WebDriverSession } from './webdriver.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const EXTENSION_DIR = path.resolve(here, '../../..');
@@ -57,6 +57,15 @@ const WAIT_IN_PAGE = `
   }
 `;
 
+/**
+ * `fn(...args)` as an expression string. Playwright runs strings through the DevTools protocol,
+ * which a page's or an extension page's CSP does not govern (unlike `new Function` in the page);
+ * the leading `[` keeps Playwright from mistaking the string for a function to call.
+ */
+function asExpression(fn, args) {
+  return `[(${fn.toString()})(...${JSON.stringify(args)})][0]`;
+}
+
 class ChromiumTab {
   constructor(browser, page) {
     this.browser = browser;
@@ -65,21 +74,26 @@ class ChromiumTab {
   async goto(url) {
     await this.page.goto(url, { waitUntil: 'load' });
   }
+  // Functions travel as source text and run through the DevTools protocol, which a page's (or
+  // an extension page's) CSP does not govern; `new Function` inside the page would be.
   async evaluate(fn, ...args) {
-    return this.page.evaluate(({ src, args }) => new Function('return (' + src + ')')()(...args), {
-      src: fn.toString(),
-      args,
-    });
+    return this.page.evaluate(asExpression(fn, args));
   }
+  // Polls the condition from here: Playwright's in-page polling re-evaluates the predicate
+  // with the page's own eval, which an extension page's CSP forbids.
   async waitFor(fn, { timeout = DEFAULT_TIMEOUT, args = [], what } = {}) {
-    const handle = await this.page
-      .waitForFunction(({ src, args }) => new Function('return (' + src + ')')()(...args), { src: fn.toString(), args }, { timeout })
-      .catch(() => null);
-    if (!handle) throw new Error(`chromium: timed out after ${timeout} ms waiting for ${what ?? fn.toString()}`);
-    return handle.jsonValue();
+    const deadline = Date.now() + timeout;
+    const expression = asExpression(fn, args);
+    for (;;) {
+      const value = await this.page.evaluate(expression).catch(() => undefined);
+      if (value) return value;
+      if (Date.now() > deadline) throw new Error(`chromium: timed out after ${timeout} ms waiting for ${what ?? fn.toString()}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
   }
-  async click(selector) {
-    await this.page.locator(selector).click();
+  /** A real click on an element inside an open shadow root. */
+  async clickInShadow(hostSelector, innerSelector) {
+    await this.page.locator(hostSelector).locator(innerSelector).click();
   }
   async type(selector, text) {
     await this.page.locator(selector).click();
@@ -128,9 +142,13 @@ class ChromiumBrowser {
     if (url) await tab.goto(url);
     return tab;
   }
+  /** Opens one of the extension's own pages (e.g. the panel) in a new tab. */
+  async openExtensionPage(pathAndQuery) {
+    return this.newTab(`${this.extensionOrigin}/${pathAndQuery}`);
+  }
   /** Runs a function in the extension's background worker. */
   async inBackground(fn, ...args) {
-    return this.worker.evaluate(({ src, args }) => new Function('return (' + src + ')')()(...args), { src: fn.toString(), args });
+    return this.worker.evaluate(asExpression(fn, args));
   }
   async close() {
     await this.context.close();
@@ -179,6 +197,13 @@ class FirefoxTab {
     const id = await this.element(selector);
     await this.browser.session.command('POST', `/element/${id}/click`, {});
   }
+  async clickInShadow(hostSelector, innerSelector) {
+    const host = await this.element(hostSelector);
+    const shadow = await this.browser.session.command('GET', `/element/${host}/shadow`);
+    const shadowId = shadow[SHADOW_KEY];
+    const found = await this.browser.session.command('POST', `/shadow/${shadowId}/element`, { using: 'css selector', value: innerSelector });
+    await this.browser.session.command('POST', `/element/${found[ELEMENT_KEY]}/click`, {});
+  }
   async type(selector, text) {
     const id = await this.element(selector);
     await this.browser.session.command('POST', `/element/${id}/click`, {});
@@ -202,8 +227,13 @@ class FirefoxTab {
   }
   async close() {
     await this.focus();
-    await this.browser.session.command('DELETE', '/window');
+    const remaining = await this.browser.session.command('DELETE', '/window');
+    // WebDriver has no current window after closing one: switch to a remaining tab.
     this.browser.current = null;
+    if (remaining?.length) {
+      await this.browser.session.command('POST', '/window', { handle: remaining[0] });
+      this.browser.current = remaining[0];
+    }
   }
 }
 
@@ -213,6 +243,9 @@ class FirefoxBrowser {
     const driverPath = path.join(os.homedir(), '.cargo/bin/geckodriver');
     const session = await WebDriverSession.start({
       driverPath,
+      // Lets the tests open the extension's own pages (the panel) through the browser's chrome
+      // context: WebDriver refuses to navigate a tab to a moz-extension:// URL.
+      driverArgs: ['--allow-system-access'],
       capabilities: {
         alwaysMatch: {
           browserName: 'firefox',
@@ -258,6 +291,29 @@ class FirefoxBrowser {
     }
     const tab = new FirefoxTab(this, handle);
     if (url) await tab.goto(url);
+    return tab;
+  }
+  /**
+   * Opens one of the extension's own pages in a new tab. WebDriver refuses to navigate to
+   * moz-extension:// URLs, so the tab is opened from the browser's chrome context.
+   */
+  async openExtensionPage(pathAndQuery) {
+    const before = new Set(await this.session.command('GET', '/window/handles'));
+    await this.session.command('POST', '/moz/context', { context: 'chrome' });
+    try {
+      await this.session.command('POST', '/execute/sync', {
+        script: `const win = Services.wm.getMostRecentWindow('navigator:browser');
+          win.gBrowser.selectedTab = win.gBrowser.addTab(arguments[0], {
+            triggeringPrincipal: Services.scriptSecurityManager.getSystemPrincipal() });`,
+        args: [`${this.extensionOrigin}/${pathAndQuery}`],
+      });
+    } finally {
+      await this.session.command('POST', '/moz/context', { context: 'content' });
+    }
+    const handles = await this.session.command('GET', '/window/handles');
+    const handle = handles.find((h) => !before.has(h));
+    const tab = new FirefoxTab(this, handle);
+    await tab.waitFor(() => document.readyState === 'complete' && location.protocol === 'moz-extension:');
     return tab;
   }
   async close() {

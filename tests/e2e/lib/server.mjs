@@ -26,6 +26,9 @@ export const STRICT_CSP = "script-src 'self'; object-src 'none'";
 function resolveRequest(urlPath) {
   const clean = path.posix.normalize(decodeURIComponent(urlPath.split('?')[0]));
   if (clean.startsWith('/build/')) return path.join(FIXTURES, clean);
+  // Like ChatGPT's /c/<conversation id>: every such path is the chat page, and the extension
+  // keeps one state per path.
+  if (clean.startsWith('/chat/c/')) return path.join(FIXTURES, 'pages', 'chat', 'index.html');
   return path.join(FIXTURES, 'pages', clean.endsWith('/') ? `${clean}index.html` : clean);
 }
 

@@ -18,9 +18,9 @@ async function freePort() {
 export class WebDriverError extends Error {}
 
 export class WebDriverSession {
-  static async start({ driverPath, capabilities, logFile }) {
+  static async start({ driverPath, capabilities, driverArgs = [] }) {
     const port = await freePort();
-    const child = spawn(driverPath, ['--port', String(port), '--host', '127.0.0.1'], {
+    const child = spawn(driverPath, ['--port', String(port), '--host', '127.0.0.1', ...driverArgs], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const log = [];
@@ -73,3 +73,6 @@ export class WebDriverSession {
 
 /** The W3C key for a web element reference in responses and arguments. */
 export const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
+
+/** The W3C key for a shadow root reference. */
+export const SHADOW_KEY = 'shadow-6066-11e4-a52e-4f735466cecf';

@@ -1,0 +1,160 @@
+//! `ChatSession`: the content script's handle on one chat tab. It owns the transcript reader
+//! (fed by one MutationObserver) and the protocol engine, and turns page changes into the
+//! engine's decisions. The JS glue only routes those decisions: it asks the user, posts the ACK
+//! through [`post_line`](super::post_line), runs actions, and stores [`ChatSession::save`].
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::Function;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::chat::observer::MutationWatcher;
+use crate::chat::transcript::{TranscriptReader, observer_options};
+use crate::chat::{SITES, SiteProfile, page_status};
+use crate::protocol::{Decision, Engine, EngineError};
+
+/// What one [`ChatSession::poll`] returns to JS.
+#[derive(Debug, Serialize)]
+struct PollResult<'a> {
+    /// The engine's decisions, in order.
+    decisions: &'a [Decision],
+    /// Messages in the transcript now.
+    messages: usize,
+    /// Messages read from the DOM since the session started (incrementality check).
+    reads: u64,
+}
+
+/// The content script's session on a chat tab.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct ChatSession {
+    engine: Engine,
+    reader: Rc<RefCell<TranscriptReader>>,
+    watcher: Option<MutationWatcher>,
+    /// The first poll observes the whole transcript at once: an old conversation opened, or the
+    /// page reloaded. Later polls feed only what changed.
+    first_poll_done: bool,
+}
+
+fn to_json<T: Serialize>(value: &T) -> Result<String, JsError> {
+    serde_json::to_string(value).map_err(|error| JsError::new(&error.to_string()))
+}
+
+fn engine_error(error: EngineError) -> JsError {
+    JsError::new(&error.to_string())
+}
+
+/// The site profile for this page, or an error the panel can show.
+fn profile_for_page() -> Result<&'static SiteProfile, JsError> {
+    let window = web_sys::window().ok_or_else(|| JsError::new("no window"))?;
+    let document = window
+        .document()
+        .ok_or_else(|| JsError::new("no document"))?;
+    let hostname = window.location().hostname().unwrap_or_default();
+    let status = page_status(&document, &hostname);
+    let name = status.site.ok_or_else(|| JsError::new("not a chat page"))?;
+    SITES
+        .iter()
+        .find(|profile| profile.name == name)
+        .ok_or_else(|| JsError::new("unknown site profile"))
+}
+
+#[wasm_bindgen]
+impl ChatSession {
+    /// Starts reading this tab's transcript. `saved_state` is what [`ChatSession::save`]
+    /// returned before a reload (or `undefined` for a conversation seen for the first time).
+    /// `notify` is called (with no arguments) whenever the page changed; the glue then calls
+    /// [`ChatSession::poll`] (coalescing bursts of calls).
+    #[wasm_bindgen(constructor)]
+    pub fn new(saved_state: Option<String>, notify: Function) -> Result<ChatSession, JsError> {
+        let profile = profile_for_page()?;
+        let document = web_sys::window()
+            .and_then(|window| window.document())
+            .ok_or_else(|| JsError::new("no document"))?;
+        let engine = match saved_state {
+            Some(json) => Engine::restore(&json).map_err(|error| {
+                JsError::new(&format!("saved state unreadable ({error}); not resuming"))
+            })?,
+            None => Engine::new(),
+        };
+        let reader = Rc::new(RefCell::new(TranscriptReader::new(
+            document.clone(),
+            profile,
+        )));
+        reader.borrow_mut().full_scan();
+        let body = document.body().ok_or_else(|| JsError::new("no body"))?;
+        let reader_for_observer = Rc::clone(&reader);
+        let watcher = MutationWatcher::new(&body, &observer_options(), move |records| {
+            reader_for_observer.borrow_mut().note_mutations(records);
+            let _ = notify.call0(&JsValue::NULL);
+        })
+        .map_err(|_| JsError::new("could not observe the page"))?;
+        Ok(ChatSession {
+            engine,
+            reader,
+            watcher: Some(watcher),
+            first_poll_done: false,
+        })
+    }
+
+    /// Reads what changed and feeds it to the engine. Returns JSON
+    /// `{decisions: [...], messages, reads}`. Save the state (see [`ChatSession::save`]) before
+    /// acting on the decisions, so a reload in between never repeats an action.
+    pub fn poll(&mut self) -> Result<String, JsError> {
+        let mut reader = self.reader.borrow_mut();
+        let changes = reader.take_changes();
+        let decisions = if self.first_poll_done {
+            changes
+                .iter()
+                .flat_map(|(index, message)| self.engine.update_message(*index, message))
+                .collect::<Vec<_>>()
+        } else {
+            self.first_poll_done = true;
+            self.engine.observe(&reader.messages())
+        };
+        to_json(&PollResult {
+            decisions: &decisions,
+            messages: reader.len(),
+            reads: reader.reads(),
+        })
+    }
+
+    /// The user allowed the handshake: returns the decisions (the ACK line to post first).
+    pub fn approve(&mut self, workflow_id: &str, nonce: &str) -> Result<String, JsError> {
+        to_json(
+            &self
+                .engine
+                .approve(workflow_id, nonce)
+                .map_err(engine_error)?,
+        )
+    }
+
+    /// The user refused the handshake.
+    pub fn deny(&mut self, workflow_id: &str) -> Result<String, JsError> {
+        to_json(&self.engine.deny(workflow_id).map_err(engine_error)?)
+    }
+
+    /// The user pressed Stop.
+    pub fn stop(&mut self, workflow_id: &str) -> Result<String, JsError> {
+        to_json(&self.engine.stop(workflow_id).map_err(engine_error)?)
+    }
+
+    /// Every workflow the engine knows, as JSON (for the panel).
+    pub fn workflows(&self) -> Result<String, JsError> {
+        to_json(&self.engine.workflows())
+    }
+
+    /// The whole engine state, to persist after every poll.
+    pub fn save(&self) -> Result<String, JsError> {
+        self.engine
+            .save()
+            .map_err(|error| JsError::new(&error.to_string()))
+    }
+
+    /// Stops observing the page.
+    pub fn close(&mut self) {
+        self.watcher = None;
+    }
+}

@@ -1,0 +1,198 @@
+//! Writes one line into the chat's composer and sends it: how the extension posts its
+//! `BAI_ACK` (and later `BAI_RESULT`) lines. It never clobbers text the user is typing.
+
+use std::time::Duration;
+
+use gloo_timers::future::sleep;
+use serde::Serialize;
+use wasm_bindgen::JsCast;
+use web_sys::{Document, Element, HtmlElement, HtmlTextAreaElement};
+
+use super::sites::SiteProfile;
+
+/// Whether to press send after inserting the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendMode {
+    /// Insert the line and send it (default).
+    Send,
+    /// Insert the line and let the user press Enter (a setting).
+    InsertOnly,
+}
+
+/// What happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PostOutcome {
+    /// The line was sent and a user message containing it appeared in the transcript.
+    SentAndConfirmed,
+    /// The line is in the composer; the user sends it.
+    Inserted,
+}
+
+/// Why a line could not be posted. Codes are stable; messages are for the user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(tag = "code", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ComposerError {
+    /// No composer matched the site table.
+    #[error("the chat's message box was not found; the page may have changed")]
+    ComposerNotFound,
+    /// The user has text in the composer; writing would destroy it.
+    #[error("you are typing in the chat's message box; BAI will post when it is empty")]
+    UserIsTyping,
+    /// The inserted text did not read back as the line.
+    #[error("the message box did not accept the text")]
+    InsertRejected,
+    /// No send button became available.
+    #[error("the chat's send button did not appear")]
+    SendButtonMissing,
+    /// The line was sent but no user message with it appeared.
+    #[error("the message was sent but did not appear in the conversation")]
+    NotConfirmed,
+}
+
+impl ComposerError {
+    /// The stable snake_case code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::ComposerNotFound => "composer_not_found",
+            Self::UserIsTyping => "user_is_typing",
+            Self::InsertRejected => "insert_rejected",
+            Self::SendButtonMissing => "send_button_missing",
+            Self::NotConfirmed => "not_confirmed",
+        }
+    }
+}
+
+/// How long to wait for the send button, and then for the sent line to show up.
+const SEND_BUTTON_WAIT: Duration = Duration::from_secs(5);
+const CONFIRM_WAIT: Duration = Duration::from_secs(8);
+const POLL: Duration = Duration::from_millis(50);
+
+/// Inserts `line` into the composer and (in [`SendMode::Send`]) sends it, then confirms that a
+/// user message containing it appeared.
+pub async fn post_line(
+    document: &Document,
+    profile: &SiteProfile,
+    line: &str,
+    mode: SendMode,
+) -> Result<PostOutcome, ComposerError> {
+    let composer = profile
+        .find_composer(document)
+        .ok_or(ComposerError::ComposerNotFound)?;
+    if !composer_text(&composer).trim().is_empty() {
+        return Err(ComposerError::UserIsTyping);
+    }
+    let before = user_messages_containing(document, profile, line);
+    insert_text(document, &composer, line)?;
+    if composer_text(&composer).trim() != line.trim() {
+        return Err(ComposerError::InsertRejected);
+    }
+    if mode == SendMode::InsertOnly {
+        return Ok(PostOutcome::Inserted);
+    }
+    let send_button = wait_for(SEND_BUTTON_WAIT, || enabled_send_button(document, profile))
+        .await
+        .ok_or(ComposerError::SendButtonMissing)?;
+    send_button.click();
+    wait_for(CONFIRM_WAIT, || {
+        (user_messages_containing(document, profile, line) > before).then_some(())
+    })
+    .await
+    .ok_or(ComposerError::NotConfirmed)?;
+    Ok(PostOutcome::SentAndConfirmed)
+}
+
+/// The composer's current text (contenteditable or textarea).
+fn composer_text(composer: &Element) -> String {
+    if let Some(textarea) = composer.dyn_ref::<HtmlTextAreaElement>() {
+        return textarea.value();
+    }
+    composer.text_content().unwrap_or_default()
+}
+
+/// Focuses the composer, puts the caret at the end and inserts `text` the way a user's typing
+/// would arrive: `execCommand('insertText')` fires a trusted `beforeinput`/`input` pair that
+/// ProseMirror and React handle. A plain textarea gets its native value setter and an input event.
+fn insert_text(document: &Document, composer: &Element, text: &str) -> Result<(), ComposerError> {
+    if let Some(textarea) = composer.dyn_ref::<HtmlTextAreaElement>() {
+        let _ = textarea.focus();
+        textarea.set_value(text);
+        let event = web_sys::Event::new("input").map_err(|_| ComposerError::InsertRejected)?;
+        let _ = textarea.dispatch_event(&event);
+        return Ok(());
+    }
+    if let Some(element) = composer.dyn_ref::<HtmlElement>() {
+        let _ = element.focus();
+    }
+    if let (Some(selection), Ok(range)) = (
+        document.get_selection().ok().flatten(),
+        document.create_range(),
+    ) {
+        // Put the caret inside the last block (ProseMirror's `<p>`), not after it: Firefox
+        // inserts text collapsed at the editor's own end as a new paragraph.
+        let mut anchor = composer.clone();
+        while let Some(child) = anchor.last_element_child() {
+            if child.tag_name().eq_ignore_ascii_case("br") {
+                break;
+            }
+            anchor = child;
+        }
+        let _ = range.select_node_contents(&anchor);
+        range.collapse_with_to_start(false);
+        let _ = selection.remove_all_ranges();
+        let _ = selection.add_range(&range);
+    }
+    let html_document = document
+        .dyn_ref::<web_sys::HtmlDocument>()
+        .ok_or(ComposerError::InsertRejected)?;
+    match html_document.exec_command_with_show_ui_and_value("insertText", false, text) {
+        Ok(true) => Ok(()),
+        _ => Err(ComposerError::InsertRejected),
+    }
+}
+
+fn enabled_send_button(document: &Document, profile: &SiteProfile) -> Option<HtmlElement> {
+    profile.send_button_selectors.iter().find_map(|selector| {
+        let element = document.query_selector(selector).ok().flatten()?;
+        let disabled = element.has_attribute("disabled")
+            || element.get_attribute("aria-disabled").as_deref() == Some("true");
+        if disabled {
+            None
+        } else {
+            element.dyn_into::<HtmlElement>().ok()
+        }
+    })
+}
+
+/// How many user messages contain `line` (compared after trimming).
+fn user_messages_containing(document: &Document, profile: &SiteProfile, line: &str) -> usize {
+    let needle = line.trim();
+    let Some(list) = profile.message_selectors.iter().find_map(|selector| {
+        document
+            .query_selector_all(selector)
+            .ok()
+            .filter(|list| list.length() > 0)
+    }) else {
+        return 0;
+    };
+    (0..list.length())
+        .filter_map(|index| list.item(index)?.dyn_into::<Element>().ok())
+        .filter(|element| {
+            element.get_attribute("data-message-author-role").as_deref() != Some("assistant")
+        })
+        .filter(|element| element.text_content().unwrap_or_default().contains(needle))
+        .count()
+}
+
+/// Polls `probe` every [`POLL`] until it answers or `limit` passes.
+async fn wait_for<T>(limit: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
+    let polls = (limit.as_millis() / POLL.as_millis()).max(1);
+    for _ in 0..polls {
+        if let Some(value) = probe() {
+            return Some(value);
+        }
+        sleep(POLL).await;
+    }
+    probe()
+}

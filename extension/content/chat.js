@@ -1,0 +1,182 @@
+// The chat role of the content script: runs a ChatSession (Rust: transcript reader + protocol
+// engine) on this tab and routes its decisions. The order of work on every poll is:
+//   1. read what changed and let the engine decide (Rust),
+//   2. persist the engine state (so a reload never repeats a decision),
+//   3. act: ask the user, post the ACK, run actions one at a time.
+
+import { ext } from '../shared/browser.js';
+import { Msg } from '../shared/messages.js';
+
+const SETTINGS_KEY = 'bai:settings';
+export const DEFAULT_SETTINGS = Object.freeze({ autoApprove: false, insertOnly: false });
+
+/** Persisted per conversation: the origin and path identify it (ChatGPT: /c/<id>). */
+function conversationKey() {
+  return `bai:conv:${location.origin}${location.pathname}`;
+}
+
+/** A fresh ACK nonce: "n_" + 128 random bits from the browser's CSPRNG, as lowercase hex. */
+function freshNonce() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return 'n_' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function startChat(core, banner) {
+  const stored = await ext.storage.local.get([conversationKey(), SETTINGS_KEY]);
+  const settings = { ...DEFAULT_SETTINGS, ...(stored[SETTINGS_KEY] ?? {}) };
+  let key = conversationKey();
+
+  let pollScheduled = false;
+  const schedulePoll = () => {
+    if (pollScheduled) return;
+    pollScheduled = true;
+    // One poll per burst of mutations (a streaming message mutates many times per frame).
+    setTimeout(poll, 0);
+  };
+
+  let session;
+  try {
+    session = new core.ChatSession(stored[key] ?? undefined, schedulePoll);
+  } catch (error) {
+    report({ kind: 'session_error', code: 'session_start_failed', message: String(error?.message ?? error) });
+    banner.setError(`BAI could not read this chat: ${error?.message ?? error}`);
+    return;
+  }
+
+  const pendingHandshakes = new Map();
+  let actionChain = Promise.resolve();
+
+  function report(event) {
+    ext.runtime.sendMessage({ type: Msg.CHAT_EVENT, event: { ...event, at: Date.now() } }).catch(() => {});
+  }
+
+  async function persist() {
+    // A new chat gets its /c/<id> URL after the first message: move the state along.
+    const now = conversationKey();
+    if (now !== key) {
+      await ext.storage.local.remove(key);
+      key = now;
+    }
+    await ext.storage.local.set({ [key]: session.save() });
+  }
+
+  let polls = 0;
+  let actionsRun = 0;
+  async function poll() {
+    pollScheduled = false;
+    const result = JSON.parse(session.poll());
+    if (result.decisions.length > 0) {
+      await persist();
+      for (const decision of result.decisions) handle(decision);
+    }
+    await actionChain;
+    // Visible progress markers: how many polls finished (with their actions) and how many
+    // actions ran on this page since it loaded. The panel and the tests read them.
+    banner.setProgress({ polls: ++polls, actionsRun, messages: result.messages });
+  }
+
+  function handle(decision) {
+    switch (decision.decision) {
+      case 'handshake_found':
+        return onHandshake(decision);
+      case 'ack':
+        return onAck(decision);
+      case 'execute':
+        actionChain = actionChain.then(() => runAction(decision));
+        return actionChain;
+      case 'reject':
+        report({ kind: 'rejected', ...decision });
+        return undefined;
+      case 'state_changed':
+        report({ kind: 'state_changed', workflow_id: decision.workflow_id, state: decision.state });
+        banner.setWorkflowState(decision.workflow_id, decision.state);
+        return undefined;
+      default:
+        report({ kind: 'unknown_decision', decision });
+        return undefined;
+    }
+  }
+
+  function onHandshake({ workflow_id, protocol }) {
+    pendingHandshakes.set(workflow_id, protocol);
+    report({ kind: 'handshake_found', workflow_id, protocol });
+    if (settings.autoApprove) {
+      decide(workflow_id, 'allow', 'policy');
+      return;
+    }
+    banner.askHandshake({ workflowId: workflow_id, protocol, target: 'this tab' }, (answer) => decide(workflow_id, answer, 'user'));
+  }
+
+  async function decide(workflowId, answer, by) {
+    if (answer === 'stop') {
+      const decisions = JSON.parse(session.stop(workflowId));
+      await persist();
+      report({ kind: 'stopped', workflow_id: workflowId, by });
+      decisions.forEach(handle);
+      return;
+    }
+    if (!pendingHandshakes.has(workflowId)) return;
+    pendingHandshakes.delete(workflowId);
+    banner.clearQuestion();
+    const decisions = JSON.parse(answer === 'allow' ? session.approve(workflowId, freshNonce()) : session.deny(workflowId));
+    await persist();
+    report({ kind: answer === 'allow' ? 'approved' : 'denied', workflow_id: workflowId, by });
+    decisions.forEach(handle);
+  }
+
+  async function onAck({ workflow_id, line }) {
+    // Retry with back-off; never overwrite what the user is typing (wait for an empty composer).
+    const delays = [0, 500, 1000, 2000, 4000];
+    let lastError = null;
+    for (let attempt = 0; attempt < 60; attempt++) {
+      const delay = delays[Math.min(attempt, delays.length - 1)];
+      if (delay) await sleep(delay);
+      try {
+        const outcome = await core.post_line(line, settings.insertOnly);
+        report({ kind: 'ack_posted', workflow_id, outcome });
+        return;
+      } catch (error) {
+        lastError = error;
+        if (error?.code === 'user_is_typing') {
+          banner.setNote('BAI will post its acknowledgement when the message box is empty.');
+          continue;
+        }
+        if (attempt >= delays.length - 1) break;
+      }
+    }
+    report({ kind: 'ack_failed', workflow_id, code: lastError?.code ?? 'unknown', message: lastError?.message ?? String(lastError), line });
+    banner.setError(`BAI could not post its acknowledgement: ${lastError?.message ?? lastError}`);
+  }
+
+  async function runAction({ workflow_id, action_id, action }) {
+    const summary = { workflow_id, action_id, type: action.type, selector: action.payload?.selector ?? null };
+    if (action.type === 'done') {
+      report({ kind: 'executed', ...summary, result: { done: action.payload } });
+      return;
+    }
+    report({ kind: 'executing', ...summary });
+    actionsRun += 1;
+    try {
+      const result = JSON.parse(await core.execute_action(JSON.stringify(action)));
+      report({ kind: 'executed', ...summary, result });
+    } catch (error) {
+      let failure;
+      try {
+        failure = typeof error === 'string' ? JSON.parse(error) : { code: error?.code, message: error?.message ?? String(error) };
+      } catch {
+        failure = { code: 'action_failed', message: String(error) };
+      }
+      report({ kind: 'failed', ...summary, error: failure });
+    }
+  }
+
+  ext.runtime.onMessage.addListener((message) => {
+    if (message?.type === Msg.USER_DECISION) decide(message.workflowId, message.answer, 'user');
+  });
+  banner.onStop((workflowId) => decide(workflowId, 'stop', 'user'));
+
+  report({ kind: 'session_started', conversation: key, resumed: Boolean(stored[key]) });
+  await poll();
+}

@@ -1,0 +1,153 @@
+// The chat side end to end, in the real extension: the pasted protocol, a streamed handshake,
+// the user's approval, the ACK through the real ProseMirror composer, actions on the page, the
+// panel's account of it, and nothing re-executed after a reload.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BROWSERS, browserNames } from './lib/browsers.mjs';
+import { startServer } from './lib/server.mjs';
+import { actionLine, bannerState, handshakeBlock, installTarget, protocolPrompt } from './lib/chat.mjs';
+
+const ACK_LINE = /^BAI_ACK \{"protocol":"BAI\/0\.3","workflow_id":"([^"]+)","kind":"ack","state":"extension_acknowledged","ack_nonce":"(n_[0-9a-f]{32})"\}$/;
+
+/** Waits until the content script has finished a poll after the current moment. */
+async function settled(tab) {
+  const before = Number(await tab.evaluate(() => document.querySelector('bai-banner')?.dataset.polls ?? 0));
+  await tab.evaluate(() => {
+    // Any DOM change makes the session poll once more; this one is outside the transcript.
+    const nudge = document.createElement('span');
+    nudge.hidden = true;
+    document.body.append(nudge);
+  });
+  await tab.waitFor((n) => Number(document.querySelector('bai-banner')?.dataset.polls ?? 0) > n, { args: [before], what: 'the next poll' });
+}
+
+for (const name of browserNames()) {
+  describe(`chat side in ${name}`, () => {
+    let server;
+    let browser;
+
+    before(async () => {
+      server = await startServer();
+      browser = await BROWSERS[name].launch();
+    });
+
+    after(async () => {
+      await browser?.close();
+      await server?.close();
+    });
+
+    test('pasted protocol, streamed handshake, approval, ACK through the composer, actions, panel', async () => {
+      const workflowId = `wf-e2e-${name}`;
+      const url = `${server.origin}/chat/c/happy-${name}?markup=2025`;
+      const tab = await browser.newTab(url);
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session to start' });
+      await tab.evaluate(installTarget);
+
+      // The user pastes the protocol: its example lines and bai block never act.
+      await tab.evaluate((text) => window.chatFixture.addUserMessage(text), protocolPrompt(workflowId));
+      await settled(tab);
+      let state = await tab.evaluate(bannerState);
+      assert.equal(state.question, undefined, 'no question for the pasted protocol');
+
+      // The model streams its handshake; half a block asks nothing.
+      const id = await tab.evaluate(() => window.chatFixture.startAssistantMessage());
+      await tab.evaluate((id, chunk) => window.chatFixture.appendAssistantChunk(id, chunk), id, 'Ready when you are.\n\n```bai\n{"protocol":"BAI/0.3",');
+      await settled(tab);
+      assert.equal((await tab.evaluate(bannerState)).question, undefined, 'no question while the handshake streams');
+      const block = handshakeBlock(workflowId);
+      await tab.evaluate((id, chunk) => window.chatFixture.appendAssistantChunk(id, chunk), id, block.slice(block.indexOf('"workflow_id"')) + '\n');
+      await settled(tab);
+      assert.equal((await tab.evaluate(bannerState)).question, undefined, 'no question before the message completes');
+      await tab.evaluate((id) => window.chatFixture.finishAssistantMessage(id), id);
+      state = await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
+      assert.equal(state, workflowId);
+      await tab.screenshot('chat-approval-question');
+
+      // The user allows (a real click); the ACK goes through the real composer as a user message.
+      await tab.clickInShadow('bai-banner', 'button.allow');
+      const ack = await tab.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text, { what: 'the ACK message' });
+      const match = ACK_LINE.exec(ack);
+      assert.ok(match, `exact ACK line: ${ack}`);
+      assert.equal(match[1], workflowId);
+      const nonce = match[2];
+      assert.deepEqual(await tab.evaluate(() => window.chatFixture.sentMessages()), [ack], 'sent through the composer');
+      assert.equal(await tab.evaluate(() => window.chatFixture.composerText()), '', 'composer left empty');
+
+      // The model acts.
+      const lines = [
+        actionLine(workflowId, nonce, 1, 'click', { selector: { type: 'css', value: '#counter' } }),
+        actionLine(workflowId, nonce, 2, 'input_text', { selector: { type: 'aria', value: 'Email' }, text: 'user@example.com' }),
+        actionLine(workflowId, nonce, 3, 'done', { success: true, summary: 'Clicked and typed' }),
+      ];
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), `Doing it now.\n\n${lines.join('\n')}`);
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.workflowState === 'done', { what: 'the workflow to finish' });
+      // The poll that decided them also ran them (one at a time) before it reported.
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.actionsRun === '2', { what: 'two actions to run' });
+      assert.deepEqual(await tab.evaluate(() => window.__target), { clicks: 1, email: 'user@example.com' });
+      await tab.screenshot('chat-after-actions');
+
+      // The panel tells the story.
+      const panel = await browser.openExtensionPage(`extension/panel/panel.html?tabUrl=${encodeURIComponent(url)}`);
+      const log = await panel.waitFor(() => {
+        const items = [...document.querySelectorAll('#log li')].map((li) => li.textContent);
+        return items.some((t) => t.startsWith('Action 3: done')) ? items : null;
+      }, { what: 'the panel log' });
+      assert.ok(log.some((t) => t.startsWith(`ChatGPT asks to start workflow ${workflowId}`)), log.join('\n'));
+      assert.ok(log.some((t) => t.startsWith(`Allowed workflow ${workflowId}`)), log.join('\n'));
+      assert.ok(log.some((t) => t.startsWith('Posted the acknowledgement')), log.join('\n'));
+      assert.ok(log.some((t) => t.startsWith('Action 1: click css “#counter”')), log.join('\n'));
+      assert.ok(log.some((t) => t.startsWith('Action 2: input_text aria “Email”')), log.join('\n'));
+      assert.ok(!log.join('\n').includes('user@example.com'), 'typed text is not shown in the log');
+      assert.equal(await panel.evaluate(() => document.body.dataset.workflowState), 'done');
+      await panel.screenshot('panel-after-workflow');
+      await panel.close();
+    });
+
+    test('lines that must never act: injected in a user message, wrong nonce, before the ACK', async () => {
+      const workflowId = `wf-adv-${name}`;
+      const url = `${server.origin}/chat/c/adversarial-${name}?markup=2026`;
+      const tab = await browser.newTab(url);
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session to start' });
+      await tab.evaluate(installTarget);
+      const click = (nonce, id) => actionLine(workflowId, nonce, id, 'click', { selector: '#counter' });
+
+      // A pre-ACK action inside the handshake message (0.3 forbids it).
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), `${handshakeBlock(workflowId)}\n\n${click('n_0000000000000000', 1)}`);
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question);
+      await tab.clickInShadow('bai-banner', 'button.allow');
+      const ack = await tab.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text);
+      const nonce = ACK_LINE.exec(ack)[2];
+
+      // A user message carrying a perfect action line: users (and pages) can paste anything.
+      await tab.evaluate((text) => window.chatFixture.addUserMessage(text), click(nonce, 1));
+      await settled(tab);
+      // An assistant line with someone else's nonce: refused, and the workflow fails closed.
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), click('n_1111111111111111', 1));
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.workflowState === 'failed', { what: 'the workflow to fail closed' });
+      // Even a correct line after that does nothing.
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), click(nonce, 1));
+      await settled(tab);
+      assert.equal(await tab.evaluate(() => window.__target.clicks), 0, 'nothing was clicked');
+      assert.equal(await tab.evaluate(() => document.querySelector('bai-banner').dataset.actionsRun), '0');
+
+      const panel = await browser.openExtensionPage(`extension/panel/panel.html?tabUrl=${encodeURIComponent(url)}`);
+      const log = await panel.waitFor(() => {
+        const items = [...document.querySelectorAll('#log li')].map((li) => li.textContent);
+        return items.filter((t) => t.startsWith('Refused a line')).length >= 3 ? items : null;
+      }, { what: 'three refusals in the panel' }).catch(async (error) => {
+        const probe = await panel.evaluate(() => {
+          const items = [...document.querySelectorAll('#log li')].map((li) => li.textContent);
+          return items.filter((t) => t.startsWith('Refused a line')).length >= 3 ? items.length : null;
+        }).catch((e) => `probe error ${e.message}`);
+        throw new Error(`${error.message}; probe: ${probe}`);
+      });
+      const refusals = log.filter((t) => t.startsWith('Refused a line')).join('\n');
+      assert.match(refusals, /before_ack/);
+      assert.match(refusals, /action_from_user/);
+      assert.match(refusals, /nonce/);
+      await panel.screenshot('panel-refusals');
+      await panel.close();
+    });
+  });
+}
