@@ -117,3 +117,49 @@ fn zero_and_many_matches_are_errors_unless_indexed() {
     );
     let _ = document();
 }
+
+/// Attaches a closed shadow root and remembers it in `window.__closedRoots` (a WeakMap), the way
+/// the browser would hand it to an extension.
+fn closed_host(f: &Fixture) -> web_sys::Element {
+    let host = f.find("#host").unwrap();
+    let root = host
+        .attach_shadow(&web_sys::ShadowRootInit::new(
+            web_sys::ShadowRootMode::Closed,
+        ))
+        .unwrap();
+    root.set_inner_html(r#"<button id="secret">Go</button>"#);
+    bai::dom::fixture::run_script("window.__closedRoots = new WeakMap();").unwrap();
+    let map = js_sys::Reflect::get(&js_sys::global(), &"__closedRoots".into()).unwrap();
+    let set: js_sys::Function = js_sys::Reflect::get(&map, &"set".into())
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    set.call2(&map, &host, &root).unwrap();
+    host
+}
+
+#[wasm_bindgen_test]
+fn closed_shadow_roots_open_through_chrome_dom() {
+    let f = Fixture::mount(r#"<div id="host"></div>"#).unwrap();
+    closed_host(&f);
+    bai::dom::fixture::run_script(
+        "window.__savedChrome = window.chrome; window.chrome = Object.assign({}, window.chrome, { dom: { openOrClosedShadowRoot: (el) => window.__closedRoots.get(el) || el.shadowRoot } });",
+    )
+    .unwrap();
+    let found = ids("#secret");
+    bai::dom::fixture::run_script("window.chrome = window.__savedChrome;").unwrap();
+    assert_eq!(found, ["secret"]);
+}
+
+#[wasm_bindgen_test]
+fn closed_shadow_roots_open_through_firefox_property() {
+    let f = Fixture::mount(r#"<div id="host"></div>"#).unwrap();
+    closed_host(&f);
+    bai::dom::fixture::run_script(
+        "Object.defineProperty(Element.prototype, 'openOrClosedShadowRoot', { configurable: true, get() { return window.__closedRoots.get(this) || this.shadowRoot; } });",
+    )
+    .unwrap();
+    let found = ids("#secret");
+    bai::dom::fixture::run_script("delete Element.prototype.openOrClosedShadowRoot;").unwrap();
+    assert_eq!(found, ["secret"]);
+}

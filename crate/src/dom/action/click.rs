@@ -45,6 +45,12 @@ async fn prepare(
     attempt: u32,
 ) -> Result<(Element, Element, (f64, f64)), ActionError> {
     let (root, element) = find(selector)?;
+    if element.local_name() == "option" {
+        return Err(ActionError::UnsupportedElement {
+            element: describe(&element),
+            hint: "options of a drop-down cannot be clicked; use input_text on the <select> with the option's label".to_owned(),
+        });
+    }
     check_actionable(&element)?;
     check_stable(&element).await?;
     scroll_into_view(&element, attempt);
