@@ -29,16 +29,19 @@ fn accname_conformance() {
         let html = case["html"].as_str().unwrap();
         let expected = case["expected"].as_str().unwrap();
         let fixture = Fixture::mount(html).unwrap();
-        let target = match fixture.find("[data-shadow]") {
-            Some(host) => {
-                let markup = host.get_attribute("data-shadow").unwrap();
-                let init = web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open);
-                let root = host.attach_shadow(&init).unwrap();
-                root.set_inner_html(&markup);
-                root.get_element_by_id("t")
-            }
-            None => fixture.find("#t"),
-        };
+        // `data-shadow` holds the markup of an open shadow root for its element; the target is
+        // `#t` in the document, else in that shadow root.
+        let mut shadow_root = None;
+        if let Some(host) = fixture.find("[data-shadow]") {
+            let markup = host.get_attribute("data-shadow").unwrap();
+            let init = web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open);
+            let root = host.attach_shadow(&init).unwrap();
+            root.set_inner_html(&markup);
+            shadow_root = Some(root);
+        }
+        let target = fixture
+            .find("#t")
+            .or_else(|| shadow_root.and_then(|r| r.get_element_by_id("t")));
         let target = target.unwrap_or_else(|| panic!("case {:?} has no #t", case["name"]));
         let actual = accessible_name(&target);
         if actual != expected {

@@ -70,13 +70,20 @@ impl Computation<'_> {
         let is_root = element == &self.root;
 
         // 2A: hidden nodes have no name unless reached from a hidden referenced node.
-        if !flags.hidden_ok && is_hidden_for_accessibility(element) {
+        // The root is named even when hidden (callers decide whether hidden elements count).
+        if !is_root && !flags.hidden_ok && is_hidden_for_accessibility(element) {
             // `visibility: hidden` hides the element's own text, but a descendant may be
             // `visibility: visible` again; aria-hidden and display:none hide everything.
             if flags.in_content && is_only_visibility_hidden(element) {
                 return self.visible_descendants_name(element, flags);
             }
             return String::new();
+        }
+
+        // A <slot> is not in the accessibility tree: only what it renders counts, not its
+        // own aria-label.
+        if element.local_name() == "slot" {
+            return self.content_name(element, flags);
         }
 
         // 2B: aria-labelledby (not followed twice).
