@@ -104,6 +104,52 @@ for (const name of browserNames()) {
       await panel.close();
     });
 
+    test('a reload mid-workflow re-executes nothing; an old conversation acts on nothing', async () => {
+      const workflowId = `wf-reload-${name}`;
+      const path = `/chat/c/reload-${name}`;
+      const url = `${server.origin}${path}`;
+      const tab = await browser.newTab(url);
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session to start' });
+      await tab.evaluate(installTarget);
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeBlock(workflowId));
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question);
+      await tab.clickInShadow('bai-banner', 'button.allow');
+      const ack = await tab.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text);
+      const nonce = ACK_LINE.exec(ack)[2];
+      const click = (id) => actionLine(workflowId, nonce, id, 'click', { selector: '#counter' });
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), click(1));
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.actionsRun === '1');
+      assert.equal(await tab.evaluate(() => window.__target.clicks), 1);
+
+      // Reload: the page renders the same conversation again, all at once.
+      await tab.goto(url);
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the resumed session' });
+      await tab.evaluate(installTarget);
+      assert.equal(await tab.evaluate(() => window.chatFixture.messages().length), 3, 'handshake, ACK, action restored');
+      await settled(tab);
+      const afterReload = await tab.evaluate(() => ({ ...document.querySelector('bai-banner').dataset, clicks: window.__target.clicks }));
+      assert.equal(afterReload.actionsRun, '0', 'no action re-executed after the reload');
+      assert.equal(afterReload.clicks, 0);
+      assert.equal(afterReload.question, undefined, 'no second approval question');
+      assert.equal(await tab.evaluate(() => window.chatFixture.sentMessages().length), 0, 'no second ACK');
+      // The workflow goes on: the next action runs, once.
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), click(2));
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.actionsRun === '1', { what: 'action 2 to run' });
+      assert.equal(await tab.evaluate(() => window.__target.clicks), 1);
+
+      // The same conversation opened at another address, with no state of ours: an old
+      // conversation. Its handshake is stale and its nonce is not ours: nothing happens.
+      const old = await browser.newTab(`${server.origin}/chat/c/old-copy-${name}?conversation=${encodeURIComponent(path)}`);
+      await old.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the old conversation to be read' });
+      await old.evaluate(installTarget);
+      await settled(old);
+      const oldState = await old.evaluate(() => ({ ...document.querySelector('bai-banner').dataset, messages: window.chatFixture.messages().length }));
+      assert.equal(oldState.messages, 4, 'handshake, ACK, two actions');
+      assert.equal(oldState.actionsRun, '0');
+      assert.equal(oldState.question, undefined, 'no approval asked for an old handshake');
+      assert.equal(await old.evaluate(() => window.__target.clicks), 0);
+    });
+
     test('lines that must never act: injected in a user message, wrong nonce, before the ACK', async () => {
       const workflowId = `wf-adv-${name}`;
       const url = `${server.origin}/chat/c/adversarial-${name}?markup=2026`;

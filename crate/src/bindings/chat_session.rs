@@ -106,10 +106,11 @@ impl ChatSession {
         let mut reader = self.reader.borrow_mut();
         let changes = reader.take_changes();
         let decisions = if self.first_poll_done {
-            changes
-                .iter()
-                .flat_map(|(index, message)| self.engine.update_message(*index, message))
-                .collect::<Vec<_>>()
+            let len = reader.len();
+            self.engine.update_messages(
+                len,
+                changes.iter().map(|(index, message)| (*index, message)),
+            )
         } else {
             self.first_poll_done = true;
             self.engine.observe(&reader.messages())
