@@ -295,3 +295,40 @@ async fn failures_are_typed() {
     let json = serde_json::to_value(&err).unwrap();
     assert_eq!(json["position"], 6);
 }
+
+#[wasm_bindgen_test]
+async fn a_moving_element_is_not_stable_until_it_stops() {
+    let _f = Fixture::mount(
+        r#"<style>@keyframes bai-slide { from { margin-left: 0 } to { margin-left: 300px } }</style>
+           <button id="mover" style="animation: bai-slide 0.6s linear 1" onclick="window.__moverClicked = true">Moving</button>"#,
+    )
+    .unwrap();
+    let err = click(Selector::css("#mover"), 150).await.unwrap_err();
+    assert_eq!(err.code(), "not_stable");
+    let report = click(Selector::css("#mover"), 3000).await.unwrap();
+    assert!(report.attempts > 1);
+    assert_eq!(global("__moverClicked"), JsValue::TRUE);
+}
+
+#[wasm_bindgen_test]
+async fn clicks_inside_a_closed_shadow_root_it_was_allowed_to_open() {
+    let f = Fixture::mount(r#"<div id="closed-host"></div>"#).unwrap();
+    let host = f.find("#closed-host").unwrap();
+    let root = host
+        .attach_shadow(&web_sys::ShadowRootInit::new(
+            web_sys::ShadowRootMode::Closed,
+        ))
+        .unwrap();
+    root.set_inner_html(
+        r#"<button id="in-closed" onclick="window.__closedClicked = true">Hidden away</button>"#,
+    );
+    js_sys::Reflect::set(&js_sys::global(), &"__closedRoot".into(), &root).unwrap();
+    run_script(
+        "Object.defineProperty(Element.prototype, 'openOrClosedShadowRoot', { configurable: true, get() { return this.id === 'closed-host' ? window.__closedRoot : this.shadowRoot; } });",
+    )
+    .unwrap();
+    let result = click(Selector::new(SelectorKind::Text, "Hidden away"), 2000).await;
+    run_script("delete Element.prototype.openOrClosedShadowRoot;").unwrap();
+    result.unwrap();
+    assert_eq!(global("__closedClicked"), JsValue::TRUE);
+}

@@ -2,8 +2,10 @@
 
 use serde::Serialize;
 
-/// Options for [`crate::dom::execute`].
-#[derive(Debug, Clone, PartialEq)]
+/// Options for [`crate::dom::execute`]. Deserializes from `{"timeout_ms": 3000}` (missing
+/// fields take their defaults).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct ExecOptions {
     /// How long an action may wait for its target to become actionable, in milliseconds.
     pub timeout_ms: u32,

@@ -18,7 +18,9 @@ use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
 use crate::dom::js;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
-use crate::dom::tree::{ShadowAccess, as_element, composed_contains, composed_parent};
+use crate::dom::tree::{
+    ShadowAccess, as_element, as_shadow_root, composed_contains, composed_parent,
+};
 use crate::protocol::Selector;
 
 pub(super) async fn run(
@@ -133,6 +135,10 @@ fn hit_target(
     if in_label_of(&hit, target) {
         return Ok(hit);
     }
+    // A shadow root we may not open: the document can only report its host.
+    if hosts_closed_root_of(&hit, target) {
+        return Ok(target.clone());
+    }
     Err(ActionError::Covered {
         element: describe(target),
         by: describe(&hit),
@@ -141,6 +147,22 @@ fn hit_target(
 
 fn first_at(array: &js_sys::Array) -> Option<Element> {
     array.iter().find_map(|v| as_element(&v).cloned())
+}
+
+/// Whether `host` is the shadow host of one of the (closed) shadow roots `target` lives in.
+fn hosts_closed_root_of(host: &Element, target: &Element) -> bool {
+    let mut root = target.get_root_node();
+    for _ in 0..32 {
+        let Some(shadow) = as_shadow_root(&root) else {
+            return false;
+        };
+        let owner = shadow.host();
+        if &owner == host {
+            return true;
+        }
+        root = owner.get_root_node();
+    }
+    false
 }
 
 /// The nearest button or link around `element` (itself included).
