@@ -66,7 +66,11 @@ export async function startChat(core, banner) {
   let actionsRun = 0;
   async function poll() {
     pollScheduled = false;
+    // `bai:poll` measures (in the page's performance timeline) what each page change costs the
+    // main thread: reading what changed and the engine's decisions. scripts/bench reads them.
+    const started = performance.now();
     const result = JSON.parse(session.poll());
+    performance.measure('bai:poll', { start: started, end: performance.now(), detail: { messages: result.messages, reads: result.reads } });
     if (result.decisions.length > 0) {
       await persist();
       for (const decision of result.decisions) handle(decision);
