@@ -73,7 +73,8 @@ export async function startChat(core, banner) {
     performance.measure('bai:poll', { start: started, end: performance.now(), detail: { messages: result.messages, reads: result.reads } });
     if (result.decisions.length > 0) {
       await persist();
-      for (const decision of result.decisions) handle(decision);
+      const batch = { failedWorkflows: new Set() };
+      for (const decision of result.decisions) handle(decision, batch);
     }
     await actionChain;
     // Visible progress markers: how many polls finished (with their actions) and how many
@@ -81,22 +82,28 @@ export async function startChat(core, banner) {
     banner.setProgress({ polls: ++polls, actionsRun, messages: result.messages });
   }
 
-  function handle(decision) {
+  // `batch` groups the decisions of one poll: when an action fails, the later actions the model
+  // wrote alongside it are skipped (they were written assuming it would work).
+  function handle(decision, batch = { failedWorkflows: new Set() }) {
     switch (decision.decision) {
       case 'handshake_found':
         return onHandshake(decision);
       case 'ack':
         return onAck(decision);
       case 'execute':
-        actionChain = actionChain.then(() => runAction(decision));
+        actionChain = actionChain.then(() => runAction(decision, batch));
         return actionChain;
       case 'reject':
         report({ kind: 'rejected', ...decision });
         return undefined;
       case 'state_changed':
-        report({ kind: 'state_changed', workflow_id: decision.workflow_id, state: decision.state });
-        banner.setWorkflowState(decision.workflow_id, decision.state);
-        return undefined;
+        // Queued behind the actions decided before it, so the log reads in the order things
+        // happen ("action 3 done", then "workflow finished").
+        actionChain = actionChain.then(() => {
+          report({ kind: 'state_changed', workflow_id: decision.workflow_id, state: decision.state });
+          banner.setWorkflowState(decision.workflow_id, decision.state);
+        });
+        return actionChain;
       default:
         report({ kind: 'unknown_decision', decision });
         return undefined;
@@ -154,8 +161,12 @@ export async function startChat(core, banner) {
     banner.setError(`BAI could not post its acknowledgement: ${lastError?.message ?? lastError}`);
   }
 
-  async function runAction({ workflow_id, action_id, action }) {
+  async function runAction({ workflow_id, action_id, action }, batch) {
     const summary = { workflow_id, action_id, type: action.type, selector: action.payload?.selector ?? null };
+    if (batch.failedWorkflows.has(workflow_id)) {
+      report({ kind: 'skipped', ...summary });
+      return;
+    }
     if (action.type === 'done') {
       report({ kind: 'executed', ...summary, result: { done: action.payload } });
       return;
@@ -173,6 +184,7 @@ export async function startChat(core, banner) {
         failure = { code: 'action_failed', message: String(error) };
       }
       report({ kind: 'failed', ...summary, error: failure });
+      batch.failedWorkflows.add(workflow_id);
     }
   }
 

@@ -73,6 +73,16 @@ function describeEvent(event) {
       };
     case 'failed':
       return { what: `Action ${event.action_id}: ${event.type} ${describeSelector(event.selector)} failed`, why: `${event.error?.code}: ${event.error?.message}`, tone: 'err' };
+    case 'ignored_group':
+      return {
+        what: event.count === 1
+          ? `Ignored a protocol line in a user message (${event.codes.join(', ')})`
+          : `Ignored ${event.count} protocol lines in a user message (${event.codes.join(', ')})`,
+        why: 'Lines you paste (such as the examples in the protocol text) never run; only the assistant can act, and only after BAI’s own acknowledgement.',
+        tone: 'info',
+      };
+    case 'skipped':
+      return { what: `Action ${event.action_id}: ${event.type} skipped`, why: 'an earlier action in the same message failed', tone: 'warn' };
     case 'rejected':
       return {
         what: `Refused a line${event.action_id ? ` (action ${event.action_id})` : ''}: ${event.code}`,
@@ -141,8 +151,30 @@ function renderWorkflow(workflow) {
   $('stop').dataset.workflow = workflow.id;
 }
 
+// Refusals of lines in user messages are expected (the pasted protocol text has examples) and
+// change nothing: one neutral entry per message instead of a red entry per line.
+const USER_MESSAGE_CODES = new Set(['action_from_user', 'foreign_ack', 'handshake_in_user_message']);
+
+function groupIgnored(log) {
+  const out = [];
+  for (const event of log) {
+    const informational = event.kind === 'rejected' && USER_MESSAGE_CODES.has(event.code);
+    const last = out[out.length - 1];
+    if (informational && last?.kind === 'ignored_group' && last.message_index === event.message_index) {
+      last.count += 1;
+      if (!last.codes.includes(event.code)) last.codes.push(event.code);
+    } else if (informational) {
+      out.push({ kind: 'ignored_group', message_index: event.message_index, count: 1, codes: [event.code] });
+    } else {
+      out.push(event);
+    }
+  }
+  return out;
+}
+
 function renderLog(log) {
-  const items = log.map(describeEvent).filter(Boolean);
+  // Newest first: what just happened is what the user looks for.
+  const items = groupIgnored(log).map(describeEvent).filter(Boolean).reverse();
   $('log-empty').hidden = items.length > 0;
   $('log').replaceChildren(...items.map(({ what, why, tone }) => {
     const li = document.createElement('li');

@@ -93,6 +93,7 @@ for (const name of browserNames()) {
         const items = [...document.querySelectorAll('#log li')].map((li) => li.textContent);
         return items.some((t) => t.startsWith('Action 3: done')) ? items : null;
       }, { what: 'the panel log' });
+      assert.ok(log.some((t) => t.startsWith('Ignored 6 protocol lines in a user message (foreign_ack, action_from_user)')), log.join('\n'));
       assert.ok(log.some((t) => t.startsWith(`ChatGPT asks to start workflow ${workflowId}`)), log.join('\n'));
       assert.ok(log.some((t) => t.startsWith(`Allowed workflow ${workflowId}`)), log.join('\n'));
       assert.ok(log.some((t) => t.startsWith('Posted the acknowledgement')), log.join('\n'));
@@ -101,6 +102,12 @@ for (const name of browserNames()) {
       assert.ok(!log.join('\n').includes('user@example.com'), 'typed text is not shown in the log');
       assert.equal(await panel.evaluate(() => document.body.dataset.workflowState), 'done');
       await panel.screenshot('panel-after-workflow');
+      if (panel.page) {
+        // Chromium can emulate the dark color scheme: the panel follows it.
+        await panel.page.emulateMedia({ colorScheme: 'dark' });
+        assert.equal(await panel.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(17, 24, 39)');
+        await panel.screenshot('panel-after-workflow-dark');
+      }
       await panel.close();
     });
 
@@ -150,6 +157,48 @@ for (const name of browserNames()) {
       assert.equal(await old.evaluate(() => window.__target.clicks), 0);
     });
 
+    test('a failed action says why and skips the rest of its message; Stop ends the workflow', async () => {
+      const workflowId = `wf-fail-${name}`;
+      const url = `${server.origin}/chat/c/fail-${name}?markup=2024`;
+      const tab = await browser.newTab(url);
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session to start' });
+      await tab.evaluate(installTarget);
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeBlock(workflowId));
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question);
+      await tab.clickInShadow('bai-banner', 'button.allow');
+      const ack = await tab.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text);
+      const nonce = ACK_LINE.exec(ack)[2];
+      const lines = [
+        actionLine(workflowId, nonce, 1, 'click', { selector: '#counter >>> !' }),
+        actionLine(workflowId, nonce, 2, 'click', { selector: '#counter' }),
+      ];
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), lines.join('\n'));
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.actionsRun === '1', { what: 'action 1 to be tried' });
+      await settled(tab);
+      assert.equal(await tab.evaluate(() => window.__target.clicks), 0, 'action 2 was skipped');
+
+      // Stop, from the banner (a real click).
+      await tab.clickInShadow('bai-banner', 'button.stop');
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.workflowState === 'stopped', { what: 'the workflow to stop' });
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), actionLine(workflowId, nonce, 3, 'click', { selector: '#counter' }));
+      await settled(tab);
+      assert.equal(await tab.evaluate(() => window.__target.clicks), 0, 'nothing runs after Stop');
+
+      const panel = await browser.openExtensionPage(`extension/panel/panel.html?tabUrl=${encodeURIComponent(url)}`);
+      const log = await panel.waitFor(() => {
+        const items = [...document.querySelectorAll('#log li')].map((li) => li.textContent);
+        return items.some((t) => t.includes('workflow_finished')) ? items : null;
+      }, { what: 'the refusal after Stop' });
+      const text = log.join('\n');
+      assert.match(text, /Action 1: click css “#counter >>> !” failed/);
+      assert.match(text, /invalid_selector/);
+      assert.match(text, /Action 2: click skipped/);
+      assert.match(text, /Stopped workflow/);
+      assert.equal(await panel.evaluate(() => document.body.dataset.workflowState), 'stopped');
+      await panel.screenshot('panel-failure-and-stop');
+      await panel.close();
+    });
+
     test('lines that must never act: injected in a user message, wrong nonce, before the ACK', async () => {
       const workflowId = `wf-adv-${name}`;
       const url = `${server.origin}/chat/c/adversarial-${name}?markup=2026`;
@@ -180,18 +229,18 @@ for (const name of browserNames()) {
       const panel = await browser.openExtensionPage(`extension/panel/panel.html?tabUrl=${encodeURIComponent(url)}`);
       const log = await panel.waitFor(() => {
         const items = [...document.querySelectorAll('#log li')].map((li) => li.textContent);
-        return items.filter((t) => t.startsWith('Refused a line')).length >= 3 ? items : null;
-      }, { what: 'three refusals in the panel' }).catch(async (error) => {
+        return items.filter((t) => t.startsWith('Refused a line')).length >= 2 && items.some((t) => t.startsWith('Ignored')) ? items : null;
+      }, { what: 'the refusals in the panel' }).catch(async (error) => {
         const probe = await panel.evaluate(() => {
           const items = [...document.querySelectorAll('#log li')].map((li) => li.textContent);
-          return items.filter((t) => t.startsWith('Refused a line')).length >= 3 ? items.length : null;
+          return items.length;
         }).catch((e) => `probe error ${e.message}`);
         throw new Error(`${error.message}; probe: ${probe}`);
       });
       const refusals = log.filter((t) => t.startsWith('Refused a line')).join('\n');
       assert.match(refusals, /before_ack/);
-      assert.match(refusals, /action_from_user/);
-      assert.match(refusals, /nonce/);
+      assert.match(refusals, /nonce_mismatch/);
+      assert.ok(log.some((t) => t.startsWith('Ignored a protocol line in a user message (action_from_user)')), log.join('\n'));
       await panel.screenshot('panel-refusals');
       await panel.close();
     });
