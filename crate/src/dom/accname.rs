@@ -12,7 +12,7 @@ use super::roles::{allows_name_from_content, role_of};
 use super::tree::{
     ShadowAccess, as_element, as_tag, assigned_or_fallback, children, element_by_id_near,
 };
-use super::visibility::{computed_style, is_hidden_for_accessibility};
+use super::visibility::is_hidden_for_accessibility;
 
 /// The accessible name of `element`.
 pub fn accessible_name(element: &Element) -> String {
@@ -21,8 +21,10 @@ pub fn accessible_name(element: &Element) -> String {
 
 /// The accessible name of `element`, opening shadow roots with `shadow`.
 pub fn accessible_name_with(shadow: &ShadowAccess, element: &Element) -> String {
+    let window = element.owner_document().and_then(|d| d.default_view());
     let mut computation = Computation {
         shadow,
+        window,
         root: element.clone(),
         visited: Vec::new(),
     };
@@ -46,6 +48,8 @@ struct Flags {
 
 struct Computation<'a> {
     shadow: &'a ShadowAccess,
+    /// The root's window, looked up once: styles are read for every descendant.
+    window: Option<web_sys::Window>,
     root: Element,
     visited: Vec<Element>,
 }
@@ -310,7 +314,7 @@ impl Computation<'_> {
             in_content: true,
             ..flags
         };
-        let mut out = pseudo_content(element, "::before");
+        let mut out = self.pseudo_content(element, "::before");
         let nodes = match as_tag::<HtmlSlotElement>(element, "slot") {
             Some(slot) => assigned_or_fallback(slot),
             None => match self.shadow.shadow_root(element) {
@@ -329,7 +333,7 @@ impl Computation<'_> {
                 previous_was_text = is_text;
             }
             let text = self.node_name(&node, child_flags);
-            let block = as_element(&node).is_some_and(is_block);
+            let block = as_element(&node).is_some_and(|e| self.is_block(e));
             if block {
                 out.push(' ');
             }
@@ -338,8 +342,38 @@ impl Computation<'_> {
                 out.push(' ');
             }
         }
-        out.push_str(&pseudo_content(element, "::after"));
+        out.push_str(&self.pseudo_content(element, "::after"));
         out
+    }
+
+    fn is_block(&self, element: &Element) -> bool {
+        let Some(window) = &self.window else {
+            return false;
+        };
+        let display = window
+            .get_computed_style(element)
+            .ok()
+            .flatten()
+            .and_then(|s| s.get_property_value("display").ok())
+            .unwrap_or_default();
+        !(display.is_empty() || display.starts_with("inline") || display == "contents")
+    }
+
+    /// The text of CSS generated content (`content: "..."`) on a pseudo element.
+    fn pseudo_content(&self, element: &Element, pseudo: &str) -> String {
+        let Some(window) = &self.window else {
+            return String::new();
+        };
+        let Ok(Some(style)) = window.get_computed_style_with_pseudo_elt(element, pseudo) else {
+            return String::new();
+        };
+        let content = style.get_property_value("content").unwrap_or_default();
+        let text = parse_css_content(&content);
+        if text.is_empty() {
+            return text;
+        }
+        // Generated content is its own text run: browsers separate it from the element's text.
+        format!(" {text} ")
     }
 }
 
@@ -416,30 +450,6 @@ fn embedded_control_value(element: &Element, role: Option<&str>) -> Option<Strin
         }
         _ => None,
     }
-}
-
-fn is_block(element: &Element) -> bool {
-    let display = computed_style(element)
-        .and_then(|s| s.get_property_value("display").ok())
-        .unwrap_or_default();
-    !(display.is_empty() || display.starts_with("inline") || display == "contents")
-}
-
-/// The text of CSS generated content (`content: "..."`) on a pseudo element.
-fn pseudo_content(element: &Element, pseudo: &str) -> String {
-    let Some(window) = element.owner_document().and_then(|d| d.default_view()) else {
-        return String::new();
-    };
-    let Ok(Some(style)) = window.get_computed_style_with_pseudo_elt(element, pseudo) else {
-        return String::new();
-    };
-    let content = style.get_property_value("content").unwrap_or_default();
-    let text = parse_css_content(&content);
-    if text.is_empty() {
-        return text;
-    }
-    // Generated content is its own text run: browsers separate it from the element's text.
-    format!(" {text} ")
 }
 
 /// The concatenated strings of a computed `content` value; the alternative text after `/`

@@ -33,6 +33,14 @@ impl ShadowAccess {
 
     /// The shadow root of `element`, open or (when allowed) closed.
     pub fn shadow_root(&self, element: &Element) -> Option<ShadowRoot> {
+        if !can_host_shadow(&element.local_name()) {
+            return None;
+        }
+        self.open(element)
+    }
+
+    /// [`Self::shadow_root`] without the element-name check.
+    fn open(&self, element: &Element) -> Option<ShadowRoot> {
         match self {
             Self::ChromeDom(function) => {
                 let chrome_dom = js::get(&js::get(&js_sys::global(), "chrome"), "dom");
@@ -48,6 +56,33 @@ impl ShadowAccess {
             }
         }
     }
+}
+
+/// Only custom elements and these HTML elements accept `attachShadow` (DOM standard); checking
+/// the name first saves a reflective call per element on large pages.
+fn can_host_shadow(local_name: &str) -> bool {
+    local_name.contains('-')
+        || matches!(
+            local_name,
+            "article"
+                | "aside"
+                | "blockquote"
+                | "body"
+                | "div"
+                | "footer"
+                | "h1"
+                | "h2"
+                | "h3"
+                | "h4"
+                | "h5"
+                | "h6"
+                | "header"
+                | "main"
+                | "nav"
+                | "p"
+                | "section"
+                | "span"
+        )
 }
 
 /// The starting point of a query: a document plus the way to open shadow roots.
@@ -72,39 +107,47 @@ impl QueryRoot {
     /// Every element in tree order, descending into shadow roots (right after their host) and
     /// same-origin iframe documents (right after the iframe).
     pub fn all_elements(&self) -> Vec<Element> {
-        let mut out = Vec::new();
-        let mut stack: Vec<Node> = Vec::new();
-        push_children_reversed(&mut stack, self.document.as_ref());
-        while let Some(node) = stack.pop() {
-            let Some(element) = as_element(&node).cloned() else {
-                continue;
-            };
-            // Children first reversed, then shadow root and iframe on top, so they come next.
-            push_children_reversed(&mut stack, element.as_ref());
-            if let Some(frame_document) = iframe_document(&element) {
-                push_children_reversed(&mut stack, frame_document.as_ref());
-            }
-            if let Some(root) = self.shadow.shadow_root(&element) {
-                push_children_reversed(&mut stack, root.as_ref());
-            }
-            out.push(element);
-        }
-        out
+        self.walk().0
     }
 
     /// Every scope CSS can be run in: the document, each shadow root and each same-origin iframe
     /// document, in tree order.
     pub fn scopes(&self) -> Vec<Node> {
+        self.walk().1
+    }
+
+    /// One pass over the composed tree: the elements and the scopes (document, shadow roots,
+    /// frame documents). Each element costs a handful of calls into JS; large pages have
+    /// thousands of elements, so this avoids any call it can.
+    fn walk(&self) -> (Vec<Element>, Vec<Node>) {
+        let mut elements = Vec::new();
         let mut scopes: Vec<Node> = vec![self.document.clone().into()];
-        for element in self.all_elements() {
-            if let Some(root) = self.shadow.shadow_root(&element) {
-                scopes.push(root.into());
+        let mut stack: Vec<Node> = Vec::new();
+        push_children_reversed(&mut stack, self.document.as_ref());
+        while let Some(node) = stack.pop() {
+            // Only element nodes are pushed.
+            let element: Element = node.unchecked_into();
+            let name = element.local_name();
+            // Children first reversed, then shadow root and iframe on top, so they come next.
+            push_children_reversed(&mut stack, element.as_ref());
+            if name == "iframe" {
+                if let Some(frame_document) = element
+                    .unchecked_ref::<HtmlIFrameElement>()
+                    .content_document()
+                {
+                    push_children_reversed(&mut stack, frame_document.as_ref());
+                    scopes.push(frame_document.into());
+                }
             }
-            if let Some(document) = iframe_document(&element) {
-                scopes.push(document.into());
+            if can_host_shadow(&name) {
+                if let Some(root) = self.shadow.open(&element) {
+                    push_children_reversed(&mut stack, root.as_ref());
+                    scopes.push(root.into());
+                }
             }
+            elements.push(element);
         }
-        scopes
+        (elements, scopes)
     }
 
     /// The child nodes of `element` as rendered: its shadow root's children when it is a host,

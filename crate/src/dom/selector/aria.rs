@@ -26,8 +26,9 @@ impl SelectorEngine for AriaEngine {
             .all_elements()
             .into_iter()
             .filter(can_have_name)
-            .filter(|element| !is_hidden_for_accessibility(element))
+            // The name first: few elements match, and the hidden check walks all ancestors.
             .filter(|element| matcher.matches(&accessible_name_with(&root.shadow, element)))
+            .filter(|element| !is_hidden_for_accessibility(element))
             .collect())
     }
 }

@@ -29,11 +29,11 @@ impl SelectorEngine for RoleEngine {
             .all_elements()
             .into_iter()
             .filter(|element| role_of(element).is_some_and(|role| canonical(&role) == wanted))
-            .filter(|element| !is_hidden_for_accessibility(element))
             .filter(|element| match &matcher {
                 Some(matcher) => matcher.matches(&accessible_name_with(&root.shadow, element)),
                 None => true,
             })
+            .filter(|element| !is_hidden_for_accessibility(element))
             .collect())
     }
 }
