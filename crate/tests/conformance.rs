@@ -249,5 +249,8 @@ fn conformance_cases() {
         cases.len(),
         failures.join("\n")
     );
-    println!("{} conformance cases passed (library and bai binary)", cases.len());
+    println!(
+        "{} conformance cases passed (library and bai binary)",
+        cases.len()
+    );
 }
