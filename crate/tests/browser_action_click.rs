@@ -243,7 +243,7 @@ async fn reports_a_submitted_form_and_navigation() {
 #[wasm_bindgen_test]
 async fn reports_a_detached_element_and_nothing_observable() {
     let _f = Fixture::mount(
-        r#"<div id="dlg"><button id="close" onclick="document.getElementById('dlg').remove()">Close</button></div><button id="noop">Noop</button>"#,
+        r#"<div id="dlg"><button id="close" onclick="document.getElementById('dlg').remove()">Close</button></div><span id="noop">Noop</span><input id="field" aria-label="Field">"#,
     )
     .unwrap();
     let report = click(Selector::css("#close"), 2000).await.unwrap();
@@ -254,6 +254,8 @@ async fn reports_a_detached_element_and_nothing_observable() {
     );
     let report = click(Selector::css("#noop"), 2000).await.unwrap();
     assert_eq!(kinds(&report), ["nothing_observable"]);
+    let report = click(Selector::css("#field"), 2000).await.unwrap();
+    assert_eq!(kinds(&report), ["focused"]);
 }
 
 #[wasm_bindgen_test]

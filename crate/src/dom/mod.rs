@@ -9,6 +9,24 @@
 //!   normalization), [`tree`] (shadow roots and iframes).
 //! - [`error::ActionError`] and [`report::ActionReport`] are what the extension shows and sends
 //!   back to the model; the error codes are listed in `ERRORS.md`.
+//!
+//! Decisions where the issue was silent:
+//! - Waiting: errors that time may cure (`not_found`, `not_visible`, `disabled`, `covered`,
+//!   `not_stable`, `detached`, `read_only`, `index_out_of_range`) are retried until
+//!   [`ExecOptions::timeout_ms`] and the last one is returned, so the model hears the concrete
+//!   reason rather than a bare `timeout`. `ambiguous` fails at once, as Playwright's strict mode.
+//! - CSS descends into shadow roots scope by scope: combinators do not cross a shadow boundary
+//!   (`sl-input input` matches nothing, `input` matches the inner field). XPath runs on the top
+//!   document only. Matches come in tree order, each shadow root right after its host and each
+//!   same-origin frame right after its iframe; `index` counts in that order.
+//! - Nodes inside iframes belong to another JS realm, so the layer never relies on
+//!   `instanceof` (`dyn_ref`) for DOM nodes; [`tree`] casts by `nodeType`.
+//! - `input_text` on a `<label>` types into its control; on a web component into the first field
+//!   in its shadow root; on a `<select>` it picks the option whose value or label equals the text.
+//! - Password fields: see "What explicitly targets a password field" in `ERRORS.md`.
+//! - The click's events go to the deepest element at the click point (when it is the target or
+//!   inside it), as a real click would; focus moves to the nearest focusable ancestor, since a
+//!   synthetic mousedown does not move it.
 
 pub mod accname;
 pub mod action;

@@ -199,6 +199,7 @@ fn in_label_of(hit: &Element, target: &Element) -> bool {
 /// What the page looked like before the click, to tell what changed.
 struct Before {
     href: String,
+    focused: bool,
     checked: Option<bool>,
     expanded: Option<bool>,
 }
@@ -230,6 +231,7 @@ async fn press(
     })?;
     let before = Before {
         href: window.location().href().unwrap_or_default(),
+        focused: focus_within(&document, target),
         checked: checked_state(target),
         expanded: expanded_state(target),
     };
@@ -300,6 +302,9 @@ async fn press(
             }
         }
     }
+    if !before.focused && target.is_connected() && focus_within(&document, target) {
+        effects.push(Effect::Focused);
+    }
     if observed.mutations > 0 {
         effects.push(Effect::DomChanged {
             mutations: observed.mutations,
@@ -309,6 +314,23 @@ async fn press(
         effects.push(Effect::NothingObservable);
     }
     Ok(effects)
+}
+
+/// Whether keyboard focus is on `target` or inside it (through shadow roots).
+fn focus_within(document: &Document, target: &Element) -> bool {
+    let mut active = document.active_element();
+    // The document reports a shadow host; descend to the focused element inside.
+    for _ in 0..32 {
+        let Some(current) = active.clone() else {
+            return false;
+        };
+        let inner = current.shadow_root().and_then(|root| root.active_element());
+        match inner {
+            Some(inner) if inner != current => active = Some(inner),
+            _ => break,
+        }
+    }
+    active.is_some_and(|a| composed_contains(target, &a))
 }
 
 /// The URL a click on `hit` follows, if it is inside a link that navigates away.
