@@ -27,6 +27,7 @@ async function recordContentReady(tabId, message) {
     contentCore: message.coreVersion,
     startError: message.startError ?? null,
     startMs: message.startMs,
+    coreFlavor: message.coreFlavor ?? null,
     chat: message.chat ?? null,
     at: Date.now(),
   };
@@ -54,6 +55,94 @@ function appendLog(tabId, event) {
   return next;
 }
 
+// ---- Target tabs -------------------------------------------------------------------------
+// A workflow acts on one tab: the one bound when the user copied the protocol prompt (else the
+// chat tab itself). Actions are delivered to that tab's content script, only while the tab still
+// shows the bound origin; otherwise the action fails with a reason and nothing runs.
+
+const bindKey = (workflowId) => `bind:${workflowId}`;
+const originOf = (url) => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+};
+
+/** A failure the chat tab shows in its log (and, later, reports to the model). */
+const failure = (code, message) => ({ error: { code, message } });
+
+async function bindTarget({ workflowId, tabId }) {
+  const tab = await ext.tabs.get(tabId);
+  const origin = originOf(tab.url);
+  if (!origin || !/^https?:/.test(origin)) return failure('target_not_web_page', 'BAI can act only on web pages (http or https).');
+  const binding = { tabId, origin, url: tab.url, title: tab.title ?? origin, at: Date.now() };
+  await ext.storage.session.set({ [bindKey(workflowId)]: binding });
+  return { binding };
+}
+
+async function targetFor(workflowId) {
+  return (await ext.storage.session.get(bindKey(workflowId)))[bindKey(workflowId)] ?? null;
+}
+
+/** Resolves when the tab has finished loading (after a navigation an action caused). */
+function whenLoaded(tabId, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      ext.tabs.onUpdated.removeListener(listener);
+      reject(new Error('timeout'));
+    }, timeoutMs);
+    function listener(id, change, tab) {
+      if (id === tabId && change.status === 'complete') {
+        clearTimeout(timer);
+        ext.tabs.onUpdated.removeListener(listener);
+        resolve(tab);
+      }
+    }
+    ext.tabs.onUpdated.addListener(listener);
+    ext.tabs.get(tabId).then((tab) => {
+      if (tab.status === 'complete') listener(tabId, { status: 'complete' }, tab);
+    }, (error) => {
+      clearTimeout(timer);
+      ext.tabs.onUpdated.removeListener(listener);
+      reject(error);
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function runOnTarget({ workflowId, action, timeoutMs }) {
+  const binding = await targetFor(workflowId);
+  if (!binding) return failure('no_target', 'This workflow has no target tab.');
+  let tab;
+  try {
+    tab = await whenLoaded(binding.tabId, 15000);
+  } catch (error) {
+    return String(error?.message) === 'timeout'
+      ? failure('target_not_loaded', `The target tab (${binding.origin}) did not finish loading within 15 s.`)
+      : failure('target_closed', `The target tab (${binding.title}) was closed. Open the page again and copy a new protocol prompt for it.`);
+  }
+  const origin = originOf(tab.url);
+  if (origin !== binding.origin) {
+    return failure('target_out_of_scope', `The target tab is now on ${origin ?? 'another page'}, outside this workflow's site ${binding.origin}. BAI did not act there.`);
+  }
+  // The content script may still be starting after a navigation: retry delivery briefly.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const reply = await ext.tabs.sendMessage(binding.tabId, { type: Msg.EXECUTE_ACTION, action, timeoutMs, expectOrigin: binding.origin }, { frameId: 0 });
+      if (reply) return reply;
+    } catch (error) {
+      const text = String(error?.message ?? error);
+      if (/message port closed|page.*unload|back\/forward cache/i.test(text)) {
+        return failure('target_reloaded', 'The target page reloaded or navigated while the action ran; check the page before going on.');
+      }
+      if (attempt >= 50) return failure('target_not_ready', `BAI is not running in the target tab (${binding.origin}): ${text}`);
+    }
+    await sleep(100);
+  }
+}
+
 async function handle(message, sender) {
   switch (message?.type) {
     case Msg.CONTENT_READY: {
@@ -76,6 +165,16 @@ async function handle(message, sender) {
     case Msg.TAB_LOG: {
       const stored = await ext.storage.session.get(logKey(message.tabId));
       return { log: stored[logKey(message.tabId)] ?? [] };
+    }
+    case Msg.BIND_TARGET: {
+      if (!sender.url?.startsWith(ext.runtime.getURL(''))) return failure('not_allowed', 'only the panel binds targets');
+      return bindTarget(message);
+    }
+    case Msg.TARGET_FOR:
+      return { target: await targetFor(message.workflowId) };
+    case Msg.RUN_ACTION: {
+      if (!sender.tab) return failure('not_allowed', 'actions come from the chat tab');
+      return runOnTarget(message);
     }
     case Msg.USER_DECISION: {
       // Only the extension's own pages (the panel) may send decisions, never a content script.

@@ -110,14 +110,16 @@ export async function startChat(core, banner) {
     }
   }
 
-  function onHandshake({ workflow_id, protocol }) {
+  async function onHandshake({ workflow_id, protocol }) {
     pendingHandshakes.set(workflow_id, protocol);
-    report({ kind: 'handshake_found', workflow_id, protocol });
+    const { target } = await ext.runtime.sendMessage({ type: Msg.TARGET_FOR, workflowId: workflow_id });
+    const targetName = target ? `${target.title} (${target.origin})` : 'this chat tab';
+    report({ kind: 'handshake_found', workflow_id, protocol, target: targetName });
     if (settings.autoApprove) {
       decide(workflow_id, 'allow', 'policy');
       return;
     }
-    banner.askHandshake({ workflowId: workflow_id, protocol, target: 'this tab' }, (answer) => decide(workflow_id, answer, 'user'));
+    banner.askHandshake({ workflowId: workflow_id, protocol, target: targetName }, (answer) => decide(workflow_id, answer, 'user'));
   }
 
   async function decide(workflowId, answer, by) {
@@ -161,6 +163,13 @@ export async function startChat(core, banner) {
     banner.setError(`BAI could not post its acknowledgement: ${lastError?.message ?? lastError}`);
   }
 
+  /** Runs an action on the workflow's target tab (through the background), or here. */
+  async function perform(workflow_id, action) {
+    const { target } = await ext.runtime.sendMessage({ type: Msg.TARGET_FOR, workflowId: workflow_id });
+    if (!target) return { result: JSON.parse(await core.execute_action(JSON.stringify(action))) };
+    return ext.runtime.sendMessage({ type: Msg.RUN_ACTION, workflowId: workflow_id, action });
+  }
+
   async function runAction({ workflow_id, action_id, action }, batch) {
     const summary = { workflow_id, action_id, type: action.type, selector: action.payload?.selector ?? null };
     if (batch.failedWorkflows.has(workflow_id)) {
@@ -174,8 +183,9 @@ export async function startChat(core, banner) {
     report({ kind: 'executing', ...summary });
     actionsRun += 1;
     try {
-      const result = JSON.parse(await core.execute_action(JSON.stringify(action)));
-      report({ kind: 'executed', ...summary, result });
+      const outcome = await perform(workflow_id, action);
+      if (outcome.error) throw JSON.stringify(outcome.error);
+      report({ kind: 'executed', ...summary, result: outcome.result });
     } catch (error) {
       let failure;
       try {

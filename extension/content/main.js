@@ -1,21 +1,12 @@
 // The content script proper (an ES module, imported by loader.js). It starts the wasm core and
 // hands the page to it; the logic lives in Rust (crate/src/chat, crate/src/dom).
 
-import init, * as core from '../pkg/bai.js';
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { Banner } from './banner.js';
 import { startChat } from './chat.js';
-
-/** True when this page forbids compiling WebAssembly: the smallest valid module fails to compile. */
-function wasmBlockedByPage() {
-  try {
-    new WebAssembly.Module(new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]));
-    return false;
-  } catch {
-    return true;
-  }
-}
+import { startExecutor } from './executor.js';
+import { loadCore, wasmBlockedByPage } from './load-core.js';
 
 /** Stable codes for why the core could not start; shown in the panel. */
 function classifyStartError(error) {
@@ -29,14 +20,19 @@ export async function start() {
   const started = performance.now();
   let coreVersion = null;
   let startError = null;
+  // The wasm build, or where the page's CSP forbids wasm (Chromium) the JS build of the same crate.
+  const { core, flavor: coreFlavor, error } = await loadCore(ext);
   try {
-    await init({ module_or_path: ext.runtime.getURL('extension/pkg/bai_bg.wasm') });
+    if (error) throw error;
     coreVersion = core.version();
   } catch (error) {
     startError = { code: classifyStartError(error), message: String(error?.message ?? error) };
   }
   const startMs = performance.now() - started;
   const chat = coreVersion ? JSON.parse(core.chat_page_status()) : null;
+  // Every page the content script runs on can be a workflow's target; chat pages can too (a
+  // workflow may act on its own chat tab).
+  if (coreVersion) startExecutor(core);
 
   const reply = await ext.runtime.sendMessage({
     type: Msg.CONTENT_READY,
@@ -44,6 +40,7 @@ export async function start() {
     coreVersion,
     startError,
     startMs,
+    coreFlavor: coreVersion ? coreFlavor : null,
     chat,
   });
 

@@ -102,7 +102,7 @@ function describeEvent(event) {
 function currentWorkflow(log) {
   let current = null;
   for (const event of log) {
-    if (event.kind === 'handshake_found') current = { id: event.workflow_id, protocol: event.protocol, state: 'awaiting_extension_ack', asking: true };
+    if (event.kind === 'handshake_found') current = { id: event.workflow_id, protocol: event.protocol, target: event.target, state: 'awaiting_extension_ack', asking: true };
     if (!current || event.workflow_id !== current.id) continue;
     if (event.kind === 'state_changed') current.state = event.state;
     if (['approved', 'denied', 'stopped'].includes(event.kind)) current.asking = false;
@@ -145,7 +145,8 @@ function renderWorkflow(workflow) {
   show('wf-state', STATE_WORDS[workflow.state] ?? workflow.state, workflow.state === 'failed' ? 'err' : 'ok');
   show('wf-id', workflow.id);
   show('wf-protocol', workflow.protocol ?? '—');
-  $('question-text').textContent = `ChatGPT asks to control this chat tab (workflow ${workflow.id}). Allow it?`;
+  show('wf-target', workflow.target ?? 'this chat tab');
+  $('question-text').textContent = `ChatGPT asks to control ${workflow.target ?? 'this chat tab'} (workflow ${workflow.id}). Allow it?`;
   $('question').dataset.workflow = workflow.id;
   $('stop').hidden = !(workflow.state === 'active' || workflow.state === 'awaiting_extension_ack');
   $('stop').dataset.workflow = workflow.id;
@@ -209,8 +210,11 @@ function renderDiagnostics(status) {
     show('core-tab', `failed (${tab.startError.code}): ${why}`, 'err');
     $('core-tab').dataset.code = tab.startError.code;
   } else {
-    show('core-tab', `ready (${tab.contentCore}) in ${tab.startMs.toFixed(1)} ms`, 'ok');
+    // 'js': the page's CSP forbids WebAssembly, so the core runs from its JavaScript build.
+    const build = tab.coreFlavor === 'js' ? ", JavaScript build: this page's security policy blocks WebAssembly" : '';
+    show('core-tab', `ready (${tab.contentCore}${build}) in ${tab.startMs.toFixed(1)} ms`, 'ok');
     $('core-tab').dataset.code = 'ready';
+    $('core-tab').dataset.flavor = tab.coreFlavor ?? '';
   }
   if (tab.startError) {
     show('chat-site', 'unknown: the core could not start on this page', 'warn');
@@ -242,7 +246,15 @@ async function setupSettings() {
 async function copyPrompt() {
   const workflowId = crypto.randomUUID();
   const text = core.protocol_prompt(workflowId);
+  // The prompt's workflow id is bound to the tab this panel describes: the page the user wants
+  // the model to act on. A handshake with this id then needs no target question.
+  const bound = await ext.runtime.sendMessage({ type: Msg.BIND_TARGET, workflowId, tabId: await activeTabId() });
+  if (bound?.error) {
+    $('copy-status').textContent = `Not copied: ${bound.error.message}`;
+    return;
+  }
   document.body.dataset.lastPromptWorkflow = workflowId;
+  $('prompt-target').textContent = `Target of the next workflow: ${bound.binding.title} (${bound.binding.origin})`;
   try {
     await navigator.clipboard.writeText(text);
     $('copy-status').textContent = 'Copied. Paste it into ChatGPT and send it.';

@@ -12,6 +12,14 @@ export const Msg = Object.freeze({
   USER_DECISION: 'user_decision',
   /** panel -> background: the tab's event log. */
   TAB_LOG: 'tab_log',
+  /** panel -> background: the tab a workflow id (from "Copy protocol prompt") will act on. */
+  BIND_TARGET: 'bind_target',
+  /** content (chat) -> background: which tab does this workflow act on? */
+  TARGET_FOR: 'target_for',
+  /** content (chat) -> background: run this validated action on the workflow's target. */
+  RUN_ACTION: 'run_action',
+  /** background -> content (target): run this action here and answer with the result. */
+  EXECUTE_ACTION: 'execute_action',
   /** background -> panel: something changed; re-read the status. */
   STATUS_CHANGED: 'status_changed',
 });

@@ -91,6 +91,9 @@ class ChromiumTab {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
+  async click(selector) {
+    await this.page.locator(selector).click();
+  }
   /** A real click on an element inside an open shadow root. */
   async clickInShadow(hostSelector, innerSelector) {
     await this.page.locator(hostSelector).locator(innerSelector).click();
