@@ -55,8 +55,11 @@ for (const name of browserNames()) {
         const state = await tab.waitFor(bannerState, { what: 'the BAI banner' });
         assert.equal(state.state, 'ready');
       } else {
-        // Chromium applies the page's CSP to wasm compiled in content scripts: the core cannot
-        // start and the panel says why (the execution-side issue adds a wasm2js fallback).
+        // Chromium applies the page's CSP to wasm compiled in content scripts: the wasm build
+        // cannot start, so the core runs from its JavaScript build (extension/pkg-js/), and the
+        // panel says so.
+        const state = await tab.waitFor(bannerState, { what: 'the BAI banner' });
+        assert.equal(state.state, 'ready', `banner: ${JSON.stringify(state)}`);
         const status = await browser.inBackground(async (url) => {
           const tabs = await chrome.tabs.query({});
           const target = tabs.find((t) => t.url === url);
@@ -68,13 +71,20 @@ for (const name of browserNames()) {
           return null;
         }, `${server.origin}/csp/chat.html`);
         assert.ok(status, 'the content script reported to the background');
-        assert.equal(status.startError?.code, 'wasm_blocked_by_csp', JSON.stringify(status));
+        assert.equal(status.startError, null, JSON.stringify(status));
+        assert.equal(status.coreFlavor, 'js', JSON.stringify(status));
+        assert.equal(status.contentCore, state.coreContent);
         const panel = await browser.newTab(`${browser.extensionOrigin}/extension/panel/panel.html?tab=${status.tabId}`);
-        const code = await panel.waitFor(() => document.body.dataset.ready && document.getElementById('core-tab').dataset.code, { what: 'the panel diagnostics' })
+        const core = await panel.waitFor(() => {
+          const el = document.getElementById('core-tab');
+          return document.body.dataset.ready && el.dataset.code ? { ...el.dataset, text: el.textContent } : null;
+        }, { what: 'the panel diagnostics' })
           .catch(async (error) => {
             throw new Error(`${error.message}; panel: ${await panel.evaluate(() => document.body.innerText)}`);
           });
-        assert.equal(code, 'wasm_blocked_by_csp');
+        assert.equal(core.code, 'ready');
+        assert.equal(core.flavor, 'js');
+        assert.match(core.text, /JavaScript build/);
         await panel.screenshot('foundation-panel-csp');
       }
     });

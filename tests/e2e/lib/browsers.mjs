@@ -184,12 +184,22 @@ class FirefoxTab {
   async waitFor(fn, { timeout = DEFAULT_TIMEOUT, args = [], what } = {}) {
     await this.focus();
     await this.browser.session.command('POST', '/timeouts', { script: timeout + 5000 });
-    const result = await this.browser.session.command('POST', '/execute/async', {
-      script: WAIT_IN_PAGE,
-      args: [fn.toString(), args, timeout],
-    });
-    if (!result?.ok) throw new Error(`firefox: timed out after ${timeout} ms waiting for ${what ?? fn.toString()}`);
-    return result.value;
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      try {
+        const result = await this.browser.session.command('POST', '/execute/async', {
+          script: WAIT_IN_PAGE,
+          args: [fn.toString(), args, Math.max(0, deadline - Date.now())],
+        });
+        if (result?.ok) return result.value;
+        break;
+      } catch (error) {
+        // The page navigated (or is still replacing about:blank) while waiting: wait on the
+        // new document, within the same deadline.
+        if (!/Document was unloaded|no such frame|discarded/i.test(String(error?.message)) || Date.now() > deadline) throw error;
+      }
+    }
+    throw new Error(`firefox: timed out after ${timeout} ms waiting for ${what ?? fn.toString()}`);
   }
   async element(selector) {
     await this.focus();
@@ -316,7 +326,7 @@ class FirefoxBrowser {
     const handles = await this.session.command('GET', '/window/handles');
     const handle = handles.find((h) => !before.has(h));
     const tab = new FirefoxTab(this, handle);
-    await tab.waitFor(() => document.readyState === 'complete' && location.protocol === 'moz-extension:');
+    await tab.waitFor(() => document.readyState === 'complete' && location.protocol === 'moz-extension:', { timeout: 20000, what: 'the extension page to load' });
     return tab;
   }
   async close() {
