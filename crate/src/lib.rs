@@ -7,10 +7,12 @@
 //!
 //! 1. [`protocol`]: the sans-IO protocol engine. Chat messages in, decisions out. No browser, no
 //!    clock, no randomness of its own; builds and tests natively.
+//!    [`policy`] is pure too: which validated actions may run without asking the user.
 //! 2. `dom` (wasm32 only): finds elements and performs actions on the live DOM through web-sys.
 //!    `chat` (wasm32 only) is the part of that layer that reads chat pages.
 //! 3. `bindings` (wasm32 only): thin wasm-bindgen entry points used by the extension's JS glue.
 
+pub mod policy;
 pub mod protocol;
 
 #[cfg(target_arch = "wasm32")]

@@ -13,6 +13,7 @@ use wasm_bindgen::prelude::*;
 use crate::chat::observer::MutationWatcher;
 use crate::chat::transcript::{TranscriptReader, observer_options};
 use crate::chat::{SITES, SiteProfile, page_status};
+use crate::policy::{PolicySettings, RateLimiter};
 use crate::protocol::{Decision, Engine, EngineError};
 
 /// What one [`ChatSession::poll`] returns to JS.
@@ -36,6 +37,8 @@ pub struct ChatSession {
     /// The first poll observes the whole transcript at once: an old conversation opened, or the
     /// page reloaded. Later polls feed only what changed.
     first_poll_done: bool,
+    /// Caps actions per workflow and per minute (see [`crate::policy`]).
+    limiter: RateLimiter,
 }
 
 fn to_json<T: Serialize>(value: &T) -> Result<String, JsError> {
@@ -96,6 +99,7 @@ impl ChatSession {
             reader,
             watcher: Some(watcher),
             first_poll_done: false,
+            limiter: RateLimiter::default(),
         })
     }
 
@@ -152,6 +156,23 @@ impl ChatSession {
         self.engine
             .save()
             .map_err(|error| JsError::new(&error.to_string()))
+    }
+
+    /// Counts one action of `workflow_id` against the rate limits in `settings_json`; returns
+    /// `undefined` when it may run, else `{code, message}` and the host stops the workflow.
+    pub fn admit(&mut self, workflow_id: &str, now_ms: f64, settings_json: &str) -> JsValue {
+        let settings: PolicySettings = serde_json::from_str(settings_json).unwrap_or_default();
+        // Milliseconds since 1970 fit in a u64; negative or NaN clamp to 0.
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "clamped"
+        )]
+        let now = now_ms.max(0.0) as u64;
+        match self.limiter.admit(&settings, workflow_id, now) {
+            Ok(()) => JsValue::UNDEFINED,
+            Err(error) => super::error_object(error.code(), &error.to_string()),
+        }
     }
 
     /// Stops observing the page.

@@ -99,3 +99,78 @@ fn error_object(code: &str, message: &str) -> JsValue {
     let _ = js_sys::Reflect::set(&object, &"message".into(), &message.into());
     object.into()
 }
+
+/// Reviews a validated action (JSON of [`crate::protocol::Action`]) against the user's policy
+/// settings (JSON of [`crate::policy::PolicySettings`]; missing fields take their defaults),
+/// looking at the element it targets on this page. Resolves to the
+/// [`crate::policy::Verdict`] as JSON. When the target is not on the page yet, it waits for it
+/// (up to `timeout_ms`) so a risky button that appears late is still reviewed.
+#[wasm_bindgen]
+pub async fn review_action(
+    action_json: String,
+    settings_json: String,
+    timeout_ms: Option<u32>,
+) -> Result<String, JsValue> {
+    use crate::dom::selector::{QueryRoot, resolve};
+    use crate::policy::{PolicySettings, review};
+    let action: crate::protocol::Action = serde_json::from_str(&action_json)
+        .map_err(|error| error_object("invalid_action", &error.to_string()))?;
+    let settings: PolicySettings = serde_json::from_str(&settings_json).unwrap_or_default();
+    let mut facts = None;
+    if let Some(selector) = action.selector() {
+        let root =
+            QueryRoot::current().ok_or_else(|| error_object("no_document", "no document"))?;
+        let deadline = js_sys::Date::now() + f64::from(timeout_ms.unwrap_or(5000));
+        loop {
+            match resolve(&root, selector) {
+                Ok(element) => {
+                    facts = Some(target_facts(&element));
+                    break;
+                }
+                // Ambiguous or invalid selectors fail at execution with their own reason.
+                Err(error) if error.code() != "not_found" => break,
+                Err(_) if js_sys::Date::now() > deadline => break,
+                Err(_) => gloo_timers::future::TimeoutFuture::new(100).await,
+            }
+        }
+    }
+    serde_json::to_string(&review(&settings, &action, facts.as_ref()))
+        .map_err(|error| JsValue::from_str(&error.to_string()))
+}
+
+/// What the policy needs to know about an element.
+fn target_facts(element: &web_sys::Element) -> crate::policy::TargetFacts {
+    use wasm_bindgen::JsCast;
+    let is_password_input = |element: &web_sys::Element| {
+        element
+            .dyn_ref::<web_sys::HtmlInputElement>()
+            .is_some_and(|input| input.type_() == "password")
+    };
+    // A label types into its control; a host element into the field inside it.
+    let control = element
+        .dyn_ref::<web_sys::HtmlLabelElement>()
+        .and_then(web_sys::HtmlLabelElement::control)
+        .map(|control| control.unchecked_into::<web_sys::Element>());
+    let is_password = is_password_input(element)
+        || control.as_ref().is_some_and(is_password_input)
+        || element
+            .query_selector("input[type=password]")
+            .ok()
+            .flatten()
+            .is_some();
+    let text: String = element
+        .text_content()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(200)
+        .collect();
+    crate::policy::TargetFacts {
+        description: crate::dom::describe::describe(element),
+        name: crate::dom::accname::accessible_name(element),
+        text,
+        is_password,
+    }
+}
