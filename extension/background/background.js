@@ -112,7 +112,7 @@ function whenLoaded(tabId, timeoutMs) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function runOnTarget({ workflowId, action, timeoutMs }) {
+async function runOnTarget({ workflowId, action, timeoutMs, approved }) {
   const binding = await targetFor(workflowId);
   if (!binding) return failure('no_target', 'This workflow has no target tab.');
   let tab;
@@ -130,7 +130,7 @@ async function runOnTarget({ workflowId, action, timeoutMs }) {
   // The content script may still be starting after a navigation: retry delivery briefly.
   for (let attempt = 0; ; attempt++) {
     try {
-      const reply = await ext.tabs.sendMessage(binding.tabId, { type: Msg.EXECUTE_ACTION, action, timeoutMs, expectOrigin: binding.origin }, { frameId: 0 });
+      const reply = await ext.tabs.sendMessage(binding.tabId, { type: Msg.EXECUTE_ACTION, action, timeoutMs, approved: approved === true, expectOrigin: binding.origin }, { frameId: 0 });
       if (reply) return reply;
     } catch (error) {
       const text = String(error?.message ?? error);

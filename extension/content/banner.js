@@ -105,6 +105,19 @@ export class Banner {
     this.allowButton.focus({ preventScroll: true });
   }
 
+  /** Asks whether one action may run; `answer('allow' | 'deny')` is called once. */
+  askAction({ workflow_id, action_id, type }, reasons, answer) {
+    this.host.dataset.question = `${workflow_id}:${action_id}`;
+    const because = reasons.map((reason) => reason.message ?? reason.code).join('; ');
+    this.questionText.replaceChildren(
+      el('strong', {}, `Action ${action_id} (${type}) needs your approval`), el('br'), `because ${because}.`,
+    );
+    this.question.classList.add('open');
+    this.allowButton.onclick = trusted(() => answer('allow'));
+    this.denyButton.onclick = trusted(() => answer('deny'));
+    this.allowButton.focus({ preventScroll: true });
+  }
+
   clearQuestion() {
     delete this.host.dataset.question;
     this.question.classList.remove('open');

@@ -6,9 +6,8 @@
 
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
-
-const SETTINGS_KEY = 'bai:settings';
-export const DEFAULT_SETTINGS = Object.freeze({ autoApprove: false, insertOnly: false });
+import { SETTINGS_KEY, loadSettings, policySettingsJson } from '../shared/settings.js';
+import { executeHere } from './executor.js';
 
 /** Persisted per conversation: the origin and path identify it (ChatGPT: /c/<id>). */
 function conversationKey() {
@@ -24,8 +23,11 @@ function freshNonce() {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function startChat(core, banner) {
-  const stored = await ext.storage.local.get([conversationKey(), SETTINGS_KEY]);
-  const settings = { ...DEFAULT_SETTINGS, ...(stored[SETTINGS_KEY] ?? {}) };
+  const stored = await ext.storage.local.get(conversationKey());
+  let settings = await loadSettings();
+  ext.storage.onChanged.addListener((changes, area) => {
+    if (area === 'local' && changes[SETTINGS_KEY]) loadSettings().then((fresh) => { settings = fresh; });
+  });
   let key = conversationKey();
 
   let pollScheduled = false;
@@ -115,7 +117,7 @@ export async function startChat(core, banner) {
     const { target } = await ext.runtime.sendMessage({ type: Msg.TARGET_FOR, workflowId: workflow_id });
     const targetName = target ? `${target.title} (${target.origin})` : 'this chat tab';
     report({ kind: 'handshake_found', workflow_id, protocol, target: targetName });
-    if (settings.autoApprove) {
+    if (settings.approvalMode === 'auto') {
       decide(workflow_id, 'allow', 'policy');
       return;
     }
@@ -164,10 +166,32 @@ export async function startChat(core, banner) {
   }
 
   /** Runs an action on the workflow's target tab (through the background), or here. */
-  async function perform(workflow_id, action) {
+  async function perform(workflow_id, action, approved) {
     const { target } = await ext.runtime.sendMessage({ type: Msg.TARGET_FOR, workflowId: workflow_id });
-    if (!target) return { result: JSON.parse(await core.execute_action(JSON.stringify(action))) };
-    return ext.runtime.sendMessage({ type: Msg.RUN_ACTION, workflowId: workflow_id, action });
+    if (!target) return executeHere(core, { action, approved });
+    return ext.runtime.sendMessage({ type: Msg.RUN_ACTION, workflowId: workflow_id, action, approved });
+  }
+
+  // Questions about single actions (risky clicks, passwords, "ask before each action").
+  const actionQuestions = new Map();
+
+  function askAboutAction(summary, reasons) {
+    const key = `${summary.workflow_id}:${summary.action_id}`;
+    report({ kind: 'action_needs_approval', ...summary, reasons });
+    return new Promise((resolve) => {
+      actionQuestions.set(key, resolve);
+      banner.askAction(summary, reasons, (answer) => answerAction(summary.workflow_id, summary.action_id, answer, 'user'));
+    });
+  }
+
+  function answerAction(workflowId, actionId, answer, by) {
+    const key = `${workflowId}:${actionId}`;
+    const resolve = actionQuestions.get(key);
+    if (!resolve) return;
+    actionQuestions.delete(key);
+    banner.clearQuestion();
+    report({ kind: answer === 'allow' ? 'action_approved' : 'action_denied', workflow_id: workflowId, action_id: actionId, by });
+    resolve(answer);
   }
 
   async function runAction({ workflow_id, action_id, action }, batch) {
@@ -180,10 +204,24 @@ export async function startChat(core, banner) {
       report({ kind: 'executed', ...summary, result: { done: action.payload } });
       return;
     }
+    const limited = session.admit(workflow_id, Date.now(), policySettingsJson(settings));
+    if (limited) {
+      report({ kind: 'failed', ...summary, error: limited });
+      batch.failedWorkflows.add(workflow_id);
+      await decide(workflow_id, 'stop', 'policy');
+      return;
+    }
     report({ kind: 'executing', ...summary });
     actionsRun += 1;
     try {
-      const outcome = await perform(workflow_id, action);
+      let outcome = await perform(workflow_id, action, false);
+      if (outcome.needs_approval) {
+        const answer = await askAboutAction({ ...summary, target: outcome.needs_approval.target }, outcome.needs_approval.reasons);
+        if (answer !== 'allow') {
+          throw JSON.stringify({ code: 'denied_by_user', message: 'You did not allow this action.' });
+        }
+        outcome = await perform(workflow_id, action, true);
+      }
       if (outcome.error) throw JSON.stringify(outcome.error);
       report({ kind: 'executed', ...summary, result: outcome.result });
     } catch (error) {
@@ -199,7 +237,9 @@ export async function startChat(core, banner) {
   }
 
   ext.runtime.onMessage.addListener((message) => {
-    if (message?.type === Msg.USER_DECISION) decide(message.workflowId, message.answer, 'user');
+    if (message?.type !== Msg.USER_DECISION) return;
+    if (message.actionId !== undefined) answerAction(message.workflowId, message.actionId, message.answer, 'user');
+    else decide(message.workflowId, message.answer, 'user');
   });
   banner.onStop((workflowId) => decide(workflowId, 'stop', 'user'));
 

@@ -5,9 +5,9 @@
 import init, * as core from '../pkg/bai.js';
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
+import { loadSettings, saveSetting } from '../shared/settings.js';
 
 const $ = (id) => document.getElementById(id);
-const SETTINGS_KEY = 'bai:settings';
 
 const STATE_WORDS = {
   awaiting_extension_ack: 'waiting for your answer',
@@ -81,6 +81,16 @@ function describeEvent(event) {
         why: 'Lines you paste (such as the examples in the protocol text) never run; only the assistant can act, and only after BAI’s own acknowledgement.',
         tone: 'info',
       };
+    case 'action_needs_approval':
+      return {
+        what: `Action ${event.action_id}: ${event.type} ${describeSelector(event.selector)} waits for your approval`.trim(),
+        why: `because ${event.reasons.map((r) => r.message ?? r.code).join('; ')}`,
+        tone: 'warn',
+      };
+    case 'action_approved':
+      return { what: `Allowed action ${event.action_id}`, why: 'by you', tone: 'ok' };
+    case 'action_denied':
+      return { what: `Refused action ${event.action_id}`, why: 'by you', tone: 'warn' };
     case 'skipped':
       return { what: `Action ${event.action_id}: ${event.type} skipped`, why: 'an earlier action in the same message failed', tone: 'warn' };
     case 'rejected':
@@ -96,6 +106,17 @@ function describeEvent(event) {
     default:
       return null;
   }
+}
+
+/** The action question still open, from the log. */
+function openActionQuestion(log) {
+  let open = null;
+  for (const event of log) {
+    if (event.kind === 'action_needs_approval') open = event;
+    if (open && ['action_approved', 'action_denied'].includes(event.kind) && event.action_id === open.action_id && event.workflow_id === open.workflow_id) open = null;
+    if (open && event.kind === 'state_changed' && event.workflow_id === open.workflow_id && event.state !== 'active') open = null;
+  }
+  return open;
 }
 
 /** The current workflow and whether it waits for an answer, from the log. */
@@ -127,6 +148,7 @@ async function refresh() {
   tabId = id;
   renderDiagnostics(status);
   renderWorkflow(currentWorkflow(log));
+  renderActionQuestion(openActionQuestion(log));
   renderLog(log);
   document.body.dataset.ready = '1';
 }
@@ -171,6 +193,17 @@ function groupIgnored(log) {
     }
   }
   return out;
+}
+
+function renderActionQuestion(question) {
+  if (!question) {
+    delete $('question').dataset.action;
+    return;
+  }
+  $('question').hidden = false;
+  $('question').dataset.workflow = question.workflow_id;
+  $('question').dataset.action = String(question.action_id);
+  $('question-text').textContent = `Action ${question.action_id} (${question.type} ${describeSelector(question.selector)}) needs your approval because ${question.reasons.map((r) => r.message ?? r.code).join('; ')}. Allow it?`;
 }
 
 function renderLog(log) {
@@ -228,19 +261,27 @@ function renderDiagnostics(status) {
 }
 
 async function sendDecision(answer, workflowId) {
-  await ext.runtime.sendMessage({ type: Msg.USER_DECISION, tabId, workflowId, answer });
+  const actionId = $('question').dataset.action;
+  const message = { type: Msg.USER_DECISION, tabId, workflowId, answer };
+  if (actionId && answer !== 'stop') message.actionId = Number(actionId);
+  await ext.runtime.sendMessage(message);
 }
 
 async function setupSettings() {
-  const stored = (await ext.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] ?? {};
-  const boxes = { autoApprove: $('set-auto-approve'), insertOnly: $('set-insert-only') };
-  for (const [name, box] of Object.entries(boxes)) {
-    box.checked = Boolean(stored[name]);
-    box.addEventListener('change', async () => {
-      const current = (await ext.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] ?? {};
-      await ext.storage.local.set({ [SETTINGS_KEY]: { ...current, [name]: box.checked } });
-    });
-  }
+  const settings = await loadSettings();
+  const defaults = JSON.parse(core.default_policy_settings());
+  const mode = $('set-approval-mode');
+  mode.value = settings.approvalMode;
+  mode.addEventListener('change', () => saveSetting('approvalMode', mode.value));
+  const words = $('set-risky-words');
+  words.value = (settings.riskyWords ?? defaults.risky_words).join('\n');
+  words.addEventListener('change', () => {
+    const list = words.value.split('\n').map((w) => w.trim()).filter(Boolean);
+    saveSetting('riskyWords', list);
+  });
+  const insertOnly = $('set-insert-only');
+  insertOnly.checked = Boolean(settings.insertOnly);
+  insertOnly.addEventListener('change', () => saveSetting('insertOnly', insertOnly.checked));
 }
 
 async function copyPrompt() {

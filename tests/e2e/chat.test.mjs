@@ -84,7 +84,7 @@ for (const name of browserNames()) {
       await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.workflowState === 'done', { what: 'the workflow to finish' });
       // The poll that decided them also ran them (one at a time) before it reported.
       await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.actionsRun === '2', { what: 'two actions to run' });
-      assert.deepEqual(await tab.evaluate(() => window.__target), { clicks: 1, email: 'user@example.com' });
+      assert.deepEqual(await tab.evaluate(() => window.__target), { clicks: 1, email: 'user@example.com', purchases: 0 });
       await tab.screenshot('chat-after-actions');
 
       // The panel tells the story.
@@ -196,6 +196,49 @@ for (const name of browserNames()) {
       assert.match(text, /Stopped workflow/);
       assert.equal(await panel.evaluate(() => document.body.dataset.workflowState), 'stopped');
       await panel.screenshot('panel-failure-and-stop');
+      await panel.close();
+    });
+
+    test('a risky click waits for the user: denied in the page, it never runs; allowed in the panel, it runs once', async () => {
+      const workflowId = `wf-risky-${name}`;
+      const url = `${server.origin}/chat/c/risky-${name}`;
+      const tab = await browser.newTab(url);
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session to start' });
+      await tab.evaluate(installTarget);
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeBlock(workflowId));
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question);
+      await tab.clickInShadow('bai-banner', 'button.allow');
+      const ack = await tab.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text);
+      const nonce = ACK_LINE.exec(ack)[2];
+
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), actionLine(workflowId, nonce, 1, 'click', { selector: '#buy' }));
+      const question = await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the action question' });
+      assert.equal(question, `${workflowId}:1`);
+      const text = await tab.evaluate(() => document.querySelector('bai-banner').shadowRoot.querySelector('.question-text').textContent);
+      assert.match(text, /Action 1 \(click\) needs your approval/);
+      assert.match(text, /the button “Buy now” looks like it will buy something/);
+      assert.equal(await tab.evaluate(() => window.__target.purchases), 0, 'nothing bought while asking');
+      await tab.screenshot('chat-risky-question');
+      await tab.clickInShadow('bai-banner', 'button.deny');
+      await tab.waitFor(() => !document.querySelector('bai-banner').dataset.question, { what: 'the question to close' });
+
+      // The model tries again; this time the user allows it from the panel.
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), actionLine(workflowId, nonce, 2, 'click', { selector: '#buy' }));
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the second question' });
+      const panel = await browser.openExtensionPage(`extension/panel/panel.html?tabUrl=${encodeURIComponent(url)}`);
+      await panel.waitFor(() => document.getElementById('question').dataset.action === '2', { what: 'the question in the panel' });
+      assert.match(await panel.evaluate(() => document.getElementById('question-text').textContent), /Action 2 \(click css “#buy”\) needs your approval/);
+      await panel.screenshot('panel-risky-question');
+      await panel.click('#allow');
+      await tab.waitFor(() => window.__target.purchases === 1, { what: 'the approved purchase' });
+      const log = await panel.waitFor(() => {
+        const items = [...document.querySelectorAll('#log li')].map((li) => li.textContent);
+        return items.some((t) => t.startsWith('Allowed action 2')) ? items : null;
+      }, { what: 'the approval in the log' });
+      const all = log.join('\n');
+      assert.match(all, /Refused action 1/);
+      assert.match(all, /Action 1: click css “#buy” failed.*denied_by_user/);
+      assert.equal(await tab.evaluate(() => window.__target.purchases), 1, 'runs once');
       await panel.close();
     });
 

@@ -57,6 +57,12 @@ for (const name of browserNames()) {
         line(2, 'input_text', { selector: { type: 'css', value: 'input[type=password]' }, text: 'correct horse' }),
         line(3, 'click', { selector: { type: 'text', value: 'Sign in', exact: true } }),
       ].join('\n'));
+      // Typing into the password field always asks first.
+      const passwordQuestion = await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the password question' });
+      assert.equal(passwordQuestion, `${workflowId}:2`);
+      assert.match(await chat.evaluate(() => document.querySelector('bai-banner').shadowRoot.textContent), /types into a password field/);
+      assert.equal(await target.evaluate(() => window.__loginState.password), '', 'not typed before the user allows it');
+      await chat.clickInShadow('bai-banner', 'button.allow');
       await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.actionsRun === '3', { what: 'three actions' });
 
       // Proof from the React app's own state, in the target tab.

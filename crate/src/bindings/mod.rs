@@ -134,8 +134,28 @@ pub async fn review_action(
             }
         }
     }
-    serde_json::to_string(&review(&settings, &action, facts.as_ref()))
-        .map_err(|error| JsValue::from_str(&error.to_string()))
+    let verdict = match review(&settings, &action, facts.as_ref()) {
+        crate::policy::Verdict::Allow => serde_json::json!({ "verdict": "allow" }),
+        crate::policy::Verdict::Ask { reasons } => {
+            // Each reason carries its plain-language sentence for the question shown to the user.
+            let reasons: Vec<serde_json::Value> = reasons
+                .iter()
+                .map(|reason| {
+                    let mut value = serde_json::to_value(reason).unwrap_or_default();
+                    if let Some(object) = value.as_object_mut() {
+                        object.insert("message".into(), reason.message().into());
+                    }
+                    value
+                })
+                .collect();
+            serde_json::json!({
+                "verdict": "ask",
+                "reasons": reasons,
+                "target": facts.as_ref().map(|facts| facts.description.clone()),
+            })
+        }
+    };
+    Ok(verdict.to_string())
 }
 
 /// What the policy needs to know about an element.
@@ -173,4 +193,10 @@ fn target_facts(element: &web_sys::Element) -> crate::policy::TargetFacts {
         text,
         is_password,
     }
+}
+
+/// The default policy settings as JSON (the panel shows and edits them).
+#[wasm_bindgen]
+pub fn default_policy_settings() -> String {
+    serde_json::to_string(&crate::policy::PolicySettings::default()).unwrap_or_default()
 }

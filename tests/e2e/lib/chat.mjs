@@ -35,9 +35,12 @@ export function installTarget() {
   const area = document.createElement('div');
   area.id = 'target-area';
   area.style.cssText = 'padding:8px;border-bottom:1px solid #888';
-  area.innerHTML = '<button id="counter" type="button">Clicked 0</button> <label>Email <input id="email" type="email"></label>';
+  area.innerHTML = '<button id="counter" type="button">Clicked 0</button> <label>Email <input id="email" type="email"></label> <button id="buy" type="button">Buy now</button>';
   document.body.prepend(area);
-  window.__target = { clicks: 0, email: '' };
+  window.__target = { clicks: 0, email: '', purchases: 0 };
+  area.querySelector('#buy').addEventListener('click', () => {
+    window.__target.purchases += 1;
+  });
   const counter = area.querySelector('#counter');
   counter.addEventListener('click', () => {
     window.__target.clicks += 1;
