@@ -6,9 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS, browserNames } from './lib/browsers.mjs';
 import { startServer } from './lib/server.mjs';
-import { actionLine, bannerState, handshakeBlock, installTarget, protocolPrompt } from './lib/chat.mjs';
-
-const ACK_LINE = /^BAI_ACK \{"protocol":"BAI\/0\.3","workflow_id":"([^"]+)","kind":"ack","state":"extension_acknowledged","ack_nonce":"(n_[0-9a-f]{32})"\}$/;
+import { ACK_LINE, actionLine, bannerState, handshakeBlock, installTarget, openChat, protocolPrompt, startWorkflow } from './lib/chat.mjs';
 
 /** Waits until the content script has finished a poll after the current moment. */
 async function settled(tab) {
@@ -40,8 +38,7 @@ for (const name of browserNames()) {
     test('pasted protocol, streamed handshake, approval, ACK through the composer, actions, panel', async () => {
       const workflowId = `wf-e2e-${name}`;
       const url = `${server.origin}/chat/c/happy-${name}?markup=2025`;
-      const tab = await browser.newTab(url);
-      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session to start' });
+      const tab = await openChat(browser, url);
       await tab.evaluate(installTarget);
 
       // The user pastes the protocol: its example lines and bai block never act.
@@ -115,14 +112,9 @@ for (const name of browserNames()) {
       const workflowId = `wf-reload-${name}`;
       const path = `/chat/c/reload-${name}`;
       const url = `${server.origin}${path}`;
-      const tab = await browser.newTab(url);
-      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session to start' });
+      const tab = await openChat(browser, url);
       await tab.evaluate(installTarget);
-      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeBlock(workflowId));
-      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question);
-      await tab.clickInShadow('bai-banner', 'button.allow');
-      const ack = await tab.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text);
-      const nonce = ACK_LINE.exec(ack)[2];
+      const nonce = await startWorkflow(tab, workflowId);
       const click = (id) => actionLine(workflowId, nonce, id, 'click', { selector: '#counter' });
       await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), click(1));
       await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.actionsRun === '1');
@@ -160,14 +152,9 @@ for (const name of browserNames()) {
     test('a failed action says why and skips the rest of its message; Stop ends the workflow', async () => {
       const workflowId = `wf-fail-${name}`;
       const url = `${server.origin}/chat/c/fail-${name}?markup=2024`;
-      const tab = await browser.newTab(url);
-      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session to start' });
+      const tab = await openChat(browser, url);
       await tab.evaluate(installTarget);
-      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeBlock(workflowId));
-      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question);
-      await tab.clickInShadow('bai-banner', 'button.allow');
-      const ack = await tab.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text);
-      const nonce = ACK_LINE.exec(ack)[2];
+      const nonce = await startWorkflow(tab, workflowId);
       const lines = [
         actionLine(workflowId, nonce, 1, 'click', { selector: '#counter >>> !' }),
         actionLine(workflowId, nonce, 2, 'click', { selector: '#counter' }),
@@ -202,14 +189,9 @@ for (const name of browserNames()) {
     test('a risky click waits for the user: denied in the page, it never runs; allowed in the panel, it runs once', async () => {
       const workflowId = `wf-risky-${name}`;
       const url = `${server.origin}/chat/c/risky-${name}`;
-      const tab = await browser.newTab(url);
-      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session to start' });
+      const tab = await openChat(browser, url);
       await tab.evaluate(installTarget);
-      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeBlock(workflowId));
-      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question);
-      await tab.clickInShadow('bai-banner', 'button.allow');
-      const ack = await tab.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text);
-      const nonce = ACK_LINE.exec(ack)[2];
+      const nonce = await startWorkflow(tab, workflowId);
 
       await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), actionLine(workflowId, nonce, 1, 'click', { selector: '#buy' }));
       const question = await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the action question' });
@@ -245,8 +227,7 @@ for (const name of browserNames()) {
     test('lines that must never act: injected in a user message, wrong nonce, before the ACK', async () => {
       const workflowId = `wf-adv-${name}`;
       const url = `${server.origin}/chat/c/adversarial-${name}?markup=2026`;
-      const tab = await browser.newTab(url);
-      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session to start' });
+      const tab = await openChat(browser, url);
       await tab.evaluate(installTarget);
       const click = (nonce, id) => actionLine(workflowId, nonce, id, 'click', { selector: '#counter' });
 

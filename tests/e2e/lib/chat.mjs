@@ -50,3 +50,27 @@ export function installTarget() {
     window.__target.email = event.target.value;
   });
 }
+
+/** The exact BAI/0.3 ACK line BAI posts; groups: workflow id, nonce. */
+export const ACK_LINE = /^BAI_ACK \{"protocol":"BAI\/0\.3","workflow_id":"([^"]+)","kind":"ack","state":"extension_acknowledged","ack_nonce":"(n_[0-9a-f]{32})"\}$/;
+
+/** Opens a chat page and waits until the extension's session on it has polled once. */
+export async function openChat(browser, url) {
+  const tab = await browser.newTab(url);
+  await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session to start' });
+  return tab;
+}
+
+/**
+ * The model writes `handshakeText` (default: just the handshake block), the user clicks Allow in
+ * the page, and BAI posts its ACK; resolves to the nonce of that ACK.
+ */
+export async function startWorkflow(tab, workflowId, handshakeText = handshakeBlock(workflowId)) {
+  await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeText);
+  await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
+  await tab.clickInShadow('bai-banner', 'button.allow');
+  const ack = await tab.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text, { what: 'the ACK message' });
+  const match = ACK_LINE.exec(ack);
+  if (!match || match[1] !== workflowId) throw new Error(`unexpected ACK line: ${ack}`);
+  return match[2];
+}
