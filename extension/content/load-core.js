@@ -27,10 +27,12 @@ export function wasmBlockedByPage() {
  * Never rejects.
  */
 export async function loadCore(ext) {
+  // Literal specifiers (resolved against this module's URL, in the extension) keep the linters'
+  // unsafe-import warnings away; the wasm file's URL comes from the extension's runtime.
   let wasmError = null;
   if (!wasmBlockedByPage()) {
     try {
-      const core = await import(ext.runtime.getURL('extension/pkg/bai.js'));
+      const core = await import('../pkg/bai.js');
       await core.default({ module_or_path: ext.runtime.getURL('extension/pkg/bai_bg.wasm') });
       return { core, flavor: 'wasm', error: null };
     } catch (error) {
@@ -42,7 +44,7 @@ export async function loadCore(ext) {
   }
   try {
     // Importing the module runs the core's start function: nothing to initialize.
-    const core = await import(ext.runtime.getURL('extension/pkg-js/bai.js'));
+    const core = await import('../pkg-js/bai.js');
     return { core, flavor: 'js', error: null };
   } catch (error) {
     return { core: null, flavor: null, error: wasmError ?? error };
