@@ -112,9 +112,20 @@ function whenLoaded(tabId, timeoutMs) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function runOnTarget({ workflowId, action, timeoutMs, approved }) {
+/**
+ * Delivers one action to the workflow's target tab, at most once. A ledger entry
+ * (`ran:<workflow>:<action>`) is written before the first delivery and refuses any repeat; it is
+ * removed only when the target answered that the action needs the user's approval (nothing ran).
+ * Delivery is retried only while no content script is listening yet (a page still loading):
+ * after any other failure the action may have run, so it is reported, never re-sent.
+ */
+async function runOnTarget({ workflowId, actionId, action, timeoutMs, approved }) {
   const binding = await targetFor(workflowId);
   if (!binding) return failure('no_target', 'This workflow has no target tab.');
+  const ledgerKey = `ran:${workflowId}:${actionId}`;
+  if ((await ext.storage.session.get(ledgerKey))[ledgerKey]) {
+    return failure('already_run', `Action ${actionId} was already sent to the target tab; BAI does not send an action twice.`);
+  }
   let tab;
   try {
     tab = await whenLoaded(binding.tabId, 15000);
@@ -127,17 +138,19 @@ async function runOnTarget({ workflowId, action, timeoutMs, approved }) {
   if (origin !== binding.origin) {
     return failure('target_out_of_scope', `The target tab is now on ${origin ?? 'another page'}, outside this workflow's site ${binding.origin}. BAI did not act there.`);
   }
-  // The content script may still be starting after a navigation: retry delivery briefly.
+  await ext.storage.session.set({ [ledgerKey]: Date.now() });
   for (let attempt = 0; ; attempt++) {
     try {
       const reply = await ext.tabs.sendMessage(binding.tabId, { type: Msg.EXECUTE_ACTION, action, timeoutMs, approved: approved === true, expectOrigin: binding.origin }, { frameId: 0 });
-      if (reply) return reply;
+      if (reply?.needs_approval) await ext.storage.session.remove(ledgerKey);
+      return reply ?? failure('target_reloaded', 'The target page went away before answering; check the page before going on.');
     } catch (error) {
       const text = String(error?.message ?? error);
-      if (/message port closed|page.*unload|back\/forward cache/i.test(text)) {
-        return failure('target_reloaded', 'The target page reloaded or navigated while the action ran; check the page before going on.');
+      // Only "nobody is listening" proves the action was not delivered.
+      if (!/Receiving end does not exist|Could not establish connection/i.test(text)) {
+        return failure('target_reloaded', 'The target page reloaded or navigated while the action ran; BAI did not repeat it. Check the page before going on.');
       }
-      if (attempt >= 50) return failure('target_not_ready', `BAI is not running in the target tab (${binding.origin}): ${text}`);
+      if (attempt >= 50) return failure('target_not_ready', `BAI is not running in the target tab (${binding.origin}).`);
     }
     await sleep(100);
   }

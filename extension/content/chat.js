@@ -161,15 +161,15 @@ export async function startChat(core, banner) {
         if (attempt >= delays.length - 1) break;
       }
     }
-    report({ kind: 'ack_failed', workflow_id, code: lastError?.code ?? 'unknown', message: lastError?.message ?? String(lastError), line });
+    report({ kind: 'ack_failed', workflow_id, code: lastError?.code ?? 'unknown', message: lastError?.message ?? String(lastError) });
     banner.setError(`BAI could not post its acknowledgement: ${lastError?.message ?? lastError}`);
   }
 
   /** Runs an action on the workflow's target tab (through the background), or here. */
-  async function perform(workflow_id, action, approved) {
+  async function perform(workflow_id, action_id, action, approved) {
     const { target } = await ext.runtime.sendMessage({ type: Msg.TARGET_FOR, workflowId: workflow_id });
     if (!target) return executeHere(core, { action, approved });
-    return ext.runtime.sendMessage({ type: Msg.RUN_ACTION, workflowId: workflow_id, action, approved });
+    return ext.runtime.sendMessage({ type: Msg.RUN_ACTION, workflowId: workflow_id, actionId: action_id, action, approved });
   }
 
   // Questions about single actions (risky clicks, passwords, "ask before each action").
@@ -214,13 +214,13 @@ export async function startChat(core, banner) {
     report({ kind: 'executing', ...summary });
     actionsRun += 1;
     try {
-      let outcome = await perform(workflow_id, action, false);
+      let outcome = await perform(workflow_id, action_id, action, false);
       if (outcome.needs_approval) {
         const answer = await askAboutAction({ ...summary, target: outcome.needs_approval.target }, outcome.needs_approval.reasons);
         if (answer !== 'allow') {
           throw JSON.stringify({ code: 'denied_by_user', message: 'You did not allow this action.' });
         }
-        outcome = await perform(workflow_id, action, true);
+        outcome = await perform(workflow_id, action_id, action, true);
       }
       if (outcome.error) throw JSON.stringify(outcome.error);
       report({ kind: 'executed', ...summary, result: outcome.result });

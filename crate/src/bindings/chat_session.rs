@@ -37,6 +37,8 @@ pub struct ChatSession {
     /// The first poll observes the whole transcript at once: an old conversation opened, or the
     /// page reloaded. Later polls feed only what changed.
     first_poll_done: bool,
+    /// No state was saved for this conversation: it is opened, not resumed.
+    opened_fresh: bool,
     /// Caps actions per workflow and per minute (see [`crate::policy`]).
     limiter: RateLimiter,
 }
@@ -76,6 +78,7 @@ impl ChatSession {
         let document = web_sys::window()
             .and_then(|window| window.document())
             .ok_or_else(|| JsError::new("no document"))?;
+        let opened_fresh = saved_state.is_none();
         let engine = match saved_state {
             Some(json) => Engine::restore(&json).map_err(|error| {
                 JsError::new(&format!("saved state unreadable ({error}); not resuming"))
@@ -99,6 +102,7 @@ impl ChatSession {
             reader,
             watcher: Some(watcher),
             first_poll_done: false,
+            opened_fresh,
             limiter: RateLimiter::default(),
         })
     }
@@ -117,7 +121,11 @@ impl ChatSession {
             )
         } else {
             self.first_poll_done = true;
-            self.engine.observe(&reader.messages())
+            if self.opened_fresh {
+                self.engine.observe_opened(&reader.messages())
+            } else {
+                self.engine.observe(&reader.messages())
+            }
         };
         to_json(&PollResult {
             decisions: &decisions,

@@ -208,6 +208,25 @@ impl Engine {
         out
     }
 
+    /// Feed the transcript of a conversation just opened, with no state saved for it: an old
+    /// conversation, or one this browser never saw. Like [`Engine::observe`], except that no
+    /// complete handshake in it is offered for acknowledgement, not even one in the last
+    /// message: nobody in this browser watched it arrive, so it may be days old or meant for
+    /// another browser. (A handshake still streaming when the page opens is judged when it
+    /// completes, as usual.)
+    pub fn observe_opened(&mut self, messages: &[Message]) -> Vec<Decision> {
+        let count = messages.len().min(MAX_MESSAGES);
+        if self.messages.len() < count {
+            self.messages.resize_with(count, MessageCursor::default);
+        }
+        self.transcript_len = count;
+        let mut out = Vec::new();
+        for (index, message) in messages.iter().take(count).enumerate() {
+            self.process_message(index, message, false, &mut out);
+        }
+        out
+    }
+
     /// Feed one message that changed (appended, grown while streaming, or re-rendered). The
     /// transcript is taken to be at least `index + 1` messages long; the message is the newest
     /// one if `index` is the highest index seen since the last [`Engine::observe`].

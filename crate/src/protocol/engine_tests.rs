@@ -288,3 +288,19 @@ fn update_messages_knows_the_length_of_a_batch() {
     // Indexes beyond the stated length are ignored.
     assert!(engine.update_messages(2, [(5, &user)]).is_empty());
 }
+
+#[test]
+fn a_conversation_opened_without_state_acknowledges_nothing_even_in_its_last_message() {
+    let handshake = "```bai\n{\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w-open\",\"state\":\"awaiting_extension_ack\",\"capabilities\":[\"action_lines\"]}\n```\nBAI_ACTION {\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w-open\",\"action_id\":1,\"type\":\"click\",\"payload\":{\"selector\":\"#buy\"}}";
+    let mut engine = Engine::new();
+    let decisions = engine.observe_opened(&[Message::new(Role::Assistant, handshake)]);
+    assert!(
+        !decisions.iter().any(|d| matches!(d, Decision::HandshakeFound { .. } | Decision::Execute { .. })),
+        "{decisions:?}"
+    );
+    assert!(engine.approve("w-open", "n_0123456789abcdef").is_err());
+    // A handshake written after the page opened is live as usual.
+    let fresh = "```bai\n{\"protocol\":\"BAI/0.3\",\"workflow_id\":\"w-new\",\"kind\":\"handshake\",\"state\":\"awaiting_extension_ack\",\"capabilities\":[\"action_lines\"]}\n```";
+    let decisions = engine.update_messages(2, [(1, &Message::new(Role::Assistant, fresh))]);
+    assert!(decisions.iter().any(|d| matches!(d, Decision::HandshakeFound { .. })), "{decisions:?}");
+}

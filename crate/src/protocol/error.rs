@@ -330,6 +330,8 @@ pub enum EngineError {
 /// `text` cut to at most [`EXCERPT_MAX_CHARS`] characters (never inside a character), with `…`
 /// appended when cut.
 pub fn excerpt(text: &str) -> String {
+    let redacted = redact_typed_text(text);
+    let text = redacted.as_str();
     match text.char_indices().nth(EXCERPT_MAX_CHARS) {
         None => text.to_owned(),
         Some((cut, _)) => {
@@ -341,9 +343,64 @@ pub fn excerpt(text: &str) -> String {
     }
 }
 
+/// Replaces the value of every `"text": "…"` JSON string (what `input_text` would type, often a
+/// password) with `•••`, so excerpts shown to the user and stored in logs never carry it. Works
+/// on invalid and truncated JSON too: an unterminated value is masked to the end.
+pub fn redact_typed_text(text: &str) -> String {
+    const KEY: &str = "\"text\"";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(KEY) {
+        let (before, from_key) = rest.split_at(at + KEY.len());
+        out.push_str(before);
+        let after_key = from_key.trim_start();
+        let Some(after_colon) = after_key.strip_prefix(':') else {
+            rest = from_key;
+            continue;
+        };
+        let value = after_colon.trim_start();
+        let Some(inside) = value.strip_prefix('"') else {
+            rest = from_key;
+            continue;
+        };
+        out.push_str(&from_key[..from_key.len() - value.len()]);
+        out.push_str("\"•••");
+        // Skip the string's contents up to its unescaped closing quote.
+        let mut escaped = false;
+        let mut end = inside.len();
+        for (index, ch) in inside.char_indices() {
+            match ch {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => {
+                    end = index;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        rest = &inside[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typed_text_is_redacted_in_excerpts() {
+        let record = r##"BAI_ACTION {"type":"input_text","payload":{"selector":"#pw","text" : "Hunter2 \"x\""},"n":1}"##;
+        let shown = excerpt(record);
+        assert!(!shown.contains("Hunter2"), "{shown}");
+        assert!(shown.contains(r#""text" : "•••""#), "{shown}");
+        assert!(shown.ends_with(r#"},"n":1}"#), "{shown}");
+        // Unterminated: masked to the end.
+        assert_eq!(redact_typed_text(r#"{"text":"secr"#), r#"{"text":"•••"#);
+        // Not a string value, or another key: untouched.
+        assert_eq!(redact_typed_text(r#"{"text":5,"context":"a"}"#), r#"{"text":5,"context":"a"}"#);
+    }
 
     #[test]
     fn codes_are_unique_snake_case() {
