@@ -295,12 +295,20 @@ fn a_conversation_opened_without_state_acknowledges_nothing_even_in_its_last_mes
     let mut engine = Engine::new();
     let decisions = engine.observe_opened(&[Message::new(Role::Assistant, handshake)]);
     assert!(
-        !decisions.iter().any(|d| matches!(d, Decision::HandshakeFound { .. } | Decision::Execute { .. })),
+        !decisions.iter().any(|d| matches!(
+            d,
+            Decision::HandshakeFound { .. } | Decision::Execute { .. }
+        )),
         "{decisions:?}"
     );
     assert!(engine.approve("w-open", "n_0123456789abcdef").is_err());
     // A handshake written after the page opened is live as usual.
     let fresh = "```bai\n{\"protocol\":\"BAI/0.3\",\"workflow_id\":\"w-new\",\"kind\":\"handshake\",\"state\":\"awaiting_extension_ack\",\"capabilities\":[\"action_lines\"]}\n```";
     let decisions = engine.update_messages(2, [(1, &Message::new(Role::Assistant, fresh))]);
-    assert!(decisions.iter().any(|d| matches!(d, Decision::HandshakeFound { .. })), "{decisions:?}");
+    assert!(
+        decisions
+            .iter()
+            .any(|d| matches!(d, Decision::HandshakeFound { .. })),
+        "{decisions:?}"
+    );
 }

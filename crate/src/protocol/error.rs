@@ -399,7 +399,10 @@ mod tests {
         // Unterminated: masked to the end.
         assert_eq!(redact_typed_text(r#"{"text":"secr"#), r#"{"text":"•••"#);
         // Not a string value, or another key: untouched.
-        assert_eq!(redact_typed_text(r#"{"text":5,"context":"a"}"#), r#"{"text":5,"context":"a"}"#);
+        assert_eq!(
+            redact_typed_text(r#"{"text":5,"context":"a"}"#),
+            r#"{"text":5,"context":"a"}"#
+        );
     }
 
     #[test]

@@ -208,7 +208,11 @@ pub fn replay(
     // it is offered for acknowledgement (see `Engine::observe_opened`).
     let opened_fresh = options.snapshot && *engine == Engine::new();
     for view in observations {
-        let decisions = if opened_fresh { engine.observe_opened(view) } else { engine.observe(view) };
+        let decisions = if opened_fresh {
+            engine.observe_opened(view)
+        } else {
+            engine.observe(view)
+        };
         events.extend(decisions.iter().filter_map(Event::from_decision));
         for decision in &decisions {
             if let Decision::HandshakeFound { workflow_id, .. } = decision {
