@@ -1,0 +1,60 @@
+// Figure 6: content-script start-up on the local chat page, in each browser, over repeated page
+// loads. Two figures:
+// - `core_init_ms`: what the content script itself measures around wasm fetch + compile +
+//   instantiate (`startMs` in extension/content/main.js, kept by the background in
+//   storage.session and read here from an extension page);
+// - `dom_content_loaded_to_banner_ready_ms` (Chromium only, needs an init script): from the
+//   page's DOMContentLoaded to the banner showing `data-state`, i.e. loader.js, the module
+//   imports, wasm instantiation, the page check, the round trip to the background and the banner.
+// The first load is reported apart (cold: nothing cached); the summary is over the others.
+
+import { summary } from './stats.mjs';
+
+const LOADS = 12;
+
+function watchBanner() {
+  window.__bench = { bannerAt: null };
+  new MutationObserver((_, observer) => {
+    if (document.querySelector('bai-banner')?.dataset.state) {
+      window.__bench.bannerAt = performance.now();
+      observer.disconnect();
+    }
+  }).observe(document, { subtree: true, childList: true, attributes: true });
+}
+
+export async function run({ browser, server, name }) {
+  const panel = await browser.openExtensionPage('extension/panel/panel.html');
+  const tab = await browser.newTab();
+  if (tab.page) await tab.page.addInitScript(watchBanner);
+  const init = [];
+  const toBanner = [];
+  for (let i = 0; i < LOADS; i++) {
+    const url = `${server.origin}/chat/c/startup-${name}-${i}`;
+    await tab.goto(url);
+    await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.state, { what: 'the banner' });
+    let status = null;
+    for (let attempt = 0; attempt < 200 && !status; attempt++) {
+      status = await panel.evaluate(async (url) => {
+        const api = globalThis.browser ?? globalThis.chrome;
+        const all = await api.storage.session.get(null);
+        return Object.values(all).find((s) => s && s.url === url && typeof s.startMs === 'number') ?? null;
+      }, url);
+      if (!status) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    if (!status) throw new Error(`no start-up status for ${url}`);
+    init.push(status.startMs);
+    if (tab.page) {
+      toBanner.push(await tab.evaluate(() => window.__bench.bannerAt - performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd));
+    }
+  }
+  const out = {
+    cold_core_init_ms: init[0],
+    core_init_ms: summary(init.slice(1)),
+  };
+  if (toBanner.length) {
+    out.cold_dom_content_loaded_to_banner_ready_ms = toBanner[0];
+    out.dom_content_loaded_to_banner_ready_ms = summary(toBanner.slice(1));
+  }
+  process.stderr.write(`[bench] ${name} startup: init ${out.core_init_ms.median} ms\n`);
+  return out;
+}
