@@ -22,6 +22,7 @@ button { font: inherit; border-radius: 8px; padding: 4px 12px; border: 1px solid
   background: transparent; color: #fff; }
 button.allow { background: #fff; color: #1e3a8a; font-weight: 600; }
 button:focus-visible { outline: 3px solid #fde047; outline-offset: 2px; }
+button:disabled { opacity: .55; cursor: default; }
 button[hidden] { display: none; }
 code { font: 12px ui-monospace, monospace; }
 `;
@@ -33,10 +34,14 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** Wraps a click handler so only real user input counts. */
-function trusted(handler) {
+/** Questions ignore clicks and key presses for this long after they appear or change, so a
+ * key press or click meant for the chat cannot answer a question that just popped up. */
+const ANSWER_DELAY_MS = 600;
+
+/** Wraps a handler so only real user input counts, and not before `notBefore()`. */
+function trusted(handler, notBefore = () => 0) {
   return (event) => {
-    if (!event.isTrusted) return;
+    if (!event.isTrusted || performance.now() < notBefore()) return;
     handler(event);
   };
 }
@@ -100,9 +105,26 @@ export class Banner {
       el('br'), 'Workflow ', el('code', {}, workflowId), ` (${protocol}).`,
     );
     this.question.classList.add('open');
-    this.allowButton.onclick = trusted(() => answer('allow'));
-    this.denyButton.onclick = trusted(() => answer('deny'));
-    this.allowButton.focus({ preventScroll: true });
+    this.armQuestion(answer);
+  }
+
+  /** Shows the question's buttons; they answer only after ANSWER_DELAY_MS. Focus stays where
+   * the user has it: moving it to Allow would let a stray Enter approve. */
+  armQuestion(answer) {
+    const shownAt = performance.now();
+    const notBefore = () => shownAt + ANSWER_DELAY_MS;
+    this.allowButton.onclick = trusted(() => answer('allow'), notBefore);
+    this.denyButton.onclick = trusted(() => answer('deny'), notBefore);
+    // The buttons look disabled until they accept answers.
+    delete this.host.dataset.questionReady;
+    this.allowButton.disabled = true;
+    this.denyButton.disabled = true;
+    clearTimeout(this.armTimer);
+    this.armTimer = setTimeout(() => {
+      this.allowButton.disabled = false;
+      this.denyButton.disabled = false;
+      this.host.dataset.questionReady = '1';
+    }, ANSWER_DELAY_MS);
   }
 
   /** Asks whether one action may run; `answer('allow' | 'deny')` is called once. */
@@ -113,24 +135,28 @@ export class Banner {
       el('strong', {}, `Action ${action_id} (${type}) needs your approval`), el('br'), `because ${because}.`,
     );
     this.question.classList.add('open');
-    this.allowButton.onclick = trusted(() => answer('allow'));
-    this.denyButton.onclick = trusted(() => answer('deny'));
-    this.allowButton.focus({ preventScroll: true });
+    this.armQuestion(answer);
   }
 
   clearQuestion() {
+    clearTimeout(this.armTimer);
     delete this.host.dataset.question;
+    delete this.host.dataset.questionReady;
     this.question.classList.remove('open');
     this.allowButton.onclick = null;
     this.denyButton.onclick = null;
   }
 
+  /** Shows whether any workflow is still running (from the engine's list): Stop stays
+   * available as long as one is, whatever the latest event was about. */
+  setRunning(running) {
+    this.activeWorkflow = running ? 'all' : null;
+    this.stopButton.hidden = !running;
+  }
+
   setWorkflowState(workflowId, state) {
     this.host.dataset.workflow = workflowId;
     this.host.dataset.workflowState = state;
-    const running = state === 'active' || state === 'awaiting_extension_ack';
-    this.activeWorkflow = running ? workflowId : null;
-    this.stopButton.hidden = !running;
     const words = {
       awaiting_extension_ack: 'waiting for your answer',
       active: 'running',

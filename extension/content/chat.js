@@ -55,19 +55,44 @@ export async function startChat(core, banner) {
   }
 
   async function persist() {
-    // A new chat gets its /c/<id> URL after the first message: move the state along.
+    await ext.storage.local.set({ [key]: session.save() });
+  }
+
+  /** A new chat ("/") gets its own address after the first message: same conversation. */
+  const isNewChat = (conversation) => new URL(conversation.slice('bai:conv:'.length)).pathname === '/';
+
+  /**
+   * ChatGPT switches conversations without reloading the page. The engine's state belongs to
+   * one conversation: a different one gets its own session (its saved state, or none), and
+   * every open question of the old one is dropped.
+   */
+  async function followConversation() {
     const now = conversationKey();
-    if (now !== key) {
+    if (now === key) return;
+    if (isNewChat(key)) {
       await ext.storage.local.remove(key);
       key = now;
+      await persist();
+      return;
     }
-    await ext.storage.local.set({ [key]: session.save() });
+    session.close();
+    const saved = (await ext.storage.local.get(now))[now];
+    key = now;
+    session = new core.ChatSession(saved ?? undefined, schedulePoll);
+    pendingHandshakes.clear();
+    for (const [question, resolve] of actionQuestions) {
+      actionQuestions.delete(question);
+      resolve('deny');
+    }
+    banner.clearQuestion();
+    report({ kind: 'session_started', conversation: key, resumed: Boolean(saved) });
   }
 
   let polls = 0;
   let actionsRun = 0;
   async function poll() {
     pollScheduled = false;
+    await followConversation();
     // `bai:poll` measures (in the page's performance timeline) what each page change costs the
     // main thread: reading what changed and the engine's decisions. scripts/bench reads them.
     const started = performance.now();
@@ -79,6 +104,7 @@ export async function startChat(core, banner) {
       for (const decision of result.decisions) handle(decision, batch);
     }
     await actionChain;
+    banner.setRunning(unfinishedWorkflows().some((w) => w.state === 'active'));
     // Visible progress markers: how many polls finished (with their actions) and how many
     // actions ran on this page since it loaded. The panel and the tests read them.
     banner.setProgress({ polls: ++polls, actionsRun, messages: result.messages });
@@ -104,6 +130,7 @@ export async function startChat(core, banner) {
         actionChain = actionChain.then(() => {
           report({ kind: 'state_changed', workflow_id: decision.workflow_id, state: decision.state });
           banner.setWorkflowState(decision.workflow_id, decision.state);
+          banner.setRunning(unfinishedWorkflows().some((w) => w.state === 'active'));
         });
         return actionChain;
       default:
@@ -124,11 +151,27 @@ export async function startChat(core, banner) {
     banner.askHandshake({ workflowId: workflow_id, protocol, target: targetName }, (answer) => decide(workflow_id, answer, 'user'));
   }
 
+  /** Workflows the engine still runs (or waits to acknowledge). */
+  function unfinishedWorkflows() {
+    return JSON.parse(session.workflows()).filter((w) => w.state === 'active' || w.state === 'awaiting_extension_ack');
+  }
+
   async function decide(workflowId, answer, by) {
     if (answer === 'stop') {
-      const decisions = JSON.parse(session.stop(workflowId));
+      // Stop means stop: every unfinished workflow of this conversation, not only the one the
+      // button was last showing (a model could start a second one to hide the first).
+      const decisions = [];
+      for (const workflow of unfinishedWorkflows()) {
+        decisions.push(...JSON.parse(session.stop(workflow.workflow_id)));
+        report({ kind: 'stopped', workflow_id: workflow.workflow_id, by });
+        pendingHandshakes.delete(workflow.workflow_id);
+      }
+      for (const [key, resolve] of actionQuestions) {
+        actionQuestions.delete(key);
+        resolve('deny');
+      }
+      banner.clearQuestion();
       await persist();
-      report({ kind: 'stopped', workflow_id: workflowId, by });
       decisions.forEach(handle);
       return;
     }
@@ -145,9 +188,15 @@ export async function startChat(core, banner) {
     // Retry with back-off; never overwrite what the user is typing (wait for an empty composer).
     const delays = [0, 500, 1000, 2000, 4000];
     let lastError = null;
+    const conversation = key;
     for (let attempt = 0; attempt < 60; attempt++) {
       const delay = delays[Math.min(attempt, delays.length - 1)];
       if (delay) await sleep(delay);
+      // Never post a nonce into another conversation than the one whose handshake it answers.
+      if (conversationKey() !== conversation) {
+        lastError = { code: 'conversation_changed', message: 'you switched to another conversation before BAI could post its acknowledgement' };
+        break;
+      }
       try {
         const outcome = await core.post_line(line, settings.insertOnly);
         report({ kind: 'ack_posted', workflow_id, outcome });
@@ -241,7 +290,7 @@ export async function startChat(core, banner) {
     if (message.actionId !== undefined) answerAction(message.workflowId, message.actionId, message.answer, 'user');
     else decide(message.workflowId, message.answer, 'user');
   });
-  banner.onStop((workflowId) => decide(workflowId, 'stop', 'user'));
+  banner.onStop(() => decide(null, 'stop', 'user'));
 
   report({ kind: 'session_started', conversation: key, resumed: Boolean(stored[key]) });
   await poll();

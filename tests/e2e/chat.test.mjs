@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS, browserNames } from './lib/browsers.mjs';
 import { startServer } from './lib/server.mjs';
-import { ACK_LINE, actionLine, bannerState, handshakeBlock, installTarget, openChat, protocolPrompt, startWorkflow } from './lib/chat.mjs';
+import { ACK_LINE, actionLine, answerBanner, bannerState, handshakeBlock, installTarget, openChat, protocolPrompt, startWorkflow } from './lib/chat.mjs';
 
 /** Waits until the content script has finished a poll after the current moment. */
 async function settled(tab) {
@@ -62,7 +62,7 @@ for (const name of browserNames()) {
       await tab.screenshot('chat-approval-question');
 
       // The user allows (a real click); the ACK goes through the real composer as a user message.
-      await tab.clickInShadow('bai-banner', 'button.allow');
+      await answerBanner(tab, 'allow');
       const ack = await tab.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text, { what: 'the ACK message' });
       const match = ACK_LINE.exec(ack);
       assert.ok(match, `exact ACK line: ${ack}`);
@@ -201,7 +201,7 @@ for (const name of browserNames()) {
       assert.match(text, /the button “Buy now” looks like it will buy something/);
       assert.equal(await tab.evaluate(() => window.__target.purchases), 0, 'nothing bought while asking');
       await tab.screenshot('chat-risky-question');
-      await tab.clickInShadow('bai-banner', 'button.deny');
+      await answerBanner(tab, 'deny');
       await tab.waitFor(() => !document.querySelector('bai-banner').dataset.question, { what: 'the question to close' });
 
       // The model tries again; this time the user allows it from the panel.
@@ -234,7 +234,7 @@ for (const name of browserNames()) {
       // A pre-ACK action inside the handshake message (0.3 forbids it).
       await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), `${handshakeBlock(workflowId)}\n\n${click('n_0000000000000000', 1)}`);
       await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question);
-      await tab.clickInShadow('bai-banner', 'button.allow');
+      await answerBanner(tab, 'allow');
       const ack = await tab.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text);
       const nonce = ACK_LINE.exec(ack)[2];
 

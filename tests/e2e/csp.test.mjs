@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS, browserNames } from './lib/browsers.mjs';
 import { STRICT_CSP, startServer } from './lib/server.mjs';
-import { actionLine, bannerState, handshakeBlock, installTarget } from './lib/chat.mjs';
+import { actionLine, answerBanner, bannerState, handshakeBlock, installTarget } from './lib/chat.mjs';
 
 const ACK_LINE = /^BAI_ACK \{"protocol":"BAI\/0\.3","workflow_id":"([^"]+)","kind":"ack","state":"extension_acknowledged","ack_nonce":"(n_[0-9a-f]{32})"\}$/;
 
@@ -115,7 +115,7 @@ for (const name of browserNames()) {
       await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), `Ready.\n\n${handshakeBlock(workflowId)}\n`);
       const question = await waitFor(tab, () => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
       assert.equal(question, workflowId);
-      await tab.clickInShadow('bai-banner', 'button.allow');
+      await answerBanner(tab, 'allow');
       const ack = await waitFor(tab, () => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text, { what: 'the ACK message' });
       const match = ACK_LINE.exec(ack);
       assert.ok(match, `exact ACK line: ${ack}`);

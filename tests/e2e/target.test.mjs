@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS, browserNames } from './lib/browsers.mjs';
 import { startServer } from './lib/server.mjs';
-import { actionLine, handshakeBlock, protocolPrompt } from './lib/chat.mjs';
+import { actionLine, answerBanner, handshakeBlock, protocolPrompt } from './lib/chat.mjs';
 
 const ACK_NONCE = /"ack_nonce":"(n_[0-9a-f]{32})"/;
 
@@ -47,7 +47,7 @@ for (const name of browserNames()) {
       await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
       const question = await chat.evaluate(() => document.querySelector('bai-banner').shadowRoot.textContent);
       assert.match(question, /ChatGPT asks to control Example shop: sign in \(http:\/\/127\.0\.0\.1:\d+\)/);
-      await chat.clickInShadow('bai-banner', 'button.allow');
+      await answerBanner(chat, 'allow');
       const ack = await chat.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text);
       const nonce = ACK_NONCE.exec(ack)[1];
 
@@ -62,7 +62,7 @@ for (const name of browserNames()) {
       assert.equal(passwordQuestion, `${workflowId}:2`);
       assert.match(await chat.evaluate(() => document.querySelector('bai-banner').shadowRoot.textContent), /types into a password field/);
       assert.equal(await target.evaluate(() => window.__loginState.password), '', 'not typed before the user allows it');
-      await chat.clickInShadow('bai-banner', 'button.allow');
+      await answerBanner(chat, 'allow');
       await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.actionsRun === '3', { what: 'three actions' });
 
       // Proof from the React app's own state, in the target tab.

@@ -169,7 +169,8 @@ impl ChatSession {
     /// Counts one action of `workflow_id` against the rate limits in `settings_json`; returns
     /// `undefined` when it may run, else `{code, message}` and the host stops the workflow.
     pub fn admit(&mut self, workflow_id: &str, now_ms: f64, settings_json: &str) -> JsValue {
-        let settings: PolicySettings = serde_json::from_str(settings_json).unwrap_or_default();
+        let settings: PolicySettings =
+            serde_json::from_str(settings_json).unwrap_or_else(|_| PolicySettings::strictest());
         // Milliseconds since 1970 fit in a u64; negative or NaN clamp to 0.
         #[allow(
             clippy::cast_possible_truncation,

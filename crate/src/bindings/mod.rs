@@ -116,7 +116,9 @@ pub async fn review_action(
     use crate::policy::{PolicySettings, review};
     let action: crate::protocol::Action = serde_json::from_str(&action_json)
         .map_err(|error| error_object("invalid_action", &error.to_string()))?;
-    let settings: PolicySettings = serde_json::from_str(&settings_json).unwrap_or_default();
+    // Unreadable settings fail toward asking more, never less.
+    let settings: PolicySettings =
+        serde_json::from_str(&settings_json).unwrap_or_else(|_| PolicySettings::strictest());
     let mut facts = None;
     if let Some(selector) = action.selector() {
         let root =
@@ -128,8 +130,11 @@ pub async fn review_action(
                     facts = Some(target_facts(&element));
                     break;
                 }
-                // Ambiguous or invalid selectors fail at execution with their own reason.
-                Err(error) if error.code() != "not_found" => break,
+                // An ambiguous or invalid selector fails at execution with the same error before
+                // touching anything: nothing to ask about.
+                Err(error) if error.code() != "not_found" => {
+                    return Ok(serde_json::json!({ "verdict": "allow" }).to_string());
+                }
                 Err(_) if js_sys::Date::now() > deadline => break,
                 Err(_) => gloo_timers::future::TimeoutFuture::new(100).await,
             }
@@ -188,9 +193,42 @@ fn target_facts(element: &web_sys::Element) -> crate::policy::TargetFacts {
         .chars()
         .take(200)
         .collect();
+    // A click lands on the nearest button or link around the element (and a label clicks its
+    // control): review what will really be activated, not only the inner icon or span.
+    let activated = element
+        .parent_element()
+        .and_then(|parent| {
+            parent
+                .closest("button, a[href], [role=button], [role=link], summary, label")
+                .ok()
+                .flatten()
+        })
+        .or(control.clone());
+    let mut name = crate::dom::accname::accessible_name(element);
+    let mut description = crate::dom::describe::describe(element);
+    if let Some(outer) = &activated {
+        let outer_name = crate::dom::accname::accessible_name(outer);
+        if !outer_name.is_empty() {
+            name = if name.is_empty() {
+                outer_name
+            } else {
+                format!("{name} / {outer_name}")
+            };
+        }
+        description = crate::dom::describe::describe(outer);
+        let outer_control = outer
+            .dyn_ref::<web_sys::HtmlLabelElement>()
+            .and_then(web_sys::HtmlLabelElement::control)
+            .map(|control| control.unchecked_into::<web_sys::Element>());
+        if let Some(target) = outer_control {
+            let target_name = crate::dom::accname::accessible_name(&target);
+            name = format!("{name} / {target_name}");
+            description = crate::dom::describe::describe(&target);
+        }
+    }
     crate::policy::TargetFacts {
-        description: crate::dom::describe::describe(element),
-        name: crate::dom::accname::accessible_name(element),
+        description,
+        name,
         text,
         is_password,
     }

@@ -48,7 +48,32 @@ pub const DEFAULT_RISKY_WORDS: &[&str] = &[
     "sell",
     "cancel subscription",
     "close account",
+    "close my account",
+    "confirm",
+    "deactivate",
+    "authorize",
+    "publish",
+    "book",
 ];
+
+/// Endings that keep a word's meaning: "delete" also catches "deletion", "pay" also "payment".
+const WORD_ENDINGS: &[&str] = &[
+    "", "s", "es", "ed", "ing", "ion", "ions", "ment", "ments", "al",
+];
+
+/// Whether `token` is `word` or `word` with one of [`WORD_ENDINGS`] (a final "e" may drop:
+/// "remove" -> "removal").
+fn same_word(token: &str, word: &str) -> bool {
+    let stems = [
+        Some(word),
+        word.strip_suffix('e').filter(|stem| stem.len() >= 3),
+    ];
+    stems.into_iter().flatten().any(|stem| {
+        token
+            .strip_prefix(stem)
+            .is_some_and(|ending| WORD_ENDINGS.contains(&ending))
+    })
+}
 
 /// The user's policy settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,6 +99,16 @@ impl Default for PolicySettings {
                 .collect(),
             max_actions_per_workflow: 200,
             max_actions_per_minute: 60,
+        }
+    }
+}
+
+impl PolicySettings {
+    /// What unreadable settings mean: ask before every action, with the default limits.
+    pub fn strictest() -> Self {
+        Self {
+            approval_mode: ApprovalMode::EachAction,
+            ..Self::default()
         }
     }
 }
@@ -108,6 +143,8 @@ pub enum AskReason {
     },
     /// Typing into a password field.
     PasswordField,
+    /// The target could not be found in time to be checked; it might be anything.
+    TargetUnchecked,
 }
 
 impl AskReason {
@@ -119,6 +156,9 @@ impl AskReason {
                 format!("the button “{name}” looks like it will {word} something")
             }
             Self::PasswordField => "it types into a password field".to_owned(),
+            Self::TargetUnchecked => {
+                "its target was not on the page yet, so BAI could not check what it is".to_owned()
+            }
         }
     }
 }
@@ -164,6 +204,10 @@ pub fn review(settings: &PolicySettings, action: &Action, target: Option<&Target
         (Action::InputText { .. }, Some(target)) if target.is_password => {
             reasons.push(AskReason::PasswordField);
         }
+        // Fail closed: an element the review could not see might be the risky one.
+        (Action::Click { .. } | Action::InputText { .. }, None) => {
+            reasons.push(AskReason::TargetUnchecked);
+        }
         _ => {}
     }
     if reasons.is_empty() {
@@ -187,10 +231,17 @@ pub fn find_risky_word<'w>(text: &str, words: &'w [String]) -> Option<&'w str> {
             .filter(|t| !t.is_empty())
             .map(str::to_owned)
             .collect();
-        !phrase.is_empty()
-            && tokens
-                .windows(phrase.len())
-                .any(|window| window.iter().zip(&phrase).all(|(a, b)| a == b))
+        let Some((last, head)) = phrase.split_last() else {
+            return false;
+        };
+        tokens.windows(phrase.len()).any(|window| {
+            window
+                .split_last()
+                .is_some_and(|(window_last, window_head)| {
+                    window_head.iter().zip(head).all(|(a, b)| a == b)
+                        && same_word(window_last, last)
+                })
+        })
     })
 }
 
@@ -333,14 +384,27 @@ mod tests {
     }
 
     #[test]
-    fn risky_words_match_whole_words_only() {
+    fn risky_words_match_whole_words_and_their_endings_only() {
         let settings = PolicySettings::default();
+        for name in [
+            "Confirm deletion",
+            "Continue to payment",
+            "Close my account",
+            "Removal",
+            "Booking",
+        ] {
+            let verdict = review(&settings, &click(), Some(&button(name)));
+            assert!(
+                matches!(verdict, Verdict::Ask { .. }),
+                "{name}: {verdict:?}"
+            );
+        }
         for name in [
             "Display settings",
             "Payload viewer",
             "Sender info",
-            "Ordered list",
             "Buyer guide",
+            "Repay",
         ] {
             assert_eq!(
                 review(&settings, &click(), Some(&button(name))),
@@ -368,6 +432,20 @@ mod tests {
             review(&settings, &action, Some(&target)),
             Verdict::Ask {
                 reasons: vec![AskReason::PasswordField]
+            }
+        );
+    }
+
+    #[test]
+    fn an_unchecked_target_asks() {
+        let settings = PolicySettings {
+            approval_mode: ApprovalMode::Auto,
+            ..Default::default()
+        };
+        assert_eq!(
+            review(&settings, &click(), None),
+            Verdict::Ask {
+                reasons: vec![AskReason::TargetUnchecked]
             }
         );
     }

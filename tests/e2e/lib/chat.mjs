@@ -68,9 +68,16 @@ export async function openChat(browser, url) {
 export async function startWorkflow(tab, workflowId, handshakeText = handshakeBlock(workflowId)) {
   await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeText);
   await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
-  await tab.clickInShadow('bai-banner', 'button.allow');
+  await answerBanner(tab, 'allow');
   const ack = await tab.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text, { what: 'the ACK message' });
   const match = ACK_LINE.exec(ack);
   if (!match || match[1] !== workflowId) throw new Error(`unexpected ACK line: ${ack}`);
   return match[2];
+}
+
+/** Clicks Allow or Deny in the in-page question, once its buttons accept answers (they ignore
+ * input for a moment after a question appears, so a stray key press cannot answer it). */
+export async function answerBanner(tab, answer) {
+  await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.questionReady, { what: 'the question to accept answers' });
+  await tab.clickInShadow('bai-banner', `button.${answer}`);
 }
