@@ -224,6 +224,46 @@ for (const name of browserNames()) {
       await panel.close();
     });
 
+    test('BAI never overwrites what the user is typing; insert-only leaves its line for the user to send', async () => {
+      const url = `${server.origin}/chat/c/typing-${name}`;
+      const tab = await openChat(browser, url);
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeBlock(`wf-typing-${name}`));
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
+      // The user is in the middle of writing something.
+      await tab.type('#prompt-textarea', 'half a thought');
+      await answerBanner(tab, 'allow');
+      const note = await tab.waitFor(() => document.querySelector('bai-banner').shadowRoot.querySelector('.note')?.textContent, { what: 'the waiting note' });
+      assert.match(note, /when the message box is empty/);
+      assert.equal(await tab.evaluate(() => window.chatFixture.composerText()), 'half a thought', 'the draft is untouched');
+      assert.deepEqual(await tab.evaluate(() => window.chatFixture.sentMessages()), []);
+      // The user goes back to their draft and sends it; then BAI posts its line.
+      await tab.click('#prompt-textarea');
+      await tab.press('Enter');
+      const sent = await tab.waitFor(() => window.chatFixture.sentMessages().length === 2 && window.chatFixture.sentMessages(), { what: 'the ACK after the user\'s message', timeout: 15000 })
+        .catch(async (error) => {
+          throw new Error(`${error.message}: ${JSON.stringify(await tab.evaluate(() => ({ sent: window.chatFixture.sentMessages(), composer: window.chatFixture.composerText(), note: document.querySelector('bai-banner').shadowRoot.querySelector('.note')?.textContent })))}`);
+        });
+      assert.equal(sent[0], 'half a thought');
+      assert.match(sent[1], /^BAI_ACK \{"protocol":"BAI\/0\.3","workflow_id":"wf-typing-/);
+
+      // Insert-only: the line waits in the composer for the user.
+      const panel = await browser.openExtensionPage(`extension/panel/panel.html?tabUrl=${encodeURIComponent(url)}`);
+      await panel.waitFor(() => document.body.dataset.ready);
+      await panel.click('#set-insert-only');
+      await panel.waitFor(() => document.getElementById('set-insert-only').checked);
+      const url2 = `${server.origin}/chat/c/insert-only-${name}`;
+      const other = await openChat(browser, url2);
+      await other.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeBlock(`wf-insert-${name}`));
+      await other.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
+      await answerBanner(other, 'allow');
+      const composed = await other.waitFor(() => window.chatFixture.composerText().startsWith('BAI_ACK ') && window.chatFixture.composerText(), { what: 'the ACK in the composer' });
+      assert.match(composed, /"workflow_id":"wf-insert-/);
+      assert.deepEqual(await other.evaluate(() => window.chatFixture.sentMessages()), [], 'not sent by BAI');
+      await panel.click('#set-insert-only');
+      await panel.waitFor(() => !document.getElementById('set-insert-only').checked);
+      await panel.close();
+    });
+
     test('lines that must never act: injected in a user message, wrong nonce, before the ACK', async () => {
       const workflowId = `wf-adv-${name}`;
       const url = `${server.origin}/chat/c/adversarial-${name}?markup=2026`;
