@@ -156,6 +156,9 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approved }
   }
 }
 
+/** Messages from the extension's own pages (the panel), never from a content script. */
+const fromExtensionPage = (sender) => Boolean(sender.url?.startsWith(ext.runtime.getURL(''))) && !sender.frameId;
+
 async function handle(message, sender) {
   switch (message?.type) {
     case Msg.CONTENT_READY: {
@@ -164,6 +167,7 @@ async function handle(message, sender) {
       return { coreVersion: background.version, coreError: background.error };
     }
     case Msg.TAB_STATUS: {
+      if (!fromExtensionPage(sender)) return failure('not_allowed', 'status is for the panel');
       const background = await coreReady;
       const stored = await ext.storage.session.get(tabKey(message.tabId));
       return { background, tab: stored[tabKey(message.tabId)] ?? null };
@@ -176,22 +180,32 @@ async function handle(message, sender) {
       return { ok: true };
     }
     case Msg.TAB_LOG: {
+      if (!fromExtensionPage(sender)) return failure('not_allowed', 'the log is for the panel');
       const stored = await ext.storage.session.get(logKey(message.tabId));
       return { log: stored[logKey(message.tabId)] ?? [] };
     }
     case Msg.BIND_TARGET: {
-      if (!sender.url?.startsWith(ext.runtime.getURL(''))) return failure('not_allowed', 'only the panel binds targets');
+      if (!fromExtensionPage(sender)) return failure('not_allowed', 'only the panel binds targets');
       return bindTarget(message);
     }
-    case Msg.TARGET_FOR:
+    case Msg.TARGET_FOR: {
+      // The first chat tab that asks about a workflow (when its handshake is found) owns it:
+      // only that tab may later run the workflow's actions.
+      if (sender.tab?.id !== undefined) {
+        const ownerKey = `owner:${message.workflowId}`;
+        if (!(await ext.storage.session.get(ownerKey))[ownerKey]) await ext.storage.session.set({ [ownerKey]: sender.tab.id });
+      }
       return { target: await targetFor(message.workflowId) };
+    }
     case Msg.RUN_ACTION: {
-      if (!sender.tab) return failure('not_allowed', 'actions come from the chat tab');
+      const ownerKey = `owner:${message.workflowId}`;
+      const owner = (await ext.storage.session.get(ownerKey))[ownerKey];
+      if (sender.tab?.id === undefined || sender.tab.id !== owner) return failure('not_allowed', 'only the chat tab of this workflow runs its actions');
       return runOnTarget(message);
     }
     case Msg.USER_DECISION: {
       // Only the extension's own pages (the panel) may send decisions, never a content script.
-      if (!sender.url?.startsWith(ext.runtime.getURL(''))) return { error: 'decisions come from the panel' };
+      if (!fromExtensionPage(sender)) return { error: 'decisions come from the panel' };
       await ext.tabs.sendMessage(message.tabId, message);
       return { ok: true };
     }
