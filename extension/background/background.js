@@ -197,6 +197,17 @@ async function handle(message, sender) {
       }
       return { target: await targetFor(message.workflowId) };
     }
+    case Msg.CLAIM_ACTION: {
+      // The same conversation can be open in two tabs, each with its own engine: the first tab
+      // to claim an action runs it; the other is told it already ran.
+      if (sender.tab?.id === undefined) return failure('not_allowed', 'actions are claimed by chat tabs');
+      const ledgerKey = `ran:${message.workflowId}:${message.actionId}`;
+      if ((await ext.storage.session.get(ledgerKey))[ledgerKey]) {
+        return failure('already_run', `Action ${message.actionId} already ran (in this or another tab showing this conversation); BAI does not run an action twice.`);
+      }
+      await ext.storage.session.set({ [ledgerKey]: Date.now() });
+      return { ok: true };
+    }
     case Msg.RUN_ACTION: {
       const ownerKey = `owner:${message.workflowId}`;
       const owner = (await ext.storage.session.get(ownerKey))[ownerKey];

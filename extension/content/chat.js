@@ -217,7 +217,14 @@ export async function startChat(core, banner) {
   /** Runs an action on the workflow's target tab (through the background), or here. */
   async function perform(workflow_id, action_id, action, approved) {
     const { target } = await ext.runtime.sendMessage({ type: Msg.TARGET_FOR, workflowId: workflow_id });
-    if (!target) return executeHere(core, { action, approved });
+    if (!target) {
+      // Claimed once, before the first try (the approved retry of the same action is that try).
+      if (!approved) {
+        const claim = await ext.runtime.sendMessage({ type: Msg.CLAIM_ACTION, workflowId: workflow_id, actionId: action_id });
+        if (claim?.error) return { error: claim.error };
+      }
+      return executeHere(core, { action, approved });
+    }
     return ext.runtime.sendMessage({ type: Msg.RUN_ACTION, workflowId: workflow_id, actionId: action_id, action, approved });
   }
 

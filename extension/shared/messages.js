@@ -18,6 +18,9 @@ export const Msg = Object.freeze({
   TARGET_FOR: 'target_for',
   /** content (chat) -> background: run this validated action on the workflow's target. */
   RUN_ACTION: 'run_action',
+  /** content (chat) -> background: may this tab run this action on its own page? (Once only,
+   * across every tab showing the conversation.) */
+  CLAIM_ACTION: 'claim_action',
   /** background -> content (target): run this action here and answer with the result. */
   EXECUTE_ACTION: 'execute_action',
   /** background -> panel: something changed; re-read the status. */

@@ -264,6 +264,25 @@ for (const name of browserNames()) {
       await panel.close();
     });
 
+    test('the same conversation open in two tabs runs each action once', async () => {
+      const workflowId = `wf-twotabs-${name}`;
+      const url = `${server.origin}/chat/c/two-tabs-${name}`;
+      const first = await openChat(browser, url);
+      await first.evaluate(installTarget);
+      const nonce = await startWorkflow(first, workflowId);
+      // A second tab shows the same conversation (it resumes the saved state).
+      const second = await openChat(browser, url);
+      await second.evaluate(installTarget);
+      await settled(second);
+      // The model's next message appears in both tabs.
+      const line = actionLine(workflowId, nonce, 1, 'click', { selector: '#counter' });
+      await first.evaluate((text) => window.chatFixture.addAssistantMessage(text), line);
+      await first.waitFor(() => window.__target.clicks === 1, { what: 'the click in the first tab' });
+      await second.evaluate((text) => window.chatFixture.addAssistantMessage(text), line);
+      await second.waitFor(() => document.querySelector('bai-banner')?.dataset.actionsRun === '1', { what: 'the second tab to consider it' });
+      assert.equal(await second.evaluate(() => window.__target.clicks), 0, 'not run again in the second tab');
+    });
+
     test('lines that must never act: injected in a user message, wrong nonce, before the ACK', async () => {
       const workflowId = `wf-adv-${name}`;
       const url = `${server.origin}/chat/c/adversarial-${name}?markup=2026`;
