@@ -29,6 +29,9 @@ function resolveRequest(urlPath) {
   // Like ChatGPT's /c/<conversation id>: every such path is the chat page, and the extension
   // keeps one state per path.
   if (clean.startsWith('/chat/c/')) return path.join(FIXTURES, 'pages', 'chat', 'index.html');
+  // The same chat page behind the strict CSP (every /csp/ path gets the header): only its
+  // same-origin script, /build/chat-page.js, may run; inline <style> is allowed.
+  if (clean === '/csp/chat/' || clean.startsWith('/csp/chat/')) return path.join(FIXTURES, 'pages', 'chat', 'index.html');
   return path.join(FIXTURES, 'pages', clean.endsWith('/') ? `${clean}index.html` : clean);
 }
 
