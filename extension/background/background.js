@@ -74,6 +74,10 @@ const failure = (code, message) => ({ error: { code, message } });
 
 async function bindTarget({ workflowId, tabId }) {
   const tab = await ext.tabs.get(tabId);
+  // Without host access to a tab, the browser does not tell the extension its address.
+  if (!tab.url) {
+    return failure('target_not_allowed', 'BAI has no access to this site. Today a target must be a page on localhost or 127.0.0.1, or the chat tab itself.');
+  }
   const origin = originOf(tab.url);
   if (!origin || !/^https?:/.test(origin)) return failure('target_not_web_page', 'BAI can act only on web pages (http or https).');
   const binding = { tabId, origin, url: tab.url, title: tab.title ?? origin, at: Date.now() };
