@@ -37,6 +37,75 @@ pub enum Action {
         /// Vertical position.
         y: f64,
     },
+    /// List the page's interactive elements with short refs (`@e1`, ...). Needs the `observe`
+    /// capability.
+    Observe {
+        /// At most this many elements (1 to [`OBSERVE_MAX_ELEMENTS`], default
+        /// [`OBSERVE_DEFAULT_ELEMENTS`]); the rest are counted, not listed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_elements: Option<u32>,
+    },
+    /// Choose an option of a `<select>` (or ARIA listbox/combobox): by value, else by label.
+    /// Needs `extended_actions`.
+    SelectOption {
+        /// The select element.
+        selector: Selector,
+        /// The option's value or visible label.
+        option: String,
+    },
+    /// Make a checkbox, radio or switch checked (no-op when it already is). Needs
+    /// `extended_actions`.
+    Check {
+        /// The target.
+        selector: Selector,
+    },
+    /// Make a checkbox or switch unchecked (no-op when it already is). Needs `extended_actions`.
+    Uncheck {
+        /// The target.
+        selector: Selector,
+    },
+    /// Press one key on the focused element, or on `selector` after focusing it. Needs
+    /// `extended_actions`.
+    PressKey {
+        /// The key.
+        key: Key,
+        /// Focus this element first; when absent the key goes to the focused element.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        selector: Option<Selector>,
+    },
+    /// Move the pointer over the element (menus that open on hover). Needs `extended_actions`.
+    Hover {
+        /// The target.
+        selector: Selector,
+    },
+    /// Load `url` in the target tab: an absolute `http(s)` URL or a path starting with `/`. The
+    /// extension refuses a destination outside the workflow's scope. Needs `extended_actions`.
+    Navigate {
+        /// Where to go.
+        url: String,
+    },
+    /// Wait until a condition holds (or the action's timeout passes). Needs `extended_actions`.
+    WaitFor {
+        /// What to wait for.
+        until: WaitCondition,
+    },
+    /// Read the text (or one attribute) of the matched elements, size-capped and redacted.
+    /// Needs `extended_actions`.
+    Extract {
+        /// The elements (every match, up to [`EXTRACT_MAX_ELEMENTS`]).
+        selector: Selector,
+        /// Read this attribute instead of the text.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        attribute: Option<String>,
+    },
+    /// Check a fact about the page; fails with `assertion_failed` when it does not hold. Needs
+    /// `extended_actions`.
+    Assert {
+        /// The element the expectation is about.
+        selector: Selector,
+        /// What must be true.
+        expect: Expectation,
+    },
     /// The model says the workflow is over.
     Done {
         /// Whether the model thinks it reached the goal.
@@ -47,6 +116,216 @@ pub enum Action {
     },
 }
 
+/// Default number of elements an `observe` lists.
+pub const OBSERVE_DEFAULT_ELEMENTS: u32 = 60;
+/// Most elements an `observe` may list.
+pub const OBSERVE_MAX_ELEMENTS: u32 = 300;
+/// Most elements an `extract` reads.
+pub const EXTRACT_MAX_ELEMENTS: usize = 20;
+/// Most characters an `extract` returns in total.
+pub const EXTRACT_MAX_CHARS: usize = 2000;
+
+/// The keys `press_key` may press.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum Key {
+    /// Enter / Return.
+    Enter,
+    /// Tab (moves focus forward).
+    Tab,
+    /// Escape.
+    Escape,
+    /// Backspace.
+    Backspace,
+    /// Delete.
+    Delete,
+    /// The space bar (`" "`).
+    Space,
+    /// Arrow up.
+    ArrowUp,
+    /// Arrow down.
+    ArrowDown,
+    /// Arrow left.
+    ArrowLeft,
+    /// Arrow right.
+    ArrowRight,
+    /// Home.
+    Home,
+    /// End.
+    End,
+    /// Page up.
+    PageUp,
+    /// Page down.
+    PageDown,
+}
+
+impl Key {
+    /// Every key, in documentation order.
+    pub const ALL: &'static [Key] = &[
+        Self::Enter,
+        Self::Tab,
+        Self::Escape,
+        Self::Backspace,
+        Self::Delete,
+        Self::Space,
+        Self::ArrowUp,
+        Self::ArrowDown,
+        Self::ArrowLeft,
+        Self::ArrowRight,
+        Self::Home,
+        Self::End,
+        Self::PageUp,
+        Self::PageDown,
+    ];
+
+    /// The wire name, which is also the DOM `KeyboardEvent.key` except for `Space` (`" "`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Enter => "Enter",
+            Self::Tab => "Tab",
+            Self::Escape => "Escape",
+            Self::Backspace => "Backspace",
+            Self::Delete => "Delete",
+            Self::Space => "Space",
+            Self::ArrowUp => "ArrowUp",
+            Self::ArrowDown => "ArrowDown",
+            Self::ArrowLeft => "ArrowLeft",
+            Self::ArrowRight => "ArrowRight",
+            Self::Home => "Home",
+            Self::End => "End",
+            Self::PageUp => "PageUp",
+            Self::PageDown => "PageDown",
+        }
+    }
+
+    /// Parse a wire name (exact, as listed in [`Key::ALL`]).
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|k| k.as_str() == name)
+    }
+}
+
+/// The element states `wait_for` can wait for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ElementState {
+    /// Matches and is visible.
+    Visible,
+    /// No match, or every match is invisible.
+    Hidden,
+    /// Matches, is visible and is not disabled.
+    Enabled,
+    /// Matches (visible or not).
+    Attached,
+    /// No element matches.
+    Detached,
+}
+
+/// What `wait_for` waits for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum WaitCondition {
+    /// An element reaches a state. Wire: `{"selector": S, "state": "visible"}` (state defaults to
+    /// visible).
+    Element {
+        /// The element.
+        selector: Selector,
+        /// The state.
+        state: ElementState,
+    },
+    /// The page's visible text contains `text` (case-sensitive). Wire: `{"text": "..."}`.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// The page's URL contains `contains`. Wire: `{"url_contains": "..."}`.
+    Url {
+        /// The substring.
+        contains: String,
+    },
+}
+
+/// What `assert` checks. Wire: `{"selector": S, "expect": NAME, "value": "..."}` (`value` only for
+/// the `*_equals` / `*_contains` expectations).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Expectation {
+    /// At least one element matches.
+    Exists,
+    /// No element matches.
+    Absent,
+    /// The element's text, whitespace-collapsed and trimmed, equals `value`.
+    TextEquals {
+        /// The expected text.
+        value: String,
+    },
+    /// The element's text contains `value`.
+    TextContains {
+        /// The expected substring.
+        value: String,
+    },
+    /// The form control's value equals `value` (never reported back for password fields).
+    ValueEquals {
+        /// The expected value.
+        value: String,
+    },
+    /// The checkbox/radio/switch is checked.
+    Checked,
+    /// The checkbox/radio/switch is not checked.
+    Unchecked,
+}
+
+/// What happens when an action fails (per-action `on_error`; `extended_actions` only).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum OnError {
+    /// Skip the rest of the message's actions (the default, and BAI/0.3's behaviour).
+    #[default]
+    Stop,
+    /// Go on with the next action.
+    Skip,
+    /// Try again up to `count` more times (1 to [`RETRY_MAX`]), then stop.
+    Retry {
+        /// Extra attempts.
+        count: u8,
+    },
+}
+
+/// Most extra attempts `on_error: retry` may ask for.
+pub const RETRY_MAX: u8 = 5;
+/// Longest per-action `timeout_ms`.
+pub const ACTION_TIMEOUT_MAX_MS: u32 = 60_000;
+
+/// Optional per-action fields (`extended_actions` only): written beside `type` and `payload`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ActionOptions {
+    /// How long the action may wait for its target or condition (1 to
+    /// [`ACTION_TIMEOUT_MAX_MS`]); the DOM engine's default when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u32>,
+    /// What to do when it fails.
+    #[serde(skip_serializing_if = "is_default_on_error")]
+    pub on_error: OnError,
+    /// Why the model wants this, shown to the user in the approval prompt and the log.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+fn is_default_on_error(on_error: &OnError) -> bool {
+    *on_error == OnError::Stop
+}
+
+impl ActionOptions {
+    /// Whether every field has its default (nothing to serialize).
+    pub fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
 impl Action {
     /// The wire name of the action type.
     pub fn type_name(&self) -> &'static str {
@@ -55,6 +334,16 @@ impl Action {
             Self::InputText { .. } => "input_text",
             Self::Wait { .. } => "wait",
             Self::Scroll { .. } => "scroll",
+            Self::Observe { .. } => "observe",
+            Self::SelectOption { .. } => "select_option",
+            Self::Check { .. } => "check",
+            Self::Uncheck { .. } => "uncheck",
+            Self::PressKey { .. } => "press_key",
+            Self::Hover { .. } => "hover",
+            Self::Navigate { .. } => "navigate",
+            Self::WaitFor { .. } => "wait_for",
+            Self::Extract { .. } => "extract",
+            Self::Assert { .. } => "assert",
             Self::Done { .. } => "done",
         }
     }
@@ -62,8 +351,24 @@ impl Action {
     /// The element the action targets, if any.
     pub fn selector(&self) -> Option<&Selector> {
         match self {
-            Self::Click { selector } | Self::InputText { selector, .. } => Some(selector),
-            Self::Wait { .. } | Self::Scroll { .. } | Self::Done { .. } => None,
+            Self::Click { selector }
+            | Self::InputText { selector, .. }
+            | Self::SelectOption { selector, .. }
+            | Self::Check { selector }
+            | Self::Uncheck { selector }
+            | Self::Hover { selector }
+            | Self::Extract { selector, .. }
+            | Self::Assert { selector, .. }
+            | Self::WaitFor {
+                until: WaitCondition::Element { selector, .. },
+            } => Some(selector),
+            Self::PressKey { selector, .. } => selector.as_ref(),
+            Self::Wait { .. }
+            | Self::Scroll { .. }
+            | Self::Done { .. }
+            | Self::Observe { .. }
+            | Self::Navigate { .. }
+            | Self::WaitFor { .. } => None,
         }
     }
 }

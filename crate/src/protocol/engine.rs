@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::action::Action;
+use super::action::{Action, ActionOptions};
 use super::error::{EngineError, RejectCode, Rejection, excerpt};
 use super::fingerprint::Fingerprint;
 use super::record::{
@@ -121,6 +121,10 @@ pub enum Decision {
         action_id: u64,
         /// What to do.
         action: Action,
+        /// Per-action `timeout_ms`, `on_error` and `reason` (`extended_actions`; default
+        /// otherwise).
+        #[serde(default, skip_serializing_if = "ActionOptions::is_default")]
+        options: ActionOptions,
     },
     /// A record was refused.
     Reject(Rejection),
@@ -1120,6 +1124,7 @@ impl Engine {
             workflow_id: workflow.id.clone(),
             action_id,
             action,
+            options: ActionOptions::default(),
         });
         if let Some(success) = done {
             workflow.success = Some(success);

@@ -105,6 +105,7 @@ impl Event {
                 workflow_id,
                 action_id,
                 action,
+                ..
             } => {
                 let payload = serde_json::to_value(action)
                     .ok()

@@ -27,6 +27,9 @@ pub enum SelectorKind {
     Placeholder,
     /// Exact `data-testid`.
     TestId,
+    /// A ref (`@e12`) from the latest `observe` of the target tab; fails closed with `stale_ref`
+    /// when it no longer identifies the same element.
+    Ref,
 }
 
 impl SelectorKind {
@@ -41,6 +44,7 @@ impl SelectorKind {
             Self::Label => "label",
             Self::Placeholder => "placeholder",
             Self::TestId => "test_id",
+            Self::Ref => "ref",
         }
     }
 }
