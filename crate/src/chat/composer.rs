@@ -49,6 +49,12 @@ pub enum ComposerError {
     /// The line was sent but no user message with it appeared.
     #[error("the message was sent but did not appear in the conversation")]
     NotConfirmed,
+    /// Someone edited the message box between BAI's insertion and its send: nothing was sent,
+    /// so the user's words are never mixed into BAI's line.
+    #[error(
+        "the message box changed while BAI was posting; nothing was sent: clear the box and BAI will post again"
+    )]
+    ComposerChanged,
 }
 
 impl ComposerError {
@@ -60,6 +66,7 @@ impl ComposerError {
             Self::InsertRejected => "insert_rejected",
             Self::SendButtonMissing => "send_button_missing",
             Self::NotConfirmed => "not_confirmed",
+            Self::ComposerChanged => "composer_changed",
         }
     }
 }
@@ -94,6 +101,11 @@ pub async fn post_line(
     let send_button = wait_for(SEND_BUTTON_WAIT, || enabled_send_button(document, profile))
         .await
         .ok_or(ComposerError::SendButtonMissing)?;
+    // Waiting for the button yielded to the page: the user may have typed meanwhile. Send only
+    // if the box still holds exactly the line.
+    if composer_text(&composer).trim() != line.trim() {
+        return Err(ComposerError::ComposerChanged);
+    }
     send_button.click();
     wait_for(CONFIRM_WAIT, || {
         (user_messages_containing(document, profile, line) > before).then_some(())
