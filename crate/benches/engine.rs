@@ -195,7 +195,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let messages = conversation();
     let bytes: usize = messages.iter().map(|m| m.text.len()).sum();
     let transcript = Transcript {
-        messages: messages.clone(),
+        messages: messages.iter().cloned().map(Into::into).collect(),
     };
     let options = ReplayOptions {
         nonces: vec![NONCE.to_owned()],

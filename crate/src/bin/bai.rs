@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! bai replay TRANSCRIPT.json [--nonce N]... [--state FILE] [--snapshot]   JSON Lines of decisions
+//!                                                                         (and issued results)
 //! bai check  TRANSCRIPT.json [--nonce N]... [--state FILE] [--snapshot]   the same, in words
 //! bai prompt                                                             the text to paste into ChatGPT
 //! bai version
@@ -26,7 +27,8 @@ const USAGE: &str = "usage:
   bai prompt
   bai version
 
-replay  prints one JSON object per decision (ack, execute, reject, state), in order.
+replay  prints one JSON object per decision (ack, execute, reject, state, result_due), in order,
+        and a result event for each result step of the transcript (see protocol::replay).
 check   prints the same decisions in words, then each workflow's final state.
   --nonce N     nonce for the next ACK (n_ + 16..64 lowercase hex); random when none is left
   --state FILE  load the engine state from FILE if it exists, save it there at the end

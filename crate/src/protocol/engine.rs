@@ -19,15 +19,18 @@ use super::action::{Action, ActionOptions};
 use super::error::{EngineError, RejectCode, Rejection, excerpt};
 use super::fingerprint::Fingerprint;
 use super::record::{
-    HandshakeForm, ProtocolVersion, Refusal, ack_line, action_id_field, is_valid_nonce,
-    object_fingerprint, parse_ack, parse_handshake, parse_object, protocol_field, str_field,
-    workflow_field,
+    Capability, HandshakeForm, ProtocolVersion, Refusal, ack_line_with_capabilities,
+    action_id_field, is_valid_nonce, object_fingerprint, parse_ack, parse_handshake, parse_object,
+    protocol_field, str_field, workflow_field,
 };
+use super::result::{RESULT_PREFIX, ResultReport, build_line};
 use super::scanner::{
     RecordPrefix, RecordProblem, RecordScanner, ScanItem, bai_blocks, processable_len,
 };
-use super::validate::action_from_wire;
-use super::workflow::{HeldAction, Workflow, WorkflowInfo, WorkflowState};
+use super::validate::{action_from_wire, options_from_wire};
+use super::workflow::{
+    HeldAction, IssuedResult, MAX_REMEMBERED_RESULTS, Workflow, WorkflowInfo, WorkflowState,
+};
 
 /// Most actions one workflow may execute; the ledger keeps one fingerprint per action.
 pub const MAX_ACTIONS_PER_WORKFLOW: usize = 4096;
@@ -135,6 +138,46 @@ pub enum Decision {
         /// Its new state.
         state: WorkflowState,
     },
+    /// A complete assistant message asked for actions of a workflow that negotiated
+    /// `result_lines`: once its `Execute` decisions (which come before this one) have run, build
+    /// the report, call [`Engine::result_line`] and post the line into the chat. Emitted once per
+    /// message (again only if a re-rendered message decides something new).
+    ResultDue {
+        /// The workflow.
+        workflow_id: String,
+        /// The assistant message.
+        message_index: usize,
+        /// The actions of the message that were handed out to execute, in order.
+        executed: Vec<u64>,
+        /// The action records of the message that were refused, in order.
+        rejected: Vec<RejectedAction>,
+    },
+}
+
+/// An action record a [`Decision::ResultDue`] must report as refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RejectedAction {
+    /// Its action_id, when it could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action_id: Option<u64>,
+    /// Why it was refused.
+    pub code: RejectCode,
+    /// The specific reason.
+    pub reason: String,
+}
+
+/// Outcomes of one assistant message for one workflow, not yet announced by a
+/// [`Decision::ResultDue`] (the message may still be streaming).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct PendingResult {
+    workflow_id: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    executed: Vec<u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    rejected: Vec<RejectedAction>,
+    /// False while the only outcome is a successful `done`, which needs no answer.
+    #[serde(default)]
+    needed: bool,
 }
 
 /// What the engine remembers about one message index.
@@ -152,6 +195,10 @@ struct MessageCursor {
     /// Records already reported as rejected, so a re-scan does not report them twice.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     reported: Vec<Fingerprint>,
+    /// Action outcomes waiting for the message to complete, to announce as
+    /// [`Decision::ResultDue`]; emptied when announced, so a reload never announces them again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pending: Vec<PendingResult>,
 }
 
 /// The sans-IO BAI engine. See the module documentation.
@@ -301,7 +348,12 @@ impl Engine {
             workflow_id: workflow.id.clone(),
             protocol: workflow.protocol,
             ack_nonce: nonce.to_owned(),
-            line: ack_line(workflow.protocol, &workflow.id, nonce),
+            line: ack_line_with_capabilities(
+                workflow.protocol,
+                &workflow.id,
+                nonce,
+                &workflow.capabilities,
+            ),
         }];
         for (i, other) in self.workflows.iter_mut().enumerate() {
             if i != position && !other.state.is_finished() {
@@ -342,6 +394,7 @@ impl Engine {
                 held.action_id,
                 held.fingerprint,
                 held.action,
+                ActionOptions::default(),
                 &mut out,
             );
         }
@@ -390,6 +443,60 @@ impl Engine {
             workflow_id: workflow.id.clone(),
             state: WorkflowState::Stopped,
         }])
+    }
+
+    /// The `BAI_RESULT` line to post into the chat (as the user) for `workflow_id`, after running
+    /// the actions a [`Decision::ResultDue`] listed. Numbers the results 1, 2, 3... per workflow,
+    /// writes the workflow's current state, caps every part of the report (see
+    /// [`crate::protocol::result`]) so the line stays under 8000 characters, and remembers the
+    /// line so that it is recognized, and not reported as foreign, when it shows up in the chat.
+    pub fn result_line(
+        &mut self,
+        workflow_id: &str,
+        report: &ResultReport,
+    ) -> Result<String, EngineError> {
+        let position = self.position(workflow_id)?;
+        let Some(workflow) = self.workflows.get_mut(position) else {
+            return Err(EngineError::UnknownWorkflow {
+                workflow_id: workflow_id.to_owned(),
+            });
+        };
+        if !workflow.has(Capability::ResultLines) {
+            return Err(EngineError::ResultsNotNegotiated {
+                workflow_id: workflow_id.to_owned(),
+            });
+        }
+        if workflow.ack_nonce.is_none() {
+            return Err(EngineError::NotAcknowledged {
+                workflow_id: workflow_id.to_owned(),
+                state: workflow.state,
+            });
+        }
+        let result_id = workflow.results_issued + 1;
+        let line = build_line(
+            workflow.protocol,
+            &workflow.id,
+            result_id,
+            workflow.state,
+            report,
+        );
+        let json = line
+            .strip_prefix(RESULT_PREFIX)
+            .unwrap_or_default()
+            .trim_start();
+        // The fingerprint is of the parsed object, as the transcript's copy will be read; a line
+        // that did not parse back would simply never be recognized (reported as foreign).
+        if let Ok(map) = parse_object(json) {
+            if workflow.results.len() >= MAX_REMEMBERED_RESULTS {
+                workflow.results.remove(0);
+            }
+            workflow.results.push(IssuedResult {
+                fingerprint: object_fingerprint(&map),
+                seen: false,
+            });
+        }
+        workflow.results_issued = result_id;
+        Ok(line)
     }
 
     /// What the engine knows about one workflow.
@@ -455,14 +562,18 @@ impl Engine {
                 .get(..cursor.processed)
                 .is_some_and(|prefix| Fingerprint::of(prefix) == cursor.prefix);
         if !unchanged {
-            let reported = if cursor.role == Some(message.role) {
-                std::mem::take(&mut cursor.reported)
+            let (reported, pending) = if cursor.role == Some(message.role) {
+                (
+                    std::mem::take(&mut cursor.reported),
+                    std::mem::take(&mut cursor.pending),
+                )
             } else {
-                Vec::new()
+                (Vec::new(), Vec::new())
             };
             *cursor = MessageCursor {
                 role: Some(message.role),
                 reported,
+                pending,
                 ..MessageCursor::default()
             };
             cursor.prefix = Fingerprint::of(b"");
@@ -496,7 +607,10 @@ impl Engine {
                         offset: span.start,
                     };
                     let parsed = parse_object(text.get(json.clone()).unwrap_or_default());
-                    self.handle_record(*prefix, message, &site, parsed, out)
+                    let before = out.len();
+                    let flow = self.handle_record(*prefix, message, &site, parsed, out);
+                    self.note_outcomes(*prefix, message.role, index, out.get(before..));
+                    flow
                 }
                 ScanItem::Invalid {
                     prefix,
@@ -525,7 +639,10 @@ impl Engine {
                             ),
                         ),
                     };
-                    self.handle_record(*prefix, message, &site, Err(refusal), out)
+                    let before = out.len();
+                    let flow = self.handle_record(*prefix, message, &site, Err(refusal), out);
+                    self.note_outcomes(*prefix, message.role, index, out.get(before..));
+                    flow
                 }
             };
             if let Flow::Wait = flow {
@@ -537,6 +654,90 @@ impl Engine {
             let processed = processed.max(from);
             cursor.processed = processed;
             cursor.prefix = Fingerprint::of(text.as_bytes().get(..processed).unwrap_or_default());
+            if message.complete {
+                for pending in std::mem::take(&mut cursor.pending) {
+                    if pending.needed {
+                        out.push(Decision::ResultDue {
+                            workflow_id: pending.workflow_id,
+                            message_index: index,
+                            executed: pending.executed,
+                            rejected: pending.rejected,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Remember what an assistant's action record led to (`decisions`, just pushed), for the
+    /// [`Decision::ResultDue`] of its message. Only workflows that negotiated `result_lines` and
+    /// were acknowledged count: a result may only follow the ACK. Rejections never reported
+    /// again (a re-scan) do not show up here, so nothing is announced twice.
+    fn note_outcomes(
+        &mut self,
+        prefix: RecordPrefix,
+        role: Role,
+        index: usize,
+        decisions: Option<&[Decision]>,
+    ) {
+        if prefix != RecordPrefix::Action || role != Role::Assistant {
+            return;
+        }
+        for decision in decisions.unwrap_or_default() {
+            let (workflow_id, executed, rejected, needed) = match decision {
+                Decision::Execute {
+                    workflow_id,
+                    action_id,
+                    action,
+                    ..
+                } => {
+                    let quiet_done = matches!(action, Action::Done { success: true, .. });
+                    (workflow_id, Some(*action_id), None, !quiet_done)
+                }
+                Decision::Reject(r) => {
+                    let Some(workflow_id) = &r.workflow_id else {
+                        continue;
+                    };
+                    let rejected = RejectedAction {
+                        action_id: r.action_id,
+                        code: r.code,
+                        reason: r.reason.clone(),
+                    };
+                    (workflow_id, None, Some(rejected), true)
+                }
+                _ => continue,
+            };
+            let wants_results = self.workflows.iter().any(|w| {
+                w.id == *workflow_id
+                    && w.has(Capability::ResultLines)
+                    && w.ack_nonce.is_some()
+                    && index > w.handshake_message
+            });
+            if !wants_results {
+                continue;
+            }
+            let Some(cursor) = self.messages.get_mut(index) else {
+                return;
+            };
+            let position = match cursor
+                .pending
+                .iter()
+                .position(|p| p.workflow_id == *workflow_id)
+            {
+                Some(p) => p,
+                None => {
+                    cursor.pending.push(PendingResult {
+                        workflow_id: workflow_id.clone(),
+                        ..PendingResult::default()
+                    });
+                    cursor.pending.len() - 1
+                }
+            };
+            if let Some(pending) = cursor.pending.get_mut(position) {
+                pending.executed.extend(executed);
+                pending.rejected.extend(rejected);
+                pending.needed |= needed;
+            }
         }
     }
 
@@ -710,6 +911,9 @@ impl Engine {
             success: None,
             executed: Vec::new(),
             held: Vec::new(),
+            capabilities: handshake.capabilities,
+            results_issued: 0,
+            results: Vec::new(),
         });
         out.push(Decision::HandshakeFound {
             workflow_id: handshake.workflow_id,
@@ -760,7 +964,74 @@ impl Engine {
             (RecordPrefix::Action, Role::Assistant) => {
                 self.handle_action(message, site, parsed, out)
             }
+            (RecordPrefix::Result, Role::User) => {
+                self.handle_result(site, parsed, out);
+                Flow::Continue
+            }
+            // Like an ACK written by the model: reported, never read, and it does not fail the
+            // workflow (the model may be quoting an earlier result back).
+            (RecordPrefix::Result, Role::Assistant) => {
+                let workflow_id = parsed
+                    .as_ref()
+                    .ok()
+                    .and_then(workflow_field)
+                    .map(str::to_owned);
+                let refusal = (
+                    RejectCode::ResultFromAssistant,
+                    "a BAI_RESULT line in an assistant message was ignored; only the extension writes results, read them in the user messages and never write them".to_owned(),
+                );
+                self.refuse(site, refusal, workflow_id.as_deref(), None, out);
+                Flow::Continue
+            }
         }
+    }
+
+    /// A `BAI_RESULT` line in a user message: ours (issued by [`Engine::result_line`]) is noted
+    /// silently; anything else is reported once and never acted on.
+    fn handle_result(
+        &mut self,
+        site: &Site<'_>,
+        parsed: Result<Map<String, Value>, Refusal>,
+        out: &mut Vec<Decision>,
+    ) {
+        let map = match parsed {
+            Ok(map) => map,
+            Err((_, why)) => {
+                let refusal = (
+                    RejectCode::ForeignResult,
+                    format!("a result line this extension did not write was ignored ({why})"),
+                );
+                self.refuse(site, refusal, None, None, out);
+                return;
+            }
+        };
+        let fingerprint = object_fingerprint(&map);
+        let workflow_id = workflow_field(&map).map(str::to_owned);
+        let workflow = workflow_id
+            .as_deref()
+            .and_then(|id| self.workflows.iter_mut().find(|w| w.id == id));
+        let why = match workflow {
+            Some(workflow) => {
+                if let Some(issued) = workflow
+                    .results
+                    .iter_mut()
+                    .find(|r| r.fingerprint == fingerprint)
+                {
+                    issued.seen = true;
+                    return;
+                }
+                "this extension did not issue it (or it was changed)"
+            }
+            None => "this extension knows no such workflow",
+        };
+        let refusal = (
+            RejectCode::ForeignResult,
+            format!(
+                "a result line for workflow {:?} was ignored: {why}; only the extension's own results count",
+                excerpt(workflow_id.as_deref().unwrap_or_default())
+            ),
+        );
+        self.refuse(site, refusal, workflow_id.as_deref(), None, out);
     }
 
     fn handle_ack(
@@ -945,9 +1216,9 @@ impl Engine {
             }
         };
         match self.check_active_record(position, &map, action_id, fingerprint) {
-            Ok(action) => {
+            Ok((action, options)) => {
                 if let Some(workflow) = self.workflows.get_mut(position) {
-                    Self::execute(workflow, action_id, fingerprint, action, out);
+                    Self::execute(workflow, action_id, fingerprint, action, options, out);
                 }
             }
             Err(refusal) => self.fail(position, site, refusal, Some(action_id), out),
@@ -982,7 +1253,7 @@ impl Engine {
         map: &Map<String, Value>,
         action_id: u64,
         fingerprint: Fingerprint,
-    ) -> Result<Action, Refusal> {
+    ) -> Result<(Action, ActionOptions), Refusal> {
         let Some(workflow) = self.workflows.get(position) else {
             return Err((RejectCode::UnknownWorkflow, "the workflow is gone".into()));
         };
@@ -1038,7 +1309,7 @@ impl Engine {
                 ),
             ));
         }
-        action_of(map, action_id)
+        action_of(map, action_id, workflow.protocol, &workflow.capabilities)
     }
 
     /// Hold a BAI/0.2 action written before the ACK.
@@ -1090,10 +1361,12 @@ impl Engine {
                 ),
             ))
         } else {
-            check_protocol(map, workflow.protocol).and_then(|()| action_of(map, action_id))
+            check_protocol(map, workflow.protocol)
+                .and_then(|()| action_of(map, action_id, workflow.protocol, &workflow.capabilities))
         };
         match checked {
-            Ok(action) => {
+            // Held actions are BAI/0.2, which has no capabilities and so no options.
+            Ok((action, _options)) => {
                 if let Some(workflow) = self.workflows.get_mut(position) {
                     workflow.held.push(HeldAction {
                         action_id,
@@ -1113,6 +1386,7 @@ impl Engine {
         action_id: u64,
         fingerprint: Fingerprint,
         action: Action,
+        options: ActionOptions,
         out: &mut Vec<Decision>,
     ) {
         workflow.executed.push(fingerprint);
@@ -1124,7 +1398,7 @@ impl Engine {
             workflow_id: workflow.id.clone(),
             action_id,
             action,
-            options: ActionOptions::default(),
+            options,
         });
         if let Some(success) = done {
             workflow.success = Some(success);
@@ -1151,7 +1425,17 @@ fn check_protocol(map: &Map<String, Value>, expected: ProtocolVersion) -> Result
     Ok(())
 }
 
-fn action_of(map: &Map<String, Value>, action_id: u64) -> Result<Action, Refusal> {
+/// The action and its per-action options. The ledger's fingerprint is of the whole record object,
+/// so `timeout_ms`, `on_error` and `reason` are part of an action's identity: the same id with a
+/// different reason is a different action (`id_reused`).
+fn action_of(
+    map: &Map<String, Value>,
+    action_id: u64,
+    protocol: ProtocolVersion,
+    capabilities: &[Capability],
+) -> Result<(Action, ActionOptions), Refusal> {
+    // Capabilities are BAI/0.3's: a 0.2 workflow cannot negotiate any.
+    let capabilities = (protocol != ProtocolVersion::V0_2).then_some(capabilities);
     let type_name = match map.get("type") {
         Some(Value::String(t)) => t.as_str(),
         _ => {
@@ -1169,8 +1453,10 @@ fn action_of(map: &Map<String, Value>, action_id: u64) -> Result<Action, Refusal
             format!("action {action_id} has no \"payload\" object"),
         ));
     };
-    action_from_wire(type_name, payload)
-        .map_err(|(code, reason)| (code, format!("action {action_id}: {reason}")))
+    let with_id = |(code, reason): Refusal| (code, format!("action {action_id}: {reason}"));
+    let action = action_from_wire(type_name, payload, capabilities).map_err(with_id)?;
+    let options = options_from_wire(map, capabilities.unwrap_or_default()).map_err(with_id)?;
+    Ok((action, options))
 }
 
 #[cfg(test)]

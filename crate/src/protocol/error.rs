@@ -47,6 +47,9 @@ pub const EXCERPT_MAX_CHARS: usize = 200;
 /// | `invalid_payload` | An action payload that does not fit its type (missing field, unknown selector type, value out of range). |
 /// | `too_many_actions` | A workflow went over the action limit ([`MAX_ACTIONS_PER_WORKFLOW`](crate::protocol::MAX_ACTIONS_PER_WORKFLOW)). |
 /// | `too_many_workflows` | Too many workflows are waiting or active at once in this conversation. |
+/// | `capability_not_negotiated` | An action type or selector kind that needs a capability (`extended_actions`, `observe`) the handshake did not list. |
+/// | `foreign_result` | A `BAI_RESULT` line in a user message that this extension did not issue. |
+/// | `result_from_assistant` | A `BAI_RESULT` line in an assistant message; only the extension writes results. |
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -105,6 +108,12 @@ pub enum RejectCode {
     TooManyActions,
     /// Too many workflows waiting or active at once.
     TooManyWorkflows,
+    /// An action type or selector kind whose capability the handshake did not list.
+    CapabilityNotNegotiated,
+    /// A `BAI_RESULT` line in a user message that this extension did not issue.
+    ForeignResult,
+    /// A `BAI_RESULT` line in an assistant message.
+    ResultFromAssistant,
 }
 
 impl RejectCode {
@@ -137,6 +146,9 @@ impl RejectCode {
         Self::InvalidPayload,
         Self::TooManyActions,
         Self::TooManyWorkflows,
+        Self::CapabilityNotNegotiated,
+        Self::ForeignResult,
+        Self::ResultFromAssistant,
     ];
 
     /// The stable snake_case code.
@@ -169,6 +181,9 @@ impl RejectCode {
             Self::InvalidPayload => "invalid_payload",
             Self::TooManyActions => "too_many_actions",
             Self::TooManyWorkflows => "too_many_workflows",
+            Self::CapabilityNotNegotiated => "capability_not_negotiated",
+            Self::ForeignResult => "foreign_result",
+            Self::ResultFromAssistant => "result_from_assistant",
         }
     }
 
@@ -257,6 +272,15 @@ impl RejectCode {
             Self::TooManyWorkflows => {
                 "Too many workflows are open in this conversation. Stop or finish one first."
             }
+            Self::CapabilityNotNegotiated => {
+                "The action needs a capability the handshake did not ask for. Start a new handshake that lists it in \"capabilities\"."
+            }
+            Self::ForeignResult => {
+                "A result line was found that this extension did not write. It was ignored; only the extension's own results count."
+            }
+            Self::ResultFromAssistant => {
+                "A result line was found in an assistant message. Only the extension writes BAI_RESULT lines; it was ignored."
+            }
         }
     }
 }
@@ -314,6 +338,20 @@ pub enum EngineError {
     /// The workflow is already over.
     #[error("workflow {workflow_id:?} is already over (it is {state})")]
     AlreadyFinished {
+        /// The id passed in.
+        workflow_id: String,
+        /// Its current state.
+        state: crate::protocol::WorkflowState,
+    },
+    /// The workflow's handshake did not negotiate `result_lines`, so no result may be posted.
+    #[error("workflow {workflow_id:?} did not negotiate the result_lines capability")]
+    ResultsNotNegotiated {
+        /// The id passed in.
+        workflow_id: String,
+    },
+    /// The workflow was never acknowledged, so a result would arrive before its ACK.
+    #[error("workflow {workflow_id:?} has not been acknowledged (it is {state})")]
+    NotAcknowledged {
         /// The id passed in.
         workflow_id: String,
         /// Its current state.

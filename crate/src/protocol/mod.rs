@@ -7,6 +7,7 @@
 //! - [`scanner`]: finds `PREFIX {json}` records and ```` ```bai ```` blocks in a message's text.
 //! - [`record`]: typed handshakes, ACKs and action records for each version.
 //! - [`validate`]: payload schemas, turning `type` + `payload` into an [`Action`].
+//! - [`result`]: `BAI_RESULT` lines, the extension's report to the model (`result_lines`).
 //! - [`engine`]: the state machine ([`Engine`]) with exactly-once execution.
 //! - [`error`]: [`RejectCode`] (what the chat did wrong) and [`EngineError`] (what the host did
 //!   wrong). The codes are listed in `ERRORS.md`.
@@ -20,6 +21,7 @@ pub mod fingerprint;
 pub mod prompt;
 pub mod record;
 pub mod replay;
+pub mod result;
 pub mod scanner;
 pub mod selector;
 pub mod validate;
@@ -28,10 +30,13 @@ pub mod workflow;
 pub use action::Action;
 pub use engine::{
     Decision, Engine, MAX_ACTIONS_PER_WORKFLOW, MAX_HELD_ACTIONS, MAX_MESSAGES,
-    MAX_STALE_WORKFLOWS, MAX_WORKFLOWS, Message, Role,
+    MAX_STALE_WORKFLOWS, MAX_WORKFLOWS, Message, RejectedAction, Role,
 };
 pub use error::{EXCERPT_MAX_CHARS, EngineError, RejectCode, Rejection};
 pub use prompt::prompt_text;
-pub use record::{ProtocolVersion, ack_line, is_valid_nonce};
+pub use record::{
+    Capability, ProtocolVersion, ack_line, ack_line_with_capabilities, is_valid_nonce,
+};
+pub use result::{ActionResult, PageInfo, ResultReport, ResultStatus};
 pub use selector::{Selector, SelectorKind};
 pub use workflow::{WorkflowInfo, WorkflowState};

@@ -51,6 +51,49 @@ pub const STATE_AWAITING_ACK: &str = "awaiting_extension_ack";
 pub const STATE_ACKNOWLEDGED: &str = "extension_acknowledged";
 /// The capability a handshake must announce.
 pub const CAPABILITY_ACTION_LINES: &str = "action_lines";
+/// The optional capabilities a BAI/0.3 handshake may list beside [`CAPABILITY_ACTION_LINES`].
+///
+/// Each one widens what the workflow may do; a workflow that negotiated none behaves exactly as
+/// plain BAI/0.3. Unknown names in a handshake are ignored (a newer model may ask for more than
+/// this extension offers), so a handshake never fails over an extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Capability {
+    /// The extension posts a `BAI_RESULT` line after each assistant message with actions.
+    ResultLines,
+    /// The `observe` action and `ref` selectors (`@e12`).
+    Observe,
+    /// The richer action types, selector kinds and per-action options.
+    ExtendedActions,
+}
+
+impl Capability {
+    /// Every extension, in the fixed order the ACK lists them (after `action_lines`).
+    pub const ALL: &'static [Capability] =
+        &[Self::ResultLines, Self::Observe, Self::ExtendedActions];
+
+    /// The wire name (`"result_lines"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ResultLines => "result_lines",
+            Self::Observe => "observe",
+            Self::ExtendedActions => "extended_actions",
+        }
+    }
+
+    /// Parse a wire name (exact).
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|c| c.as_str() == name)
+    }
+}
+
+impl std::fmt::Display for Capability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Longest accepted workflow_id, in characters.
 pub const WORKFLOW_ID_MAX_CHARS: usize = 128;
 
@@ -158,6 +201,9 @@ pub struct Handshake {
     pub protocol: ProtocolVersion,
     /// The workflow it starts.
     pub workflow_id: String,
+    /// The extensions it asked for that this engine offers, in [`Capability::ALL`] order
+    /// (BAI/0.3 only; always empty for BAI/0.2).
+    pub capabilities: Vec<Capability>,
 }
 
 /// Where a handshake was written.
@@ -223,15 +269,19 @@ pub fn parse_handshake(json: &str, form: HandshakeForm) -> Result<Handshake, Ref
             format!("the handshake must have \"state\":\"{STATE_AWAITING_ACK}\""),
         ));
     }
+    let mut capabilities = Vec::new();
     if protocol == ProtocolVersion::V0_3 {
-        let has_lines = map
+        let listed: Vec<&str> = map
             .get("capabilities")
             .and_then(Value::as_array)
-            .is_some_and(|caps| {
-                caps.iter()
-                    .any(|c| c.as_str() == Some(CAPABILITY_ACTION_LINES))
-            });
-        if !has_lines {
+            .map(|caps| caps.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        capabilities = Capability::ALL
+            .iter()
+            .copied()
+            .filter(|c| listed.contains(&c.as_str()))
+            .collect();
+        if !listed.contains(&CAPABILITY_ACTION_LINES) {
             return Err((
                 RejectCode::InvalidHandshake,
                 format!(
@@ -243,6 +293,7 @@ pub fn parse_handshake(json: &str, form: HandshakeForm) -> Result<Handshake, Ref
     Ok(Handshake {
         protocol,
         workflow_id,
+        capabilities,
     })
 }
 
@@ -277,6 +328,19 @@ pub(crate) fn parse_ack(map: &Map<String, Value>) -> Result<AckRecord, Refusal> 
 
 /// The ACK line this engine posts for a workflow, with fields in the seed's order.
 pub fn ack_line(protocol: ProtocolVersion, workflow_id: &str, ack_nonce: &str) -> String {
+    ack_line_with_capabilities(protocol, workflow_id, ack_nonce, &[])
+}
+
+/// The ACK line for a workflow that negotiated `extensions`: the seed's line, plus
+/// `,"capabilities":["action_lines",...]` after `ack_nonce` when `extensions` is not empty (BAI/0.3
+/// only), so the model learns which of its requests were accepted. Without extensions the line is
+/// byte for byte [`ack_line`]'s.
+pub fn ack_line_with_capabilities(
+    protocol: ProtocolVersion,
+    workflow_id: &str,
+    ack_nonce: &str,
+    extensions: &[Capability],
+) -> String {
     // Serializing a &str cannot fail; the fallback only keeps the signature infallible.
     let id = serde_json::to_string(workflow_id).unwrap_or_else(|_| "\"\"".into());
     let nonce = serde_json::to_string(ack_nonce).unwrap_or_else(|_| "\"\"".into());
@@ -284,9 +348,20 @@ pub fn ack_line(protocol: ProtocolVersion, workflow_id: &str, ack_nonce: &str) -
         ProtocolVersion::V0_2 => format!(
             "BAI_ACK {{\"protocol\":\"BAI/0.2\",\"workflow_id\":{id},\"state\":\"{STATE_ACKNOWLEDGED}\",\"ack_nonce\":{nonce}}}"
         ),
-        ProtocolVersion::V0_3 => format!(
+        ProtocolVersion::V0_3 if extensions.is_empty() => format!(
             "BAI_ACK {{\"protocol\":\"BAI/0.3\",\"workflow_id\":{id},\"kind\":\"ack\",\"state\":\"{STATE_ACKNOWLEDGED}\",\"ack_nonce\":{nonce}}}"
         ),
+        ProtocolVersion::V0_3 => {
+            let mut names = format!("\"{CAPABILITY_ACTION_LINES}\"");
+            for capability in Capability::ALL.iter().filter(|c| extensions.contains(c)) {
+                names.push_str(",\"");
+                names.push_str(capability.as_str());
+                names.push('"');
+            }
+            format!(
+                "BAI_ACK {{\"protocol\":\"BAI/0.3\",\"workflow_id\":{id},\"kind\":\"ack\",\"state\":\"{STATE_ACKNOWLEDGED}\",\"ack_nonce\":{nonce},\"capabilities\":[{names}]}}"
+            )
+        }
     }
 }
 
@@ -389,5 +464,39 @@ mod tests {
         );
         let v2 = r#"{"protocol":"BAI/0.2","workflow_id":"w2","state":"awaiting_extension_ack"}"#;
         assert!(parse_handshake(v2, HandshakeForm::Line).is_ok());
+    }
+
+    #[test]
+    fn handshake_capabilities_known_ones_in_fixed_order() {
+        let h = r#"{"protocol":"BAI/0.3","workflow_id":"w1","kind":"handshake","state":"awaiting_extension_ack","capabilities":["extended_actions","teleport",7,"action_lines","result_lines"]}"#;
+        let parsed = parse_handshake(h, HandshakeForm::BaiBlock).unwrap();
+        assert_eq!(
+            parsed.capabilities,
+            vec![Capability::ResultLines, Capability::ExtendedActions]
+        );
+        let v2 = r#"{"protocol":"BAI/0.2","workflow_id":"w2","state":"awaiting_extension_ack","capabilities":["observe"]}"#;
+        assert!(
+            parse_handshake(v2, HandshakeForm::BaiBlock)
+                .unwrap()
+                .capabilities
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn ack_line_echoes_capabilities_only_when_extended() {
+        assert_eq!(
+            ack_line_with_capabilities(ProtocolVersion::V0_3, "w", "n_1", &[]),
+            ack_line(ProtocolVersion::V0_3, "w", "n_1")
+        );
+        assert_eq!(
+            ack_line_with_capabilities(
+                ProtocolVersion::V0_3,
+                "w",
+                "n_1",
+                &[Capability::ExtendedActions, Capability::Observe]
+            ),
+            r#"BAI_ACK {"protocol":"BAI/0.3","workflow_id":"w","kind":"ack","state":"extension_acknowledged","ack_nonce":"n_1","capabilities":["action_lines","observe","extended_actions"]}"#
+        );
     }
 }

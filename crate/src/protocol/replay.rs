@@ -5,20 +5,72 @@
 //! where messages arrive one at a time; snapshot mode observes the whole transcript at once, as
 //! when an old conversation is opened. Every handshake found is approved right after the
 //! observation that found it, with the next nonce given, or a fresh one from the caller.
+//!
+//! A transcript message may be a *result step* instead of literal text: `{"role": "user",
+//! "result": {"workflow_id": "...", "report": {...}}}`. When replay reaches it, it asks the engine
+//! for the `BAI_RESULT` line ([`Engine::result_line`]), as the extension does after running the
+//! actions, prints a `result` event and uses the line as the message's text (after the message's
+//! own `text`, if any). Without `report`, the report says every action of the workflow's latest
+//! `result_due` went `ok` and every refused one was `rejected` with its code. In snapshot mode the
+//! lines are built before the single observation, so the workflow must already be known (from
+//! `--state`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::engine::{Decision, Engine, Message};
+use super::action::ActionOptions;
+use super::engine::{Decision, Engine, Message, RejectedAction, Role};
 use super::error::EngineError;
 use super::record::is_valid_nonce;
+use super::result::{ActionResult, ResultReport, ResultStatus};
 
 /// A transcript file: `{"messages": [{"role": "user"|"assistant", "text": "...", "complete": true}]}`.
 /// `complete` defaults to true; unknown keys are ignored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Transcript {
     /// The messages, oldest first.
-    pub messages: Vec<Message>,
+    pub messages: Vec<TranscriptMessage>,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// One message of a transcript file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TranscriptMessage {
+    /// Who wrote it.
+    pub role: Role,
+    /// Its text (for a result step: text before the result line, usually empty).
+    #[serde(default)]
+    pub text: String,
+    /// False while the assistant is still streaming it.
+    #[serde(default = "default_true")]
+    pub complete: bool,
+    /// Make the engine issue a `BAI_RESULT` line and post it as (the end of) this message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<ResultStep>,
+}
+
+impl From<Message> for TranscriptMessage {
+    fn from(message: Message) -> Self {
+        Self {
+            role: message.role,
+            text: message.text,
+            complete: message.complete,
+            result: None,
+        }
+    }
+}
+
+/// A result the replay asks the engine for, as the extension would after running actions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultStep {
+    /// The workflow.
+    pub workflow_id: String,
+    /// What the actions did; derived from the workflow's latest `result_due` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<ResultReport>,
 }
 
 /// How to replay.
@@ -58,6 +110,9 @@ pub enum Event {
         action_type: String,
         /// The validated payload (a bare-string selector is written in object form).
         payload: Value,
+        /// Per-action `timeout_ms`, `on_error`, `reason` (only when not all default).
+        #[serde(default, skip_serializing_if = "ActionOptions::is_default")]
+        options: ActionOptions,
     },
     /// A record was refused.
     Reject {
@@ -83,6 +138,24 @@ pub enum Event {
         /// The new state.
         state: String,
     },
+    /// A complete assistant message's actions call for a `BAI_RESULT`.
+    ResultDue {
+        /// The workflow.
+        workflow_id: String,
+        /// The assistant message.
+        message_index: usize,
+        /// Actions handed out to execute.
+        executed: Vec<u64>,
+        /// Action records refused.
+        rejected: Vec<RejectedAction>,
+    },
+    /// The replay had the engine issue a result line (a transcript result step).
+    Result {
+        /// The workflow.
+        workflow_id: String,
+        /// The line, posted as the user.
+        line: String,
+    },
 }
 
 impl Event {
@@ -105,7 +178,7 @@ impl Event {
                 workflow_id,
                 action_id,
                 action,
-                ..
+                options,
             } => {
                 let payload = serde_json::to_value(action)
                     .ok()
@@ -116,6 +189,7 @@ impl Event {
                     action_id: *action_id,
                     action_type: action.type_name().to_owned(),
                     payload,
+                    options: options.clone(),
                 }
             }
             Decision::Reject(r) => Event::Reject {
@@ -129,6 +203,17 @@ impl Event {
             Decision::StateChanged { workflow_id, state } => Event::State {
                 workflow_id: workflow_id.clone(),
                 state: state.as_str().to_owned(),
+            },
+            Decision::ResultDue {
+                workflow_id,
+                message_index,
+                executed,
+                rejected,
+            } => Event::ResultDue {
+                workflow_id: workflow_id.clone(),
+                message_index: *message_index,
+                executed: executed.clone(),
+                rejected: rejected.clone(),
             },
         })
     }
@@ -151,9 +236,15 @@ impl Event {
                 action_id,
                 action_type,
                 payload,
+                options,
             } => {
+                let options = if options.is_default() {
+                    String::new()
+                } else {
+                    format!(" {}", serde_json::to_string(options).unwrap_or_default())
+                };
                 format!(
-                    "EXECUTE  workflow {workflow_id} action {action_id}: {action_type} {payload}"
+                    "EXECUTE  workflow {workflow_id} action {action_id}: {action_type} {payload}{options}"
                 )
             }
             Event::Reject {
@@ -167,6 +258,27 @@ impl Event {
             }
             Event::State { workflow_id, state } => {
                 format!("STATE    workflow {workflow_id} is now {state}")
+            }
+            Event::ResultDue {
+                workflow_id,
+                message_index,
+                executed,
+                rejected,
+            } => {
+                let refused: Vec<String> = rejected
+                    .iter()
+                    .map(|r| match r.action_id {
+                        Some(id) => format!("{id} ({})", r.code),
+                        None => format!("? ({})", r.code),
+                    })
+                    .collect();
+                format!(
+                    "RESULT?  workflow {workflow_id} owes a result for message {message_index}: executed {executed:?}, refused [{}]",
+                    refused.join(", ")
+                )
+            }
+            Event::Result { workflow_id, line } => {
+                format!("RESULT   workflow {workflow_id}: {line}")
             }
         }
     }
@@ -197,18 +309,23 @@ pub fn replay(
     }
     let mut nonces = options.nonces.iter().cloned();
     let mut events = Vec::new();
-    let messages = &transcript.messages;
-    let observations: Vec<&[Message]> = if options.snapshot {
-        vec![messages.as_slice()]
-    } else {
-        (1..=messages.len())
-            .filter_map(|k| messages.get(..k))
-            .collect()
-    };
     // A snapshot fed to an engine with no state is a conversation opened, not resumed: nothing in
     // it is offered for acknowledgement (see `Engine::observe_opened`).
     let opened_fresh = options.snapshot && *engine == Engine::new();
-    for view in observations {
+    let mut messages: Vec<Message> = Vec::with_capacity(transcript.messages.len());
+    let observe_at: Vec<usize> = if options.snapshot {
+        vec![transcript.messages.len()]
+    } else {
+        (1..=transcript.messages.len()).collect()
+    };
+    for count in observe_at {
+        while messages.len() < count {
+            let Some(message) = transcript.messages.get(messages.len()) else {
+                break;
+            };
+            messages.push(materialize(engine, message, &mut events)?);
+        }
+        let view = messages.get(..count).unwrap_or_default();
         let decisions = if opened_fresh {
             engine.observe_opened(view)
         } else {
@@ -224,4 +341,91 @@ pub fn replay(
         }
     }
     Ok(events)
+}
+
+/// The message as the page would show it: a result step becomes the engine's result line.
+fn materialize(
+    engine: &mut Engine,
+    message: &TranscriptMessage,
+    events: &mut Vec<Event>,
+) -> Result<Message, ReplayError> {
+    let mut text = message.text.clone();
+    if let Some(step) = &message.result {
+        let report = match &step.report {
+            Some(report) => report.clone(),
+            None => report_from_events(&step.workflow_id, events),
+        };
+        let line = engine.result_line(&step.workflow_id, &report)?;
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&line);
+        events.push(Event::Result {
+            workflow_id: step.workflow_id.clone(),
+            line,
+        });
+    }
+    Ok(Message {
+        role: message.role,
+        text,
+        complete: message.complete,
+    })
+}
+
+/// The report an extension would send for the workflow's latest `result_due`, had every action
+/// gone well.
+fn report_from_events(workflow_id: &str, events: &[Event]) -> ResultReport {
+    let due = events.iter().rev().find_map(|e| match e {
+        Event::ResultDue {
+            workflow_id: w,
+            executed,
+            rejected,
+            ..
+        } if w == workflow_id => Some((executed, rejected)),
+        _ => None,
+    });
+    let type_of = |id: u64| {
+        events.iter().rev().find_map(|e| match e {
+            Event::Execute {
+                workflow_id: w,
+                action_id,
+                action_type,
+                ..
+            } if w == workflow_id && *action_id == id => Some(action_type.clone()),
+            _ => None,
+        })
+    };
+    let mut actions = Vec::new();
+    if let Some((executed, rejected)) = due {
+        for id in executed {
+            actions.push(ActionResult {
+                action_id: *id,
+                action_type: type_of(*id),
+                status: ResultStatus::Ok,
+                code: None,
+                reason: None,
+                hints: Vec::new(),
+                effects: Vec::new(),
+                data: None,
+            });
+        }
+        for r in rejected {
+            actions.push(ActionResult {
+                action_id: r.action_id.unwrap_or_default(),
+                action_type: None,
+                status: ResultStatus::Rejected,
+                code: Some(r.code.code().to_owned()),
+                reason: Some(r.reason.clone()),
+                hints: Vec::new(),
+                effects: Vec::new(),
+                data: None,
+            });
+        }
+    }
+    ResultReport {
+        actions,
+        page: None,
+        observation: None,
+        changes: None,
+    }
 }

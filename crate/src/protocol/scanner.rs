@@ -28,6 +28,8 @@ pub enum RecordPrefix {
     Ack,
     /// `BAI_HANDSHAKE`: the BAI/0.2 line form of a handshake.
     Handshake,
+    /// `BAI_RESULT`: the extension reports what the actions of a message did (`result_lines`).
+    Result,
 }
 
 impl RecordPrefix {
@@ -37,13 +39,14 @@ impl RecordPrefix {
             Self::Action => "BAI_ACTION",
             Self::Ack => "BAI_ACK",
             Self::Handshake => "BAI_HANDSHAKE",
+            Self::Result => "BAI_RESULT",
         }
     }
 
     fn at(bytes: &[u8]) -> Option<Self> {
         // Longest first is not needed: no prefix is a prefix of another once the following byte
         // must be whitespace or `{`.
-        [Self::Action, Self::Ack, Self::Handshake]
+        [Self::Action, Self::Ack, Self::Handshake, Self::Result]
             .into_iter()
             .find(|p| bytes.starts_with(p.as_str().as_bytes()))
     }
@@ -389,6 +392,18 @@ mod tests {
                 ("BAI_ACTION".into(), "{\"a\":1}".into()),
                 ("BAI_ACK".into(), "{\"b\":\"}\"}".into()),
                 ("BAI_ACTION".into(), "{\"c\":3}".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn finds_result_records() {
+        let t = "BAI_RESULT {\"a\":\"BAI_ACTION {}\"}\nBAI_RESULTS {}\nBAI_RESULT\n";
+        assert_eq!(
+            records(t, true),
+            vec![
+                ("BAI_RESULT".into(), "{\"a\":\"BAI_ACTION {}\"}".into()),
+                ("MissingJson".into(), "BAI_RESULT".into()),
             ]
         );
     }

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::action::Action;
 use super::fingerprint::Fingerprint;
-use super::record::ProtocolVersion;
+use super::record::{CAPABILITY_ACTION_LINES, Capability, ProtocolVersion};
 
 /// Where a workflow is in its life.
 ///
@@ -89,6 +89,35 @@ pub(crate) struct Workflow {
     /// BAI/0.2 actions written before the ACK, in id order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) held: Vec<HeldAction>,
+    /// The extensions negotiated by the handshake (BAI/0.3), in [`Capability::ALL`] order.
+    /// Default empty so states saved before capabilities existed restore as plain workflows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) capabilities: Vec<Capability>,
+    /// How many `BAI_RESULT` lines were issued; the next one gets this + 1 as `result_id`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) results_issued: u64,
+    /// The results issued most recently (at most [`MAX_REMEMBERED_RESULTS`]), to recognize them
+    /// when the host posts them into the chat.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) results: Vec<IssuedResult>,
+}
+
+/// Results remembered per workflow. An older result that shows up again (a re-rendered message)
+/// is then reported as `foreign_result`, which is harmless: results are never acted on.
+pub(crate) const MAX_REMEMBERED_RESULTS: usize = 256;
+
+/// A `BAI_RESULT` line this engine issued.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct IssuedResult {
+    /// Canonical fingerprint of the record's JSON object.
+    pub(crate) fingerprint: Fingerprint,
+    /// Whether it has shown up in the transcript.
+    #[serde(default)]
+    pub(crate) seen: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Workflow {
@@ -99,6 +128,11 @@ impl Workflow {
             .and_then(|id| id.checked_sub(1))
             .and_then(|i| self.executed.get(i))
             .is_some_and(|fp| *fp == fingerprint)
+    }
+
+    /// Whether the handshake negotiated `capability`.
+    pub(crate) fn has(&self, capability: Capability) -> bool {
+        self.capabilities.contains(&capability)
     }
 
     /// The summary the host may show.
@@ -112,6 +146,15 @@ impl Workflow {
             executed_actions: self.executed.len() as u64,
             held_actions: self.held.len() as u64,
             success: self.success,
+            capabilities: if self.capabilities.is_empty() {
+                Vec::new()
+            } else {
+                std::iter::once(CAPABILITY_ACTION_LINES.to_owned())
+                    .chain(self.capabilities.iter().map(|c| c.as_str().to_owned()))
+                    .collect()
+            },
+            results_issued: self.results_issued,
+            results_seen: self.results.iter().filter(|r| r.seen).count() as u64,
         }
     }
 }
@@ -135,4 +178,14 @@ pub struct WorkflowInfo {
     pub held_actions: u64,
     /// `done`'s `success`, once done.
     pub success: Option<bool>,
+    /// The capabilities the ACK echoed (`action_lines` first), when the handshake negotiated any
+    /// extension; empty for a plain BAI/0.3 or a BAI/0.2 workflow.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capabilities: Vec<String>,
+    /// How many `BAI_RESULT` lines [`crate::protocol::Engine::result_line`] issued.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub results_issued: u64,
+    /// How many of the remembered issued results showed up in the transcript.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub results_seen: u64,
 }

@@ -1,0 +1,504 @@
+//! `BAI_RESULT` lines: what the actions of one assistant message did, told back to the model
+//! (`result_lines` capability).
+//!
+//! The host (the extension) runs the actions, collects a [`ResultReport`] and asks the engine for
+//! the line ([`crate::protocol::Engine::result_line`]); the engine numbers it, caps every part so a
+//! page cannot flood the chat, and remembers its fingerprint so the posted line is recognized as
+//! its own when it shows up in the transcript. Everything from the page in a report is untrusted
+//! text: it travels inside JSON strings, on one line, and is never read as a record.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::record::ProtocolVersion;
+use super::workflow::WorkflowState;
+
+/// The record prefix of a result line.
+pub const RESULT_PREFIX: &str = "BAI_RESULT";
+/// Longest `reason` of one action's result, in characters.
+pub const RESULT_REASON_MAX_CHARS: usize = 300;
+/// Most hints per action.
+pub const RESULT_HINTS_MAX: usize = 5;
+/// Longest hint, in characters.
+pub const RESULT_HINT_MAX_CHARS: usize = 160;
+/// Most effects per action.
+pub const RESULT_EFFECTS_MAX: usize = 8;
+/// Longest effect, in characters.
+pub const RESULT_EFFECT_MAX_CHARS: usize = 160;
+/// Longest `data` of one action, as serialized JSON, in characters.
+pub const RESULT_DATA_MAX_CHARS: usize = 2000;
+/// Longest whole line (prefix included), in characters.
+pub const RESULT_LINE_MAX_CHARS: usize = 8000;
+/// Longest `code` and `type`, in characters (they are snake_case names; more is not a name).
+const NAME_MAX_CHARS: usize = 64;
+/// Longest page URL, in characters.
+const PAGE_URL_MAX_CHARS: usize = 2048;
+/// Longest page title, in characters.
+const PAGE_TITLE_MAX_CHARS: usize = 200;
+/// Longest string kept inside an observation or change list once the line had to be shrunk.
+const SHRUNK_STRING_MAX_CHARS: usize = 120;
+
+/// How one action went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultStatus {
+    /// It ran and did what it should.
+    Ok,
+    /// It ran and failed (element not found, assertion failed, ...).
+    Failed,
+    /// It did not run because an earlier action failed (or the user stopped).
+    Skipped,
+    /// The engine or the safety policy refused it.
+    Rejected,
+}
+
+/// One action's outcome, as the host reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ActionResult {
+    /// The action's id.
+    pub action_id: u64,
+    /// Its type (`"click"`).
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub action_type: Option<String>,
+    /// How it went.
+    pub status: ResultStatus,
+    /// The stable error code, when it did not go well.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// A plain-language reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// What the model could do next ("3 buttons match; add index or use a ref").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hints: Vec<String>,
+    /// What visibly happened ("navigated to /cart", "dialog opened").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<String>,
+    /// What `extract` (or `observe`) returned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+/// The page after the actions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageInfo {
+    /// Its URL.
+    pub url: String,
+    /// Its title.
+    pub title: String,
+}
+
+/// What the host reports after running the actions of one message. Everything but `actions` is
+/// optional.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultReport {
+    /// One entry per action, in order.
+    pub actions: Vec<ActionResult>,
+    /// The page afterwards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<PageInfo>,
+    /// The latest `observe` listing (element refs), as the DOM layer shapes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observation: Option<Value>,
+    /// What changed on the page since the previous result, as the DOM layer shapes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Value>,
+}
+
+/// One action's outcome as written on the line (capped).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct LineAction {
+    action_id: u64,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    action_type: Option<String>,
+    status: ResultStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    hints: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    effects: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<Value>,
+    /// Why something was left out of this entry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+}
+
+/// The record, fields in wire order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct LineRecord<'a> {
+    protocol: &'static str,
+    workflow_id: &'a str,
+    kind: &'static str,
+    result_id: u64,
+    state: &'static str,
+    actions: Vec<LineAction>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    page: Option<PageInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    observation: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changes: Option<Value>,
+    /// Set when the line had to be shrunk to fit [`RESULT_LINE_MAX_CHARS`].
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    truncated: bool,
+}
+
+/// `text` cut to at most `max` characters, ending in `…` when cut.
+fn cap(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_owned(),
+        Some(_) => {
+            let keep: String = text.chars().take(max.saturating_sub(1)).collect();
+            format!("{keep}…")
+        }
+    }
+}
+
+fn line_action(result: &ActionResult) -> LineAction {
+    let mut note = None;
+    let data = result.data.as_ref().map(|data| {
+        let chars = serde_json::to_string(data)
+            .map(|s| s.chars().count())
+            .unwrap_or(usize::MAX);
+        if chars <= RESULT_DATA_MAX_CHARS {
+            data.clone()
+        } else {
+            note = Some(format!(
+                "data was {chars} characters, over the {RESULT_DATA_MAX_CHARS} limit, and was left out; ask for less (a narrower selector, or one attribute)"
+            ));
+            Value::String("[truncated]".into())
+        }
+    });
+    LineAction {
+        action_id: result.action_id,
+        action_type: result
+            .action_type
+            .as_deref()
+            .map(|t| cap(t, NAME_MAX_CHARS)),
+        status: result.status,
+        code: result.code.as_deref().map(|c| cap(c, NAME_MAX_CHARS)),
+        reason: result
+            .reason
+            .as_deref()
+            .map(|r| cap(r, RESULT_REASON_MAX_CHARS)),
+        hints: result
+            .hints
+            .iter()
+            .take(RESULT_HINTS_MAX)
+            .map(|h| cap(h, RESULT_HINT_MAX_CHARS))
+            .collect(),
+        effects: result
+            .effects
+            .iter()
+            .take(RESULT_EFFECTS_MAX)
+            .map(|e| cap(e, RESULT_EFFECT_MAX_CHARS))
+            .collect(),
+        data,
+        note,
+    }
+}
+
+/// `value` with every array cut to its first `keep` items and every string capped: the head of an
+/// element listing is the most useful part, and the shape stays the DOM layer's.
+fn shrink(value: &Value, keep: usize) -> Value {
+    match value {
+        Value::Array(items) => {
+            Value::Array(items.iter().take(keep).map(|v| shrink(v, keep)).collect())
+        }
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), shrink(v, keep)))
+                .collect(),
+        ),
+        Value::String(s) => Value::String(cap(s, SHRUNK_STRING_MAX_CHARS)),
+        other => other.clone(),
+    }
+}
+
+/// The longest array in `value`, to bound the search for how much of it fits.
+fn longest_array(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => items
+            .iter()
+            .map(longest_array)
+            .max()
+            .unwrap_or(0)
+            .max(items.len()),
+        Value::Object(map) => map.values().map(longest_array).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+fn render(record: &LineRecord<'_>) -> String {
+    // Serializing plain data (strings, numbers, `Value`s) cannot fail; the fallback keeps the
+    // function total and is an over-long line, which the caller shrinks like any other.
+    let json = serde_json::to_string(record).unwrap_or_default();
+    // U+2028/U+2029 are legal raw inside JSON strings, but some renderers break lines there;
+    // escaping them keeps the record on one line without changing its parsed value.
+    let json = json
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029");
+    format!("{RESULT_PREFIX} {json}")
+}
+
+fn fits(line: &str) -> bool {
+    line.chars().count() <= RESULT_LINE_MAX_CHARS
+}
+
+/// Build the capped `BAI_RESULT` line. See [`crate::protocol::Engine::result_line`].
+pub(crate) fn build_line(
+    protocol: ProtocolVersion,
+    workflow_id: &str,
+    result_id: u64,
+    state: WorkflowState,
+    report: &ResultReport,
+) -> String {
+    let mut record = LineRecord {
+        protocol: protocol.as_str(),
+        workflow_id,
+        kind: "result",
+        result_id,
+        state: state.as_str(),
+        actions: report.actions.iter().map(line_action).collect(),
+        page: report.page.as_ref().map(|p| PageInfo {
+            url: cap(&p.url, PAGE_URL_MAX_CHARS),
+            title: cap(&p.title, PAGE_TITLE_MAX_CHARS),
+        }),
+        observation: report.observation.clone(),
+        changes: report.changes.clone(),
+        truncated: false,
+    };
+    let line = render(&record);
+    if fits(&line) {
+        return line;
+    }
+    record.truncated = true;
+    // 1. Keep the head of the observation and change lists: the largest per-array count that fits.
+    let (observation, changes) = (record.observation.take(), record.changes.take());
+    let longest = observation
+        .as_ref()
+        .map_or(0, longest_array)
+        .max(changes.as_ref().map_or(0, longest_array));
+    let mut best = None;
+    let (mut low, mut high) = (0usize, longest);
+    while low <= high {
+        let keep = low + (high - low) / 2;
+        record.observation = observation.as_ref().map(|v| shrink(v, keep));
+        record.changes = changes.as_ref().map(|v| shrink(v, keep));
+        let line = render(&record);
+        if fits(&line) {
+            best = Some(line);
+            low = keep + 1;
+        } else if keep == 0 {
+            break;
+        } else {
+            high = keep - 1;
+        }
+    }
+    if let Some(line) = best {
+        return line;
+    }
+    // 2. Without observation and changes.
+    record.observation = None;
+    record.changes = None;
+    let line = render(&record);
+    if fits(&line) {
+        return line;
+    }
+    // 3. Without per-action data, hints and effects.
+    for action in &mut record.actions {
+        if action.data.take().is_some() {
+            action.note = Some("data was left out to keep the result line short".into());
+        }
+        action.hints.clear();
+        action.effects.clear();
+    }
+    let line = render(&record);
+    if fits(&line) {
+        return line;
+    }
+    // 4. Only id, type, status and code, then as many entries as fit (the first ones: the model
+    //    reads a result in order, and what failed first is what it must fix).
+    for action in &mut record.actions {
+        action.reason = None;
+        action.note = None;
+    }
+    record.page = None;
+    while !fits(&render(&record)) && record.actions.pop().is_some() {}
+    render(&record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ok(id: u64) -> ActionResult {
+        ActionResult {
+            action_id: id,
+            action_type: Some("click".into()),
+            status: ResultStatus::Ok,
+            code: None,
+            reason: None,
+            hints: Vec::new(),
+            effects: Vec::new(),
+            data: None,
+        }
+    }
+
+    fn line(report: &ResultReport) -> String {
+        build_line(
+            ProtocolVersion::V0_3,
+            "w1",
+            1,
+            WorkflowState::Active,
+            report,
+        )
+    }
+
+    fn parsed(line: &str) -> Value {
+        let json = line.strip_prefix("BAI_RESULT ").unwrap();
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn small_report_is_written_as_given() {
+        let report: ResultReport = serde_json::from_value(json!({
+            "actions": [{"action_id": 1, "type": "click", "status": "ok", "effects": ["dialog opened"]}],
+            "page": {"url": "https://a.example/", "title": "A"}
+        }))
+        .unwrap();
+        assert_eq!(
+            line(&report),
+            r#"BAI_RESULT {"protocol":"BAI/0.3","workflow_id":"w1","kind":"result","result_id":1,"state":"active","actions":[{"action_id":1,"type":"click","status":"ok","effects":["dialog opened"]}],"page":{"url":"https://a.example/","title":"A"}}"#
+        );
+    }
+
+    #[test]
+    fn per_action_caps() {
+        let mut a = ok(1);
+        a.status = ResultStatus::Failed;
+        a.reason = Some("r".repeat(1000));
+        a.hints = (0..9).map(|i| format!("{i}{}", "h".repeat(500))).collect();
+        a.effects = (0..20).map(|i| format!("e{i}")).collect();
+        a.data = Some(json!(["x".repeat(3000)]));
+        a.code = Some("c".repeat(100));
+        let v = parsed(&line(&ResultReport {
+            actions: vec![a],
+            page: None,
+            observation: None,
+            changes: None,
+        }));
+        let got = &v["actions"][0];
+        assert_eq!(got["reason"].as_str().unwrap().chars().count(), 300);
+        assert!(got["reason"].as_str().unwrap().ends_with('…'));
+        assert_eq!(got["hints"].as_array().unwrap().len(), 5);
+        assert!(
+            got["hints"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|h| h.as_str().unwrap().chars().count() == 160)
+        );
+        assert_eq!(got["effects"].as_array().unwrap().len(), 8);
+        assert_eq!(got["data"], json!("[truncated]"));
+        assert!(got["note"].as_str().unwrap().contains("3004 characters"));
+        assert_eq!(got["code"].as_str().unwrap().chars().count(), 64);
+        assert!(v.get("truncated").is_none());
+    }
+
+    #[test]
+    fn data_at_the_limit_is_kept() {
+        let mut a = ok(1);
+        // `"` + 1998 + `"` = 2000 characters serialized.
+        a.data = Some(json!("d".repeat(1998)));
+        let v = parsed(&line(&ResultReport {
+            actions: vec![a],
+            page: None,
+            observation: None,
+            changes: None,
+        }));
+        assert_eq!(v["actions"][0]["data"].as_str().unwrap().len(), 1998);
+        assert!(v["actions"][0].get("note").is_none());
+    }
+
+    #[test]
+    fn long_observation_is_shrunk_first() {
+        let elements: Vec<Value> = (1..=300)
+            .map(|i| json!({"ref": format!("@e{i}"), "role": "button", "name": format!("Button number {i}")}))
+            .collect();
+        let mut a = ok(1);
+        a.data = Some(json!({"count": 3}));
+        let report = ResultReport {
+            actions: vec![a],
+            page: Some(PageInfo {
+                url: "https://a.example/".into(),
+                title: "A".into(),
+            }),
+            observation: Some(json!({"elements": elements, "total": 300})),
+            changes: Some(json!({"added": vec!["x"; 50]})),
+        };
+        let text = line(&report);
+        assert!(text.chars().count() <= RESULT_LINE_MAX_CHARS);
+        assert!(!text.contains('\n'));
+        let v = parsed(&text);
+        assert_eq!(v["truncated"], json!(true));
+        let kept = v["observation"]["elements"].as_array().unwrap().len();
+        assert!(kept > 50 && kept < 300, "{kept}");
+        assert_eq!(v["observation"]["elements"][0]["ref"], json!("@e1"));
+        assert_eq!(v["observation"]["total"], json!(300));
+        // Action details were not touched.
+        assert_eq!(v["actions"][0]["data"], json!({"count": 3}));
+    }
+
+    #[test]
+    fn huge_report_still_fits_one_line() {
+        let actions: Vec<ActionResult> = (1..=400)
+            .map(|i| {
+                let mut a = ok(i);
+                a.status = ResultStatus::Failed;
+                a.reason = Some("line one\nline two \u{2028} ".repeat(40));
+                a.hints = vec!["h".repeat(160); 5];
+                a.data = Some(json!("d".repeat(1900)));
+                a
+            })
+            .collect();
+        let report = ResultReport {
+            actions,
+            page: None,
+            observation: Some(json!("o".repeat(100_000))),
+            changes: None,
+        };
+        let text = line(&report);
+        assert!(text.chars().count() <= RESULT_LINE_MAX_CHARS);
+        assert!(!text.contains('\n') && !text.contains('\u{2028}'));
+        let v = parsed(&text);
+        assert_eq!(v["truncated"], json!(true));
+        let kept = v["actions"].as_array().unwrap();
+        assert!(!kept.is_empty() && kept.len() < 400);
+        assert_eq!(kept[0]["action_id"], json!(1));
+        assert_eq!(kept[0]["status"], json!("failed"));
+        assert!(v.get("observation").is_none());
+    }
+
+    #[test]
+    fn control_characters_stay_escaped() {
+        let mut a = ok(1);
+        a.reason = Some("a\nBAI_ACTION {\"x\":1}\r\n\u{0}".into());
+        let text = line(&ResultReport {
+            actions: vec![a],
+            page: None,
+            observation: None,
+            changes: None,
+        });
+        assert!(!text.contains('\n') && !text.contains('\r') && !text.contains('\u{0}'));
+        assert_eq!(
+            parsed(&text)["actions"][0]["reason"],
+            json!("a\nBAI_ACTION {\"x\":1}\r\n\u{0}")
+        );
+    }
+}
