@@ -139,7 +139,7 @@ async fn select_picks_by_label_or_value() {
     let err = type_into(Selector::css("#s"), "Spain", 2000)
         .await
         .unwrap_err();
-    assert_eq!(err.code(), "unsupported_element");
+    assert_eq!(err.code(), "option_not_found");
     assert!(
         err.message().contains("France, Germany"),
         "{}",

@@ -110,6 +110,48 @@ pub enum ActionError {
         /// The element, described.
         element: String,
     },
+    /// A ref (`@e12`) does not identify the element it was issued for: never issued in this
+    /// document, the element left the page, or it now has another role or name. Never retried:
+    /// acting on whatever is there now could hit something else.
+    StaleRef {
+        /// The ref as written (`@e12`).
+        reference: String,
+        /// What changed, in plain words.
+        reason: String,
+    },
+    /// A `<select>` (or listbox) has no option with the requested value or label.
+    OptionNotFound {
+        /// The element, described.
+        element: String,
+        /// What was asked for.
+        option: String,
+        /// The first few option labels (at most [`ActionError::MAX_LISTED_OPTIONS`]).
+        available: Vec<String>,
+        /// How many options there are in all.
+        total: usize,
+    },
+    /// `check` / `uncheck` / a checked-state assertion on something that is not a checkbox,
+    /// radio button or switch (or `uncheck` on a radio button).
+    NotCheckable {
+        /// The element, described.
+        element: String,
+        /// What to do instead.
+        hint: String,
+    },
+    /// `check` / `uncheck` clicked the element but its state did not change.
+    StateNotChanged {
+        /// The element, described.
+        element: String,
+        /// The state asked for.
+        wanted: bool,
+    },
+    /// An `assert` did not hold (after waiting up to the timeout).
+    AssertionFailed {
+        /// What was expected, in words (`text of h1 to equal "Done"`).
+        expected: String,
+        /// What was found; `None` when it must not be shown (password values).
+        actual: Option<String>,
+    },
     /// The action type is not executed on the page (e.g. `done`).
     NotExecutable {
         /// The action's wire name.
@@ -123,6 +165,11 @@ pub enum ActionError {
 }
 
 impl ActionError {
+    /// How many options an `option_not_found` message lists.
+    pub const MAX_LISTED_OPTIONS: usize = 10;
+    /// Longest "actual" value an `assertion_failed` message quotes, in characters.
+    pub const MAX_ACTUAL_CHARS: usize = 200;
+
     /// The stable snake_case code (see `ERRORS.md`).
     pub fn code(&self) -> &'static str {
         match self {
@@ -141,6 +188,11 @@ impl ActionError {
             Self::InvalidSelector { .. } => "invalid_selector",
             Self::UnsupportedElement { .. } => "unsupported_element",
             Self::PasswordNotTargeted { .. } => "password_not_targeted",
+            Self::StaleRef { .. } => "stale_ref",
+            Self::OptionNotFound { .. } => "option_not_found",
+            Self::NotCheckable { .. } => "not_checkable",
+            Self::StateNotChanged { .. } => "state_not_changed",
+            Self::AssertionFailed { .. } => "assertion_failed",
             Self::NotExecutable { .. } => "not_executable",
             Self::Script { .. } => "script_error",
         }
@@ -232,8 +284,50 @@ impl ActionError {
             Self::PasswordNotTargeted { element } => format!(
                 "{element} is a password field, and the selector did not name it explicitly; target it with a selector that says \"password\" or names the field exactly (its id, name or test id)"
             ),
+            Self::StaleRef { reference, reason } => format!(
+                "{reference} no longer identifies the same element ({reason}); observe again and use the new refs"
+            ),
+            Self::OptionNotFound {
+                element,
+                option,
+                available,
+                total,
+            } => {
+                let more = if *total > available.len() {
+                    ", …"
+                } else {
+                    ""
+                };
+                if available.is_empty() {
+                    format!("{element} has no options, so it has no option {option:?}")
+                } else {
+                    format!(
+                        "{element} has no option {option:?}; use one of its options' values or labels: {}{more}",
+                        available.join(", ")
+                    )
+                }
+            }
+            Self::NotCheckable { element, hint } => {
+                format!("{element} cannot be checked or unchecked: {hint}")
+            }
+            Self::StateNotChanged { element, wanted } => format!(
+                "{element} was clicked but is still {}; the page did not let it change (it may need something else first)",
+                if *wanted { "unchecked" } else { "checked" }
+            ),
+            Self::AssertionFailed { expected, actual } => match actual {
+                Some(actual) => format!(
+                    "assertion failed: expected {expected}, but found {}",
+                    truncate_chars(actual, ActionError::MAX_ACTUAL_CHARS)
+                ),
+                None => format!("assertion failed: expected {expected}, but it does not hold"),
+            },
             Self::NotExecutable { action } => {
-                format!("the action \"{action}\" is not performed on the page")
+                let how = if action == "navigate" {
+                    "; the extension performs it"
+                } else {
+                    ""
+                };
+                format!("the action \"{action}\" is not performed on the page{how}")
             }
             Self::Script { detail } => format!("the page threw an error: {detail}"),
         }
@@ -265,10 +359,23 @@ impl ActionError {
             | Self::Detached { element }
             | Self::ValueMismatch { element, .. }
             | Self::UnsupportedElement { element, .. }
+            | Self::OptionNotFound { element, .. }
+            | Self::NotCheckable { element, .. }
+            | Self::StateNotChanged { element, .. }
             | Self::PasswordNotTargeted { element } => Some(element),
             _ => None,
         }
     }
+}
+
+/// `text` cut to `max` characters, with `…` when cut.
+pub(crate) fn truncate_chars(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
 }
 
 impl std::fmt::Display for ActionError {
@@ -317,6 +424,17 @@ impl Serialize for ActionError {
                 }
             }
             Self::Timeout { waited_ms, .. } => map.serialize_entry("waited_ms", waited_ms)?,
+            Self::StaleRef { reference, .. } => map.serialize_entry("ref", reference)?,
+            Self::OptionNotFound {
+                option,
+                available,
+                total,
+                ..
+            } => {
+                map.serialize_entry("option", option)?;
+                map.serialize_entry("available", available)?;
+                map.serialize_entry("total", total)?;
+            }
             _ => {}
         }
         map.end()

@@ -34,8 +34,12 @@ pub mod describe;
 pub mod error;
 #[doc(hidden)]
 pub mod fixture;
+pub mod hints;
 mod js;
 pub mod matching;
+pub mod observe;
+pub mod redact;
+pub mod refs;
 pub mod report;
 pub mod roles;
 pub mod selector;
@@ -44,4 +48,7 @@ pub mod visibility;
 
 pub use action::execute;
 pub use error::ActionError;
+pub use hints::hints_for_failure;
+pub use observe::{Observation, ObservationDiff, observe, observe_changes};
+pub use refs::{next_ref_number, set_ref_floor};
 pub use report::{ActionReport, Effect, ExecOptions};

@@ -82,6 +82,53 @@ pub enum Effect {
         /// Milliseconds.
         ms: u32,
     },
+    /// `check` / `uncheck` found the element already in the asked state and did nothing.
+    AlreadyInState {
+        /// The state it is in.
+        checked: bool,
+    },
+    /// A key was pressed.
+    KeyPressed {
+        /// The DOM `key` value (`Enter`, `" "`...).
+        key: String,
+        /// A page listener canceled the keydown, so the browser's default action was skipped.
+        default_prevented: bool,
+    },
+    /// Keyboard focus moved to another element.
+    FocusMoved {
+        /// The newly focused element, described.
+        to: String,
+    },
+    /// Characters were deleted from a text field (Backspace / Delete).
+    TextDeleted {
+        /// How many characters.
+        chars: usize,
+    },
+    /// The pointer was moved over the element.
+    Hovered,
+    /// A `wait_for` condition holds.
+    ConditionMet {
+        /// Milliseconds waited until it held.
+        waited_ms: u32,
+    },
+    /// `extract` read the matched elements (the texts are in the report's `data`).
+    Extracted {
+        /// Elements read.
+        count: usize,
+        /// Elements that matched (more than `count` when capped).
+        matched: usize,
+        /// Some text was cut to stay within the size limit.
+        truncated: bool,
+    },
+    /// An `assert` held.
+    AssertionHeld,
+    /// `observe` listed the page (the observation is in the report's `data`).
+    Observed {
+        /// Elements listed.
+        listed: usize,
+        /// Elements found.
+        total: usize,
+    },
     /// The action ran but nothing observable followed.
     NothingObservable,
 }
@@ -100,6 +147,10 @@ pub struct ActionReport {
     pub attempts: u32,
     /// Milliseconds from start to finish.
     pub elapsed_ms: u32,
+    /// What the action read, for `observe` (an [`crate::dom::Observation`]) and `extract` (an
+    /// array of strings).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
 }
 
 impl ActionReport {

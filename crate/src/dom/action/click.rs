@@ -18,6 +18,7 @@ use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
 use crate::dom::js;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
+use crate::dom::selector::QueryRoot;
 use crate::dom::tree::{
     ShadowAccess, as_element, as_shadow_root, composed_contains, composed_parent,
 };
@@ -27,38 +28,64 @@ pub(super) async fn run(
     selector: &Selector,
     options: &ExecOptions,
 ) -> Result<ActionReport, ActionError> {
-    let ((element, hit, point), attempts) =
-        retry(options, |attempt| prepare(selector, attempt)).await?;
+    let (element, effects, attempts) = click_found(options, || find(selector)).await?;
     let description = describe(&element);
-    let effects = press(&element, &hit, point).await?;
     Ok(ActionReport {
         action: "click",
         element: Some(description),
         effects,
         attempts,
         elapsed_ms: 0,
+        data: None,
     })
+}
+
+/// Clicks the element `finder` returns (called afresh on every attempt) through the whole click
+/// path: actionability, scrolling, hit test, events. Returns the element, the effects and the
+/// number of attempts. `check` and ARIA `select_option` click through this too.
+pub(super) async fn click_found<F>(
+    options: &ExecOptions,
+    finder: F,
+) -> Result<(Element, Vec<Effect>, u32), ActionError>
+where
+    F: Fn() -> Result<(QueryRoot, Element), ActionError>,
+{
+    let ((element, hit, point), attempts) =
+        retry(options, |attempt| prepare(&finder, attempt)).await?;
+    let effects = press(&element, &hit, point).await?;
+    Ok((element, effects, attempts))
 }
 
 /// One attempt: find, check, scroll, hit-test. Returns the target, the element that receives
 /// the events and the point.
-async fn prepare(
-    selector: &Selector,
-    attempt: u32,
-) -> Result<(Element, Element, (f64, f64)), ActionError> {
-    let (root, element) = find(selector)?;
+async fn prepare<F>(finder: &F, attempt: u32) -> Result<(Element, Element, (f64, f64)), ActionError>
+where
+    F: Fn() -> Result<(QueryRoot, Element), ActionError>,
+{
+    let (root, element) = finder()?;
     if element.local_name() == "option" {
         return Err(ActionError::UnsupportedElement {
             element: describe(&element),
             hint: "options of a drop-down cannot be clicked; use input_text on the <select> with the option's label".to_owned(),
         });
     }
-    check_actionable(&element)?;
-    check_stable(&element).await?;
-    scroll_into_view(&element, attempt);
-    let point = visible_center(&element)?;
-    let hit = hit_target(&root.shadow, &element, point)?;
+    let (hit, point) = pointer_target(&root, &element, attempt).await?;
     Ok((element, hit, point))
+}
+
+/// Actionable, stable, scrolled into view, and not covered: the element under the pointer at
+/// the middle of `element`'s visible box, and that point (shared with `hover`).
+pub(super) async fn pointer_target(
+    root: &QueryRoot,
+    element: &Element,
+    attempt: u32,
+) -> Result<(Element, (f64, f64)), ActionError> {
+    check_actionable(element)?;
+    check_stable(element).await?;
+    scroll_into_view(element, attempt);
+    let point = visible_center(element)?;
+    let hit = hit_target(&root.shadow, element, point)?;
+    Ok((hit, point))
 }
 
 /// The middle of the part of the element's box inside its viewport.
@@ -87,7 +114,7 @@ fn visible_center(element: &Element) -> Result<(f64, f64), ActionError> {
     Ok(((left + right) / 2.0, (top + bottom) / 2.0))
 }
 
-fn window_of(element: &Element) -> Result<Window, ActionError> {
+pub(super) fn window_of(element: &Element) -> Result<Window, ActionError> {
     element
         .owner_document()
         .and_then(|d| d.default_view())
@@ -204,7 +231,7 @@ struct Before {
     expanded: Option<bool>,
 }
 
-fn checked_state(element: &Element) -> Option<bool> {
+pub(super) fn checked_state(element: &Element) -> Option<bool> {
     let tag = element.local_name();
     if tag == "input" || tag.contains('-') {
         if let Some(checked) = js::get_bool(element, "checked") {
@@ -317,7 +344,7 @@ async fn press(
 }
 
 /// Whether keyboard focus is on `target` or inside it (through shadow roots).
-fn focus_within(document: &Document, target: &Element) -> bool {
+pub(super) fn focus_within(document: &Document, target: &Element) -> bool {
     let mut active = document.active_element();
     // The document reports a shadow host; descend to the focused element inside.
     for _ in 0..32 {
@@ -359,7 +386,7 @@ fn focus_for_click(hit: &Element) {
     }
 }
 
-fn is_focusable(element: &Element) -> bool {
+pub(super) fn is_focusable(element: &Element) -> bool {
     let tag = element.local_name();
     let natively = match tag.as_str() {
         "button" | "select" | "textarea" => !element.has_attribute("disabled"),
@@ -379,9 +406,9 @@ fn is_focusable(element: &Element) -> bool {
 }
 
 /// Builds and dispatches the events of one click.
-struct Sequence {
-    window: Window,
-    point: (f64, f64),
+pub(super) struct Sequence {
+    pub(super) window: Window,
+    pub(super) point: (f64, f64),
 }
 
 impl Sequence {
@@ -417,7 +444,7 @@ impl Sequence {
     }
 
     /// Dispatches a mouse event; returns false when a listener canceled it.
-    fn mouse(
+    pub(super) fn mouse(
         &self,
         target: &EventTarget,
         kind: &str,
@@ -432,7 +459,7 @@ impl Sequence {
     }
 
     /// Dispatches a pointer event; returns false when a listener canceled it.
-    fn pointer(
+    pub(super) fn pointer(
         &self,
         target: &EventTarget,
         kind: &str,
@@ -457,14 +484,14 @@ impl Sequence {
 
 /// What happened on the page while the click ran.
 #[derive(Debug, Default)]
-struct Observed {
-    unloading: bool,
-    submitted: Option<bool>,
-    mutations: u32,
+pub(super) struct Observed {
+    pub(super) unloading: bool,
+    pub(super) submitted: Option<bool>,
+    pub(super) mutations: u32,
 }
 
 /// Listeners and a mutation observer installed around a click; removed by [`Watch::stop`].
-struct Watch {
+pub(super) struct Watch {
     window: Window,
     state: Rc<RefCell<(bool, Option<Event>)>>,
     on_unload: Closure<dyn FnMut(Event)>,
@@ -475,7 +502,7 @@ struct Watch {
 }
 
 impl Watch {
-    fn start(window: &Window, document: &Document) -> Self {
+    pub(super) fn start(window: &Window, document: &Document) -> Self {
         let state = Rc::new(RefCell::new((false, None)));
         let unload_state = state.clone();
         let on_unload = Closure::<dyn FnMut(Event)>::new(move |_event: Event| {
@@ -523,7 +550,7 @@ impl Watch {
         }
     }
 
-    fn stop(self) -> Observed {
+    pub(super) fn stop(self) -> Observed {
         let _ = self.window.remove_event_listener_with_callback(
             "beforeunload",
             self.on_unload.as_ref().unchecked_ref(),

@@ -89,7 +89,7 @@ pub(super) async fn run(
                 }
             })?
         }
-        Editable::Select(select) => choose_option(&select, text)?,
+        Editable::Select(select) => super::select_option::choose_native(&select, text)?,
     };
     Ok(ActionReport {
         action: "input_text",
@@ -97,6 +97,7 @@ pub(super) async fn run(
         effects: vec![effect],
         attempts,
         elapsed_ms: 0,
+        data: None,
     })
 }
 
@@ -186,7 +187,7 @@ fn classify(element: &Element) -> Result<Editable, ActionError> {
                 .to_ascii_lowercase();
             match input_type.as_str() {
                 "checkbox" | "radio" => Err(unsupported(
-                    "it is a checkbox or radio button; use click to check or uncheck it",
+                    "it is a checkbox or radio button; use click to check or uncheck it, or the check / uncheck actions",
                 )),
                 "file" => Err(unsupported(
                     "it is a file picker; uploading files is not supported",
@@ -256,7 +257,7 @@ pub fn targets_password_explicitly(selector: &Selector, element: &Element) -> bo
 
 /// Calls the `value` setter of the element's own prototype chain, bypassing any instance-level
 /// override a framework installed (React's value tracker), so the framework sees a change.
-fn set_native_value(element: &Element, text: &str) -> Result<(), ActionError> {
+pub(super) fn set_native_value(element: &Element, text: &str) -> Result<(), ActionError> {
     let key = JsValue::from_str("value");
     let mut proto = Object::get_prototype_of(element);
     while !proto.is_null() && !proto.is_undefined() {
@@ -275,7 +276,7 @@ fn set_native_value(element: &Element, text: &str) -> Result<(), ActionError> {
     Ok(())
 }
 
-fn dispatch_input(element: &Element, text: &str) -> Result<(), ActionError> {
+pub(super) fn dispatch_input(element: &Element, text: &str) -> Result<(), ActionError> {
     let init = InputEventInit::new();
     init.set_bubbles(true);
     init.set_composed(true);
@@ -294,7 +295,7 @@ fn dispatch_input(element: &Element, text: &str) -> Result<(), ActionError> {
     Ok(())
 }
 
-fn dispatch_plain(element: &Element, kind: &str) -> Result<(), ActionError> {
+pub(super) fn dispatch_plain(element: &Element, kind: &str) -> Result<(), ActionError> {
     let init = EventInit::new();
     init.set_bubbles(true);
     let event = Event::new_with_event_init_dict(kind, &init).map_err(|e| script_error(&e))?;
@@ -306,7 +307,7 @@ fn dispatch_plain(element: &Element, kind: &str) -> Result<(), ActionError> {
 
 /// Select the editable's contents and replace them with `insertText` (an undoable edit that
 /// editors such as ProseMirror see as typing); falls back to setting the text.
-fn insert_text(element: &Element, text: &str) -> Result<(), ActionError> {
+pub(super) fn insert_text(element: &Element, text: &str) -> Result<(), ActionError> {
     let document = element
         .owner_document()
         .ok_or_else(|| ActionError::Detached {
@@ -360,57 +361,5 @@ fn verify_value(
         element: describe(element),
         expected: (!password).then(|| text.to_owned()),
         actual: (!password).then_some(actual),
-    })
-}
-
-/// Picks the option whose value equals `text`, or whose label equals it (case-insensitive).
-fn choose_option(select: &HtmlSelectElement, text: &str) -> Result<Effect, ActionError> {
-    let element: &Element = select.as_ref();
-    let options = select.options();
-    let wanted = normalize_whitespace(text).to_lowercase();
-    let mut labels = Vec::new();
-    let mut chosen = None;
-    for i in 0..options.length() {
-        let Some(option) = options
-            .item(i)
-            .filter(|o| o.local_name() == "option")
-            .map(|o| o.unchecked_into::<web_sys::HtmlOptionElement>())
-        else {
-            continue;
-        };
-        let label = normalize_whitespace(&option.label());
-        if option.value() == text || label.to_lowercase() == wanted {
-            chosen = Some(option);
-            break;
-        }
-        labels.push(label);
-    }
-    let Some(option) = chosen else {
-        return Err(ActionError::UnsupportedElement {
-            element: describe(element),
-            hint: format!(
-                "it has no option {text:?}; the options are: {}",
-                labels.join(", ")
-            ),
-        });
-    };
-    if option.disabled() {
-        return Err(ActionError::Disabled {
-            element: describe(option.as_ref()),
-        });
-    }
-    focus(element);
-    option.set_selected(true);
-    dispatch_input(element, text)?;
-    dispatch_plain(element, "change")?;
-    if !option.selected() {
-        return Err(ActionError::ValueMismatch {
-            element: describe(element),
-            expected: Some(option.value()),
-            actual: Some(select.value()),
-        });
-    }
-    Ok(Effect::OptionSelected {
-        value: option.value(),
     })
 }

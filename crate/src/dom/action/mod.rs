@@ -4,10 +4,18 @@
 //! found again), check actionability, act, and verify. Errors that waiting may cure are retried
 //! with back-off 0, 20, 100, 100, 500, 500... ms until the timeout; the last error is returned.
 
+mod assert;
+mod check;
 mod click;
+mod extract;
+mod hover;
 mod input_text;
+mod observe;
+mod press_key;
 mod scroll;
+mod select_option;
 mod wait;
+mod wait_for;
 
 use std::future::Future;
 
@@ -39,6 +47,24 @@ pub async fn execute(action: &Action, options: &ExecOptions) -> Result<ActionRep
         Action::InputText { selector, text } => input_text::run(selector, text, options).await,
         Action::Wait { ms } => wait::run(*ms).await,
         Action::Scroll { x, y } => scroll::run(*x, *y).await,
+        Action::Observe { max_elements } => observe::run(*max_elements),
+        Action::SelectOption { selector, option } => {
+            select_option::run(selector, option, options).await
+        }
+        Action::Check { selector } => check::run(selector, true, options).await,
+        Action::Uncheck { selector } => check::run(selector, false, options).await,
+        Action::PressKey { key, selector } => {
+            press_key::run(*key, selector.as_ref(), options).await
+        }
+        Action::Hover { selector } => hover::run(selector, options).await,
+        Action::WaitFor { until } => wait_for::run(until, options).await,
+        Action::Extract {
+            selector,
+            attribute,
+        } => extract::run(selector, attribute.as_deref(), options).await,
+        Action::Assert { selector, expect } => assert::run(selector, expect, options).await,
+        // `navigate` is performed by the extension's background (it may load another origin and
+        // must check the workflow's scope first); `done` is not an action on the page.
         other => Err(ActionError::NotExecutable {
             action: other.type_name().to_owned(),
         }),

@@ -45,6 +45,7 @@ pub(super) async fn run(x: Option<f64>, y: f64) -> Result<ActionReport, ActionEr
         }],
         attempts: 1,
         elapsed_ms: 0,
+        data: None,
     })
 }
 

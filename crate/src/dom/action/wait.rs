@@ -12,5 +12,6 @@ pub(super) async fn run(ms: u32) -> Result<ActionReport, ActionError> {
         effects: vec![Effect::Waited { ms }],
         attempts: 1,
         elapsed_ms: 0,
+        data: None,
     })
 }

@@ -7,6 +7,7 @@ mod aria;
 mod css;
 mod label;
 mod placeholder;
+mod ref_engine;
 mod role;
 mod test_id;
 mod text;
@@ -24,6 +25,7 @@ pub use aria::AriaEngine;
 pub use css::CssEngine;
 pub use label::LabelEngine;
 pub use placeholder::PlaceholderEngine;
+pub use ref_engine::RefEngine;
 pub use role::RoleEngine;
 pub use test_id::TestIdEngine;
 pub use text::TextEngine;
@@ -84,6 +86,7 @@ pub fn engine_for(kind: SelectorKind) -> Option<&'static dyn SelectorEngine> {
         SelectorKind::Label => &LabelEngine,
         SelectorKind::Placeholder => &PlaceholderEngine,
         SelectorKind::TestId => &TestIdEngine,
+        SelectorKind::Ref => &RefEngine,
         _ => return None,
     };
     Some(engine)
@@ -109,6 +112,13 @@ pub fn validate(selector: &Selector) -> Result<(), SelectorError> {
     }
     match selector.kind {
         SelectorKind::Css | SelectorKind::Xpath => check_balanced(&selector.value),
+        SelectorKind::Ref => match super::refs::parse_ref(&selector.value) {
+            Some(_) => Ok(()),
+            None => Err(SelectorError::at(
+                "a ref looks like @e12 (from the latest observation)",
+                0,
+            )),
+        },
         SelectorKind::Role => {
             let role = selector.value.trim().to_ascii_lowercase();
             if KNOWN_ROLES.contains(&role.as_str()) {
@@ -197,6 +207,10 @@ pub fn query_all(root: &QueryRoot, selector: &Selector) -> Result<Vec<Element>, 
 /// Exactly one element for `selector`: `not_found` for none, `ambiguous` for several (unless
 /// `index` picks one), `invalid_selector` for syntax errors.
 pub fn resolve(root: &QueryRoot, selector: &Selector) -> Result<Element, ActionError> {
+    if selector.kind == SelectorKind::Ref {
+        // A ref names one element or fails closed; `index` does not apply.
+        return ref_engine::resolve(root, selector);
+    }
     let described = describe_selector(selector);
     let matches = query_all(root, selector).map_err(|e| ActionError::InvalidSelector {
         selector: described.clone(),
@@ -204,6 +218,23 @@ pub fn resolve(root: &QueryRoot, selector: &Selector) -> Result<Element, ActionE
         position: e.position,
     })?;
     pick(matches, selector, described)
+}
+
+/// Every element `selector` matches, with the errors an action reports: `invalid_selector`, and
+/// `stale_ref` for a ref that names something else now (a ref whose element left the page
+/// matches nothing).
+pub fn query_all_checked(
+    root: &QueryRoot,
+    selector: &Selector,
+) -> Result<Vec<Element>, ActionError> {
+    if selector.kind == SelectorKind::Ref {
+        return ref_engine::query(root, selector);
+    }
+    query_all(root, selector).map_err(|e| ActionError::InvalidSelector {
+        selector: describe_selector(selector),
+        reason: e.reason,
+        position: e.position,
+    })
 }
 
 fn pick(

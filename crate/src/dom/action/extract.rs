@@ -1,0 +1,116 @@
+//! `extract`: read the text (or one attribute) of every element the selector matches, at most
+//! [`EXTRACT_MAX_ELEMENTS`] of them and [`EXTRACT_MAX_CHARS`] characters in all, into the
+//! report's `data` as an array of strings.
+//!
+//! Text: the element's visible text (`innerText`), whitespace-collapsed; for form fields their
+//! current value (a select's chosen labels). Attribute: its value (`value` on a form field reads
+//! the current value). A password field always reads `[redacted password]`, whatever is asked.
+//! Secrets are redacted by the rule in [`crate::dom::redact`]. When the size limit is reached the
+//! last string ends with `…[truncated]` and the rest are left out; the `extracted` effect says
+//! how many elements matched and whether anything was cut. No match waits (like other actions)
+//! until the timeout, then fails with `not_found`.
+
+use web_sys::Element;
+
+use super::{query_root, retry};
+use crate::dom::error::ActionError;
+use crate::dom::js;
+use crate::dom::matching::normalize_whitespace;
+use crate::dom::observe::{is_password, selected_labels};
+use crate::dom::redact::{REDACTED_PASSWORD, redact_secrets};
+use crate::dom::report::{ActionReport, Effect, ExecOptions};
+use crate::dom::selector::{describe_selector, query_all_checked};
+use crate::protocol::Selector;
+use crate::protocol::action::{EXTRACT_MAX_CHARS, EXTRACT_MAX_ELEMENTS};
+
+/// Marks text cut at the size limit.
+const TRUNCATED: &str = "…[truncated]";
+
+pub(super) async fn run(
+    selector: &Selector,
+    attribute: Option<&str>,
+    options: &ExecOptions,
+) -> Result<ActionReport, ActionError> {
+    let (matches, attempts) = retry(options, |_| async move {
+        let root = query_root()?;
+        let matches = query_all_checked(&root, selector)?;
+        if matches.is_empty() {
+            return Err(ActionError::NotFound {
+                selector: describe_selector(selector),
+            });
+        }
+        Ok(matches)
+    })
+    .await?;
+    let mut values = Vec::new();
+    let mut used = 0;
+    let mut truncated = false;
+    for element in matches.iter().take(EXTRACT_MAX_ELEMENTS) {
+        let value = read(element, attribute);
+        let length = value.chars().count();
+        if used + length > EXTRACT_MAX_CHARS {
+            let room = EXTRACT_MAX_CHARS.saturating_sub(used);
+            let mut cut: String = value.chars().take(room).collect();
+            cut.push_str(TRUNCATED);
+            values.push(cut);
+            truncated = true;
+            break;
+        }
+        used += length;
+        values.push(value);
+    }
+    Ok(ActionReport {
+        action: "extract",
+        element: None,
+        effects: vec![Effect::Extracted {
+            count: values.len(),
+            matched: matches.len(),
+            truncated,
+        }],
+        attempts,
+        elapsed_ms: 0,
+        data: Some(serde_json::Value::from(values)),
+    })
+}
+
+/// What `extract` reads from one element.
+fn read(element: &Element, attribute: Option<&str>) -> String {
+    if is_password(element) {
+        return REDACTED_PASSWORD.to_owned();
+    }
+    let raw = match attribute {
+        Some(name) if name.eq_ignore_ascii_case("value") && is_form_field(element) => {
+            field_text(element)
+        }
+        Some(name) => element.get_attribute(name).unwrap_or_default(),
+        None => text_of(element),
+    };
+    redact_secrets(&raw)
+}
+
+fn is_form_field(element: &Element) -> bool {
+    matches!(
+        element.local_name().as_str(),
+        "input" | "textarea" | "select"
+    )
+}
+
+fn field_text(element: &Element) -> String {
+    if element.local_name() == "select" {
+        selected_labels(element).join(", ")
+    } else {
+        js::get_string(element, "value").unwrap_or_default()
+    }
+}
+
+/// The element's text as a user reads it: a field's value, else its visible text,
+/// whitespace-collapsed. Never a password (callers check [`is_password`] first).
+pub(super) fn text_of(element: &Element) -> String {
+    if is_form_field(element) {
+        return field_text(element);
+    }
+    let text = js::get_string(element, "innerText")
+        .or_else(|| element.text_content())
+        .unwrap_or_default();
+    normalize_whitespace(&text)
+}

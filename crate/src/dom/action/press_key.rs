@@ -1,0 +1,550 @@
+//! `press_key`: press one key on the element `selector` names (made actionable and focused
+//! first) or on the focused element.
+//!
+//! Events: `keydown`, then `keypress` for Enter and Space only (as browsers do; other keys in
+//! the list produce no character), then `keyup` (to the element focused by then), each with
+//! `key`, `code`, `keyCode`, `which` and `charCode` as a real key sets them, bubbling and
+//! composed. Untrusted key events have no default action, so the ones models rely on are
+//! performed here, unless a listener canceled `keydown` (or `keypress`):
+//! - Enter on a link, a button (`<button>`, `input` submit/button/reset/image) or `<summary>`:
+//!   activates it (`click()`).
+//! - Enter in a single-line field of a form: implicit submission (HTML): clicks the form's
+//!   default button when it has one (nothing when that button is disabled), else submits with
+//!   `requestSubmit()` when the field is the only one that blocks implicit submission.
+//! - Space on a button, checkbox, radio or `<summary>`: activates it (after `keyup`).
+//! - Tab: focus moves to the next tabbable element (positive `tabindex` first, then document
+//!   order, wrapping; across open shadow roots and same-origin frames). There is no Shift-Tab.
+//! - Backspace / Delete in a text field: delete the selection, or the character before / after
+//!   the caret, through the native value setter and an `input` event (`deleteContentBackward` /
+//!   `deleteContentForward`) so frameworks notice; in an editor, `execCommand('delete' /
+//!   'forwardDelete')`.
+//! - ArrowUp / ArrowDown on a `<select>`: previous / next enabled option, then `input` and
+//!   `change`. Arrows on a radio button: check the next / previous radio of its group.
+//! - Escape, Home, End, PageUp, PageDown and arrows elsewhere: events only (pages that handle
+//!   them listen to `keydown`). Enter in a textarea does not insert a line break.
+
+use js_sys::Reflect;
+use wasm_bindgen::prelude::*;
+use web_sys::{Document, Element, InputEvent, InputEventInit, KeyboardEvent, KeyboardEventInit};
+
+use super::click::{Watch, is_focusable};
+use super::input_text::{dispatch_plain, set_native_value};
+use super::{check_actionable, find, focus, retry, script_error, scroll_into_view};
+use crate::dom::describe::describe;
+use crate::dom::error::ActionError;
+use crate::dom::js;
+use crate::dom::report::{ActionReport, Effect, ExecOptions};
+use crate::dom::selector::QueryRoot;
+use crate::dom::tree::{as_element, iframe_document};
+use crate::dom::visibility::{is_disabled, is_visible};
+use crate::protocol::Selector;
+use crate::protocol::action::Key;
+
+/// `key`, `code` and `keyCode` of a key.
+fn key_info(key: Key) -> (&'static str, &'static str, u32) {
+    match key {
+        Key::Enter => ("Enter", "Enter", 13),
+        Key::Tab => ("Tab", "Tab", 9),
+        Key::Escape => ("Escape", "Escape", 27),
+        Key::Backspace => ("Backspace", "Backspace", 8),
+        Key::Delete => ("Delete", "Delete", 46),
+        Key::Space => (" ", "Space", 32),
+        Key::ArrowUp => ("ArrowUp", "ArrowUp", 38),
+        Key::ArrowDown => ("ArrowDown", "ArrowDown", 40),
+        Key::ArrowLeft => ("ArrowLeft", "ArrowLeft", 37),
+        Key::ArrowRight => ("ArrowRight", "ArrowRight", 39),
+        Key::Home => ("Home", "Home", 36),
+        Key::End => ("End", "End", 35),
+        Key::PageUp => ("PageUp", "PageUp", 33),
+        Key::PageDown => ("PageDown", "PageDown", 34),
+    }
+}
+
+pub(super) async fn run(
+    key: Key,
+    selector: Option<&Selector>,
+    options: &ExecOptions,
+) -> Result<ActionReport, ActionError> {
+    let root = super::query_root()?;
+    let (target, attempts) = match selector {
+        Some(selector) => {
+            let (element, attempts) = retry(options, |attempt| async move {
+                let (_, element) = find(selector)?;
+                check_actionable(&element)?;
+                scroll_into_view(&element, attempt);
+                Ok(element)
+            })
+            .await?;
+            focus(&element);
+            (element, attempts)
+        }
+        None => (
+            active_element(&root).ok_or_else(|| ActionError::Script {
+                detail: "the page has no body to send the key to".to_owned(),
+            })?,
+            1,
+        ),
+    };
+    let description = describe(&target);
+    let window = web_sys::window().ok_or_else(|| ActionError::Script {
+        detail: "no window".to_owned(),
+    })?;
+    let focused_before = active_element(&root);
+    let href_before = window.location().href().unwrap_or_default();
+    let watch = Watch::start(&window, &root.document);
+
+    let (name, _, _) = key_info(key);
+    let mut effects = Vec::new();
+    let mut allowed = dispatch_key(&target, "keydown", key)?;
+    if allowed && matches!(key, Key::Enter | Key::Space) {
+        allowed = dispatch_key(&target, "keypress", key)?;
+    }
+    if allowed && key != Key::Space {
+        default_action(&root, key, &target, &mut effects)?;
+    }
+    let keyup_target = active_element(&root).unwrap_or_else(|| target.clone());
+    dispatch_key(&keyup_target, "keyup", key)?;
+    if allowed && key == Key::Space {
+        default_action(&root, key, &target, &mut effects)?;
+    }
+    js::next_frame().await;
+
+    let observed = watch.stop();
+    effects.insert(
+        0,
+        Effect::KeyPressed {
+            key: name.to_owned(),
+            default_prevented: !allowed,
+        },
+    );
+    let href_after = window.location().href().unwrap_or_default();
+    if observed.unloading || href_after != href_before {
+        effects.push(Effect::NavigationStarted {
+            url: Some(href_after),
+        });
+    }
+    if let Some(handled_by_script) = observed.submitted {
+        effects.push(Effect::FormSubmitted { handled_by_script });
+    }
+    let focused_after = active_element(&root);
+    if focused_after != focused_before {
+        if let Some(now) = &focused_after {
+            effects.push(Effect::FocusMoved { to: describe(now) });
+        }
+    }
+    if observed.mutations > 0 {
+        effects.push(Effect::DomChanged {
+            mutations: observed.mutations,
+        });
+    }
+    Ok(ActionReport {
+        action: "press_key",
+        element: Some(description),
+        effects,
+        attempts,
+        elapsed_ms: 0,
+        data: None,
+    })
+}
+
+/// The focused element, through shadow roots and same-origin frames; `<body>` when nothing is.
+fn active_element(root: &QueryRoot) -> Option<Element> {
+    let mut document: Document = root.document.clone();
+    let mut active = document.active_element();
+    for _ in 0..32 {
+        let Some(current) = active.clone() else {
+            break;
+        };
+        if let Some(frame) = iframe_document(&current) {
+            document = frame;
+            active = document.active_element();
+            continue;
+        }
+        match root
+            .shadow
+            .shadow_root(&current)
+            .and_then(|r| r.active_element())
+        {
+            Some(inner) if inner != current => active = Some(inner),
+            _ => break,
+        }
+    }
+    active.or_else(|| document.body().map(Element::from))
+}
+
+/// Dispatches one keyboard event; false when a listener canceled it.
+fn dispatch_key(target: &Element, kind: &str, key: Key) -> Result<bool, ActionError> {
+    let (name, code, key_code) = key_info(key);
+    let char_code = if kind == "keypress" { key_code } else { 0 };
+    let init = KeyboardEventInit::new();
+    init.set_key(name);
+    init.set_code(code);
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    init.set_composed(true);
+    if let Some(window) = web_sys::window() {
+        init.set_view(Some(&window));
+    }
+    // Legacy fields many sites still read; not every browser takes them from the init
+    // dictionary, so they are also defined on the event below.
+    let legacy = [
+        (
+            "keyCode",
+            if kind == "keypress" {
+                char_code
+            } else {
+                key_code
+            },
+        ),
+        (
+            "which",
+            if kind == "keypress" {
+                char_code
+            } else {
+                key_code
+            },
+        ),
+        ("charCode", char_code),
+    ];
+    for (field, value) in legacy {
+        let _ = Reflect::set(&init, &JsValue::from_str(field), &JsValue::from(value));
+    }
+    let event = KeyboardEvent::new_with_keyboard_event_init_dict(kind, &init)
+        .map_err(|e| script_error(&e))?;
+    for (field, value) in legacy {
+        if js::get(&event, field).as_f64() != Some(f64::from(value)) {
+            let descriptor = js_sys::Object::new();
+            let _ = Reflect::set(&descriptor, &"value".into(), &JsValue::from(value));
+            let _ = js_sys::Object::define_property(&event, &JsValue::from_str(field), &descriptor);
+        }
+    }
+    target.dispatch_event(&event).map_err(|e| script_error(&e))
+}
+
+fn input_type(element: &Element) -> String {
+    element
+        .get_attribute("type")
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+}
+
+fn is_button(element: &Element) -> bool {
+    match element.local_name().as_str() {
+        "button" => true,
+        "input" => matches!(
+            input_type(element).as_str(),
+            "submit" | "button" | "reset" | "image"
+        ),
+        _ => false,
+    }
+}
+
+/// Fields whose Enter submits the form (HTML "fields that block implicit submission").
+fn is_single_line_field(element: &Element) -> bool {
+    element.local_name() == "input"
+        && matches!(
+            input_type(element).as_str(),
+            "" | "text"
+                | "search"
+                | "url"
+                | "tel"
+                | "email"
+                | "password"
+                | "date"
+                | "month"
+                | "week"
+                | "time"
+                | "datetime-local"
+                | "number"
+        )
+}
+
+fn is_text_field(element: &Element) -> bool {
+    element.local_name() == "textarea" || is_single_line_field(element)
+}
+
+/// `element.click()`: the activation behaviour (follow the link, submit, toggle).
+fn activate(element: &Element) -> Result<(), ActionError> {
+    js::call(element, "click", &[]).map_err(|e| script_error(&e))?;
+    Ok(())
+}
+
+fn default_action(
+    root: &QueryRoot,
+    key: Key,
+    target: &Element,
+    effects: &mut Vec<Effect>,
+) -> Result<(), ActionError> {
+    let tag = target.local_name();
+    match key {
+        Key::Enter => {
+            if is_disabled(target) {
+                return Ok(());
+            }
+            if is_button(target) || (tag == "a" && target.has_attribute("href")) || tag == "summary"
+            {
+                activate(target)?;
+            } else if is_single_line_field(target) {
+                implicit_submission(target)?;
+            }
+        }
+        Key::Space => {
+            let toggles =
+                tag == "input" && matches!(input_type(target).as_str(), "checkbox" | "radio");
+            if !is_disabled(target) && (is_button(target) || toggles || tag == "summary") {
+                activate(target)?;
+            }
+        }
+        Key::Tab => {
+            if let Some(next) = next_tabbable(root, target) {
+                focus(&next);
+            }
+        }
+        Key::Backspace | Key::Delete => {
+            let forward = key == Key::Delete;
+            if is_text_field(target) && !target.has_attribute("readonly") && !is_disabled(target) {
+                if let Some(chars) = delete_in_field(target, forward)? {
+                    effects.push(Effect::TextDeleted { chars });
+                }
+            } else if js::get_bool(target, "isContentEditable").unwrap_or(false) {
+                if let Some(document) = target.owner_document() {
+                    let command = if forward { "forwardDelete" } else { "delete" };
+                    js::call(
+                        &document,
+                        "execCommand",
+                        &[JsValue::from_str(command), JsValue::FALSE, JsValue::NULL],
+                    )
+                    .map_err(|e| script_error(&e))?;
+                }
+            }
+        }
+        Key::ArrowUp | Key::ArrowDown | Key::ArrowLeft | Key::ArrowRight => {
+            let forward = matches!(key, Key::ArrowDown | Key::ArrowRight);
+            if tag == "select" && matches!(key, Key::ArrowUp | Key::ArrowDown) {
+                step_select(target, forward)?;
+            } else if tag == "input" && input_type(target) == "radio" {
+                if let Some(next) = next_radio(target, forward) {
+                    focus(&next);
+                    activate(&next)?;
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// HTML implicit submission from a single-line field.
+fn implicit_submission(field: &Element) -> Result<(), ActionError> {
+    let form = js::get(field, "form");
+    let Some(form) = as_element(&form) else {
+        return Ok(());
+    };
+    let elements = js::get(form, "elements");
+    let length = js::get(&elements, "length").as_f64().unwrap_or(0.0) as u32;
+    let mut blocking = 0;
+    for i in 0..length {
+        let Some(element) = as_element(&js::get(&elements, &i.to_string())).cloned() else {
+            continue;
+        };
+        let submit_button = match element.local_name().as_str() {
+            "button" => matches!(input_type(&element).as_str(), "" | "submit"),
+            "input" => matches!(input_type(&element).as_str(), "submit" | "image"),
+            _ => false,
+        };
+        if submit_button {
+            // The default button decides: a disabled one means no submission.
+            if !is_disabled(&element) {
+                activate(&element)?;
+            }
+            return Ok(());
+        }
+        if is_single_line_field(&element) {
+            blocking += 1;
+        }
+    }
+    if blocking == 1 {
+        js::call(form, "requestSubmit", &[]).map_err(|e| script_error(&e))?;
+    }
+    Ok(())
+}
+
+/// Deletes the selection or one character in an input or textarea; the number of characters
+/// removed, or `None` when there was nothing to delete.
+fn delete_in_field(field: &Element, forward: bool) -> Result<Option<usize>, ActionError> {
+    let value: Vec<u16> = js::get_string(field, "value")
+        .unwrap_or_default()
+        .encode_utf16()
+        .collect();
+    let len = value.len();
+    // Some input types (email, number) have no selection API: act at the end.
+    let start = js::get(field, "selectionStart")
+        .as_f64()
+        .map_or(len, |v| (v as usize).min(len));
+    let end = js::get(field, "selectionEnd")
+        .as_f64()
+        .map_or(len, |v| (v as usize).min(len))
+        .max(start);
+    let is_high = |u: u16| (0xD800..0xDC00).contains(&u);
+    let is_low = |u: u16| (0xDC00..0xE000).contains(&u);
+    let (from, to) = if start != end {
+        (start, end)
+    } else if forward {
+        if start >= len {
+            return Ok(None);
+        }
+        let width = if value.get(start).copied().is_some_and(is_high)
+            && value.get(start + 1).copied().is_some_and(is_low)
+        {
+            2
+        } else {
+            1
+        };
+        (start, start + width)
+    } else {
+        if start == 0 {
+            return Ok(None);
+        }
+        let width = if start >= 2
+            && value.get(start - 1).copied().is_some_and(is_low)
+            && value.get(start - 2).copied().is_some_and(is_high)
+        {
+            2
+        } else {
+            1
+        };
+        (start - width, start)
+    };
+    let removed = String::from_utf16_lossy(value.get(from..to).unwrap_or_default());
+    let mut next = value.get(..from).unwrap_or_default().to_vec();
+    next.extend_from_slice(value.get(to..).unwrap_or_default());
+    let text = String::from_utf16_lossy(&next);
+    set_native_value(field, &text)?;
+    let _ = js::call(
+        field,
+        "setSelectionRange",
+        &[JsValue::from(from as u32), JsValue::from(from as u32)],
+    );
+    let init = InputEventInit::new();
+    init.set_bubbles(true);
+    init.set_composed(true);
+    init.set_input_type(if forward {
+        "deleteContentForward"
+    } else {
+        "deleteContentBackward"
+    });
+    init.set_data(None);
+    let event =
+        InputEvent::new_with_event_init_dict("input", &init).map_err(|e| script_error(&e))?;
+    field.dispatch_event(&event).map_err(|e| script_error(&e))?;
+    Ok(Some(removed.chars().count()))
+}
+
+/// The next (or previous) enabled option of a `<select>`, then `input` and `change`.
+fn step_select(select: &Element, forward: bool) -> Result<(), ActionError> {
+    let options = js::get(select, "options");
+    let length = js::get(&options, "length").as_f64().unwrap_or(0.0) as i64;
+    let current = js::get(select, "selectedIndex").as_f64().unwrap_or(-1.0) as i64;
+    let step = if forward { 1 } else { -1 };
+    let mut index = current + step;
+    while (0..length).contains(&index) {
+        if let Some(option) = as_element(&js::get(&options, &index.to_string())) {
+            if !is_disabled(option) {
+                let _ = Reflect::set(
+                    select,
+                    &"selectedIndex".into(),
+                    &JsValue::from(index as f64),
+                );
+                dispatch_plain(select, "input")?;
+                dispatch_plain(select, "change")?;
+                return Ok(());
+            }
+        }
+        index += step;
+    }
+    Ok(())
+}
+
+/// The next (or previous) enabled radio of the same group, wrapping.
+fn next_radio(radio: &Element, forward: bool) -> Option<Element> {
+    let name = radio.get_attribute("name").filter(|n| !n.is_empty())?;
+    let scope: JsValue = match as_element(&js::get(radio, "form")) {
+        Some(form) => form.clone().into(),
+        None => radio.get_root_node().into(),
+    };
+    let list = js::call(
+        &scope,
+        "querySelectorAll",
+        &[JsValue::from_str("input[type=radio]")],
+    )
+    .ok()
+    .flatten()?;
+    let length = js::get(&list, "length").as_f64().unwrap_or(0.0) as usize;
+    let group: Vec<Element> = (0..length)
+        .filter_map(|i| as_element(&js::get(&list, &i.to_string())).cloned())
+        .filter(|r| r.get_attribute("name").as_deref() == Some(name.as_str()))
+        .filter(|r| r == radio || (!is_disabled(r) && is_visible(r)))
+        .collect();
+    let position = group.iter().position(|r| r == radio)?;
+    let count = group.len();
+    if count < 2 {
+        return None;
+    }
+    let next = if forward {
+        (position + 1) % count
+    } else {
+        (position + count - 1) % count
+    };
+    group.get(next).cloned()
+}
+
+/// The element Tab moves focus to from `current`.
+fn next_tabbable(root: &QueryRoot, current: &Element) -> Option<Element> {
+    let all = root.all_elements();
+    let current_position = all.iter().position(|e| e == current);
+    let mut positive: Vec<(i32, usize)> = Vec::new();
+    let mut zero: Vec<usize> = Vec::new();
+    for (position, element) in all.iter().enumerate() {
+        let Some(index) = tab_index(element) else {
+            continue;
+        };
+        if index > 0 {
+            positive.push((index, position));
+        } else if index == 0 {
+            zero.push(position);
+        }
+    }
+    positive.sort();
+    let sequence: Vec<usize> = positive
+        .into_iter()
+        .map(|(_, p)| p)
+        .chain(zero.iter().copied())
+        .collect();
+    let next = match current_position.and_then(|c| sequence.iter().position(|p| *p == c)) {
+        Some(i) => sequence.get(i + 1).or_else(|| sequence.first()),
+        // Not tabbable itself (e.g. the body): the first zero-index element after it.
+        None => current_position
+            .and_then(|c| zero.iter().find(|p| **p > c))
+            .or_else(|| sequence.first()),
+    };
+    next.and_then(|p| all.get(*p)).cloned()
+}
+
+/// The element's tab index when it is focusable, visible and enabled; `None` otherwise.
+fn tab_index(element: &Element) -> Option<i32> {
+    if !is_focusable(element) {
+        return None;
+    }
+    let explicit = element
+        .get_attribute("tabindex")
+        .and_then(|t| t.trim().parse::<i32>().ok());
+    let index = explicit.unwrap_or(0);
+    if index < 0 || is_disabled(element) || !is_visible(element) {
+        return None;
+    }
+    // `display: contents` and inert subtrees are not tabbable; `inert` is checked directly.
+    if element.closest("[inert]").ok().flatten().is_some() {
+        return None;
+    }
+    Some(index)
+}

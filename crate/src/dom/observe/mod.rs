@@ -1,0 +1,166 @@
+//! `observe`: the page as a short list the model can act on, one line per element, each with a
+//! ref (`@e3`) the `ref` selector resolves.
+//!
+//! Listed: visible links, buttons, form fields, selects, elements with a widget role (button,
+//! link, checkbox, radio, switch, tab, menuitem(checkbox|radio), option, combobox, listbox,
+//! textbox, searchbox, slider, spinbutton, treeitem), contenteditable editors, `<summary>`, and
+//! headings (for context; they get refs too, for `extract` and `assert`). Hidden and
+//! `aria-hidden` elements, the options of native drop-downs (see `selected=`) and the
+//! extension's own UI are left out. The walk covers open shadow roots (closed ones where the
+//! extension may open them) and same-origin iframes.
+//!
+//! Order: document order (shadow content right after its host, frame content right after its
+//! iframe). The first `max_elements` are listed; `more` counts the rest. Every element found
+//! gets a ref, listed or not, so numbering follows the page, not the budget.
+//!
+//! Line format: `@eN role "name" state… [in: "context"]`, e.g.
+//! `@e3 button "Add to cart" [in: "Blue mug"]`, `@e4 textbox "Email" value="ann@x.io" required`,
+//! `@e5 checkbox "I agree" checked=false`, `@e6 textbox "Password" type=password value=<hidden>`,
+//! `@e1 heading "Checkout" level=1`. States, in this order when present: `level=N`,
+//! `type=password`, `value=<hidden>` (a password field with a value: never the value), `selected="…"`
+//! (a select's chosen option), `value="…"` (text fields, ≤ 60 characters, secrets redacted),
+//! `checked=true|false|mixed`, `selected` (an ARIA option, tab or tree item), `expanded=…`,
+//! `disabled`, `required`, `readonly`, `focused`. The context is given only when another listed
+//! element has the same role and name: the nearest preceding heading, else the nearest named
+//! dialog, form, landmark or group around it.
+
+mod snapshot;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+pub(crate) use snapshot::{Item, is_password, selected_labels, snapshot};
+
+use super::refs::{format_ref, swap_last_lines};
+use super::tree::QueryRoot;
+use crate::protocol::action::{OBSERVE_DEFAULT_ELEMENTS, OBSERVE_MAX_ELEMENTS};
+
+/// What `observe` reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Observation {
+    /// The page's URL.
+    pub url: String,
+    /// The page's title.
+    pub title: String,
+    /// One line per listed element, in document order.
+    pub elements: Vec<String>,
+    /// Elements found.
+    pub total: usize,
+    /// Elements found but not listed (over the budget).
+    pub more: usize,
+}
+
+/// What changed since the previous observation of this document.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct ObservationDiff {
+    /// Lines of elements that were not there before, in document order.
+    pub added: Vec<String>,
+    /// Refs of elements that are gone (removed or hidden), in ref order.
+    pub removed: Vec<String>,
+    /// New lines of elements whose line changed (value, state, name...), in document order.
+    pub changed: Vec<String>,
+    /// Entries left out to stay within the budget.
+    pub more: usize,
+}
+
+/// The budget: `max_elements` clamped to 1..=[`OBSERVE_MAX_ELEMENTS`], 0 meaning the default.
+fn budget(max_elements: u32) -> usize {
+    let max = if max_elements == 0 {
+        OBSERVE_DEFAULT_ELEMENTS
+    } else {
+        max_elements.min(OBSERVE_MAX_ELEMENTS)
+    };
+    max as usize
+}
+
+fn page_identity(root: &QueryRoot) -> (String, String) {
+    let url = root
+        .document
+        .location()
+        .and_then(|l| l.href().ok())
+        .unwrap_or_default();
+    (url, root.document.title())
+}
+
+/// Lists the page's interactive elements (at most `max_elements`; 0 means the default 60) and
+/// makes this the baseline of the next [`observe_changes`].
+pub fn observe(max_elements: u32) -> Observation {
+    let Some(root) = QueryRoot::current() else {
+        return Observation {
+            url: String::new(),
+            title: String::new(),
+            elements: Vec::new(),
+            total: 0,
+            more: 0,
+        };
+    };
+    let items = snapshot(&root);
+    let lines: Vec<String> = items.iter().map(Item::line).collect();
+    swap_last_lines(
+        items
+            .iter()
+            .zip(&lines)
+            .map(|(item, line)| (item.number, line.clone()))
+            .collect(),
+    );
+    let max = budget(max_elements);
+    let total = lines.len();
+    let (url, title) = page_identity(&root);
+    Observation {
+        url,
+        title,
+        elements: lines.into_iter().take(max).collect(),
+        total,
+        more: total.saturating_sub(max),
+    }
+}
+
+/// Observes again and reports what changed since the previous observation of this document
+/// (everything is `added` when there was none), then makes this the new baseline. At most
+/// `max_elements` entries (0 means the default) across `added`, `changed` and `removed`, in that
+/// order; `more` counts the rest.
+pub fn observe_changes(max_elements: u32) -> ObservationDiff {
+    let Some(root) = QueryRoot::current() else {
+        return ObservationDiff::default();
+    };
+    let items = snapshot(&root);
+    let now: Vec<(u32, String)> = items.iter().map(|i| (i.number, i.line())).collect();
+    let previous = swap_last_lines(now.iter().cloned().collect()).unwrap_or_default();
+    diff(&previous, &now, budget(max_elements))
+}
+
+fn diff(previous: &BTreeMap<u32, String>, now: &[(u32, String)], max: usize) -> ObservationDiff {
+    let mut added = Vec::new();
+    let mut changed = Vec::new();
+    for (number, line) in now {
+        match previous.get(number) {
+            None => added.push(line.clone()),
+            Some(old) if old != line => changed.push(line.clone()),
+            Some(_) => {}
+        }
+    }
+    let present: std::collections::BTreeSet<u32> = now.iter().map(|(n, _)| *n).collect();
+    let removed: Vec<String> = previous
+        .keys()
+        .filter(|n| !present.contains(n))
+        .map(|n| format_ref(*n))
+        .collect();
+    let total = added.len() + changed.len() + removed.len();
+    let mut left = max;
+    let mut take = |list: Vec<String>| {
+        let kept: Vec<String> = list.into_iter().take(left).collect();
+        left -= kept.len();
+        kept
+    };
+    let added = take(added);
+    let changed = take(changed);
+    let removed = take(removed);
+    let listed = added.len() + changed.len() + removed.len();
+    ObservationDiff {
+        added,
+        removed,
+        changed,
+        more: total - listed,
+    }
+}

@@ -1,0 +1,424 @@
+//! One pass over the page: the interactive, visible elements (and headings), each with its role,
+//! accessible name, state and, when its role and name are not unique, a context.
+
+use std::collections::HashMap;
+
+use web_sys::Element;
+
+use crate::dom::accname::accessible_name_with;
+use crate::dom::error::truncate_chars;
+use crate::dom::js;
+use crate::dom::matching::normalize_whitespace;
+use crate::dom::redact::redact_secrets;
+use crate::dom::refs::{Fingerprint, format_ref, ref_for};
+use crate::dom::roles::role_of;
+use crate::dom::tree::{QueryRoot, composed_parent};
+use crate::dom::visibility::{is_aria_hidden, is_disabled, is_visible};
+
+/// Roles an element is listed for (the widget roles a model acts on, plus `heading` for
+/// context).
+const LISTED_ROLES: &[&str] = &[
+    "button",
+    "link",
+    "checkbox",
+    "radio",
+    "switch",
+    "tab",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "option",
+    "combobox",
+    "listbox",
+    "textbox",
+    "searchbox",
+    "slider",
+    "spinbutton",
+    "treeitem",
+    "heading",
+];
+
+/// Roles whose named ancestor tells two same-named elements apart.
+const CONTAINER_ROLES: &[&str] = &[
+    "dialog",
+    "alertdialog",
+    "form",
+    "region",
+    "navigation",
+    "complementary",
+    "search",
+    "group",
+    "radiogroup",
+    "menu",
+    "listbox",
+    "tablist",
+    "article",
+];
+
+/// Longest accessible name in a line, in characters.
+const MAX_NAME_CHARS: usize = 80;
+/// Longest value in a line, in characters.
+const MAX_VALUE_CHARS: usize = 60;
+/// Elements looked at, at most: an upper bound on the work on huge pages.
+const MAX_SCANNED: usize = 5000;
+
+/// One listed element.
+#[derive(Debug, Clone)]
+pub(crate) struct Item {
+    pub element: Element,
+    pub number: u32,
+    pub role: String,
+    pub name: String,
+    /// `value="…" required`..., already formatted (never a password value).
+    pub states: Vec<String>,
+    /// ` [in: "…"]` material, when the role and name are not unique.
+    pub context: Option<String>,
+}
+
+impl Item {
+    /// `@e3 button "Add to cart" [in: "Blue mug"]`.
+    pub(crate) fn line(&self) -> String {
+        let mut out = format!("{} {}", format_ref(self.number), self.role);
+        if !self.name.is_empty() {
+            out.push(' ');
+            out.push_str(&quote(&truncate_chars(&self.name, MAX_NAME_CHARS)));
+        }
+        for state in &self.states {
+            out.push(' ');
+            out.push_str(state);
+        }
+        if let Some(context) = &self.context {
+            out.push_str(&format!(
+                " [in: {}]",
+                quote(&truncate_chars(context, MAX_NAME_CHARS))
+            ));
+        }
+        out
+    }
+}
+
+/// `"text"` with `\` and `"` escaped.
+pub(crate) fn quote(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+struct Candidate {
+    element: Element,
+    role: String,
+    name: String,
+    heading: Option<String>,
+}
+
+/// Every listed element of the page, in document order, each registered with a ref.
+pub(crate) fn snapshot(root: &QueryRoot) -> Vec<Item> {
+    let active = deepest_active(root);
+    let mut candidates = Vec::new();
+    let mut last_heading: Option<String> = None;
+    for element in root.all_elements().into_iter().take(MAX_SCANNED) {
+        let Some(role) = listed_role(&element) else {
+            continue;
+        };
+        if !is_visible(&element) || is_aria_hidden(&element) || in_own_ui(&element) {
+            continue;
+        }
+        let name = accessible_name_with(&root.shadow, &element);
+        let heading = if role == "heading" {
+            last_heading = (!name.is_empty()).then(|| name.clone());
+            None
+        } else {
+            last_heading.clone()
+        };
+        candidates.push(Candidate {
+            element,
+            role,
+            name,
+            heading,
+        });
+    }
+
+    let mut counts: HashMap<(String, String), usize> = HashMap::new();
+    for c in &candidates {
+        *counts.entry((c.role.clone(), c.name.clone())).or_default() += 1;
+    }
+    candidates
+        .into_iter()
+        .map(|c| {
+            let duplicated = counts
+                .get(&(c.role.clone(), c.name.clone()))
+                .is_some_and(|n| *n > 1);
+            let context = if duplicated && c.role != "heading" {
+                c.heading
+                    .clone()
+                    .or_else(|| container_name(root, &c.element))
+            } else {
+                None
+            };
+            let states = states_of(&c.element, &c.role, active.as_ref());
+            let fingerprint = Fingerprint {
+                tag: c.element.local_name(),
+                role: role_of(&c.element).unwrap_or_default(),
+                name: c.name.clone(),
+                attributes: format!(
+                    "{}/{}",
+                    c.element.get_attribute("type").unwrap_or_default(),
+                    c.element.get_attribute("name").unwrap_or_default()
+                ),
+            };
+            let number = ref_for(&c.element, fingerprint);
+            Item {
+                element: c.element,
+                number,
+                role: c.role,
+                name: c.name,
+                states,
+                context,
+            }
+        })
+        .collect()
+}
+
+/// The role an element is listed under, or `None` when it is not listed.
+fn listed_role(element: &Element) -> Option<String> {
+    let tag = element.local_name();
+    if tag == "option" && element.closest("select, datalist").ok().flatten().is_some() {
+        // A native drop-down's options are summarized by the select's `selected=`.
+        return None;
+    }
+    if let Some(role) = role_of(element) {
+        if LISTED_ROLES.contains(&role.as_str()) {
+            return Some(role);
+        }
+    }
+    if tag == "input" {
+        // Inputs without an ARIA role (date, color, file...) are listed by their type.
+        let input_type = element
+            .get_attribute("type")
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if input_type != "hidden" && !input_type.is_empty() {
+            return Some(input_type);
+        }
+    }
+    if is_editing_host(element) {
+        return Some("textbox".to_owned());
+    }
+    None
+}
+
+/// A contenteditable element whose parent is not editable (the editor, not each paragraph).
+fn is_editing_host(element: &Element) -> bool {
+    if !js::get_bool(element, "isContentEditable").unwrap_or(false) {
+        return false;
+    }
+    !composed_parent(element)
+        .is_some_and(|p| js::get_bool(&p, "isContentEditable").unwrap_or(false))
+}
+
+/// Whether the element belongs to the extension's own in-page UI (`<bai-banner>`...).
+fn in_own_ui(element: &Element) -> bool {
+    let mut current = Some(element.clone());
+    while let Some(el) = current {
+        if el.local_name().starts_with("bai-") {
+            return true;
+        }
+        current = composed_parent(&el);
+    }
+    false
+}
+
+/// The nearest named dialog, form, landmark or group around `element`.
+fn container_name(root: &QueryRoot, element: &Element) -> Option<String> {
+    let mut current = composed_parent(element);
+    while let Some(el) = current {
+        let is_container = role_of(&el).is_some_and(|r| CONTAINER_ROLES.contains(&r.as_str()))
+            || el.local_name() == "form";
+        if is_container {
+            let name = accessible_name_with(&root.shadow, &el);
+            if !name.is_empty() {
+                return Some(name);
+            }
+        }
+        current = composed_parent(&el);
+    }
+    None
+}
+
+/// The focused element, through shadow roots.
+fn deepest_active(root: &QueryRoot) -> Option<Element> {
+    let mut active = root.document.active_element()?;
+    for _ in 0..32 {
+        match root
+            .shadow
+            .shadow_root(&active)
+            .and_then(|r| r.active_element())
+        {
+            Some(inner) if inner != active => active = inner,
+            _ => break,
+        }
+    }
+    Some(active)
+}
+
+/// Whether the element is an `<input type=password>`.
+pub(crate) fn is_password(element: &Element) -> bool {
+    element.local_name() == "input"
+        && element
+            .get_attribute("type")
+            .is_some_and(|t| t.eq_ignore_ascii_case("password"))
+}
+
+/// The checked state: native `checked` (mixed when indeterminate) or `aria-checked`.
+fn checked_of(element: &Element) -> Option<&'static str> {
+    let tag = element.local_name();
+    if tag == "input" {
+        let input_type = element
+            .get_attribute("type")
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if input_type == "checkbox" || input_type == "radio" {
+            if js::get_bool(element, "indeterminate").unwrap_or(false) {
+                return Some("mixed");
+            }
+            return Some(if js::get_bool(element, "checked").unwrap_or(false) {
+                "true"
+            } else {
+                "false"
+            });
+        }
+    }
+    match element.get_attribute("aria-checked").as_deref() {
+        Some("true") => Some("true"),
+        Some("mixed") => Some("mixed"),
+        Some(_) => Some("false"),
+        None => None,
+    }
+}
+
+/// The labels of a `<select>`'s selected options.
+pub(crate) fn selected_labels(element: &Element) -> Vec<String> {
+    let options = js::get(element, "selectedOptions");
+    let length = js::get(&options, "length").as_f64().unwrap_or(0.0) as u32;
+    (0..length)
+        .map(|i| {
+            let option = js::get(&options, &i.to_string());
+            normalize_whitespace(&js::get_string(&option, "label").unwrap_or_default())
+        })
+        .collect()
+}
+
+fn is_value_field(element: &Element, role: &str) -> bool {
+    match element.local_name().as_str() {
+        "textarea" => true,
+        "input" => !matches!(
+            element
+                .get_attribute("type")
+                .unwrap_or_default()
+                .to_ascii_lowercase()
+                .as_str(),
+            "checkbox" | "radio" | "button" | "submit" | "reset" | "image" | "file" | "hidden"
+        ),
+        _ => matches!(role, "textbox" | "searchbox") && is_editing_host(element),
+    }
+}
+
+fn states_of(element: &Element, role: &str, active: Option<&Element>) -> Vec<String> {
+    let mut states = Vec::new();
+    let tag = element.local_name();
+    if role == "heading" {
+        let level = element
+            .get_attribute("aria-level")
+            .or_else(|| tag.strip_prefix('h').map(str::to_owned))
+            .filter(|l| l.parse::<u8>().is_ok());
+        if let Some(level) = level {
+            states.push(format!("level={level}"));
+        }
+        return states;
+    }
+    if is_password(element) {
+        states.push("type=password".to_owned());
+        let has_value = js::get_string(element, "value").is_some_and(|v| !v.is_empty());
+        if has_value {
+            states.push("value=<hidden>".to_owned());
+        }
+    } else if tag == "select" {
+        let labels = selected_labels(element);
+        if !labels.is_empty() {
+            states.push(format!(
+                "selected={}",
+                quote(&truncate_chars(&labels.join(", "), MAX_VALUE_CHARS))
+            ));
+        }
+    } else if is_value_field(element, role) {
+        let value = if tag == "input" || tag == "textarea" {
+            js::get_string(element, "value").unwrap_or_default()
+        } else {
+            normalize_whitespace(&js::get_string(element, "innerText").unwrap_or_default())
+        };
+        if !value.is_empty() {
+            states.push(format!(
+                "value={}",
+                quote(&truncate_chars(&redact_secrets(&value), MAX_VALUE_CHARS))
+            ));
+        }
+    } else if matches!(role, "slider" | "spinbutton") {
+        let value = element
+            .get_attribute("aria-valuetext")
+            .or_else(|| element.get_attribute("aria-valuenow"));
+        if let Some(value) = value {
+            states.push(format!(
+                "value={}",
+                quote(&truncate_chars(&value, MAX_VALUE_CHARS))
+            ));
+        }
+    }
+    if matches!(
+        role,
+        "checkbox" | "radio" | "switch" | "menuitemcheckbox" | "menuitemradio"
+    ) {
+        if let Some(checked) = checked_of(element) {
+            states.push(format!("checked={checked}"));
+        }
+    }
+    if matches!(role, "option" | "tab" | "treeitem")
+        && element.get_attribute("aria-selected").as_deref() == Some("true")
+    {
+        states.push("selected".to_owned());
+    }
+    let expanded = if tag == "summary" {
+        element
+            .parent_element()
+            .filter(|p| p.local_name() == "details")
+            .map(|p| {
+                if p.has_attribute("open") {
+                    "true"
+                } else {
+                    "false"
+                }
+            })
+    } else {
+        match element.get_attribute("aria-expanded").as_deref() {
+            Some("true") => Some("true"),
+            Some(_) => Some("false"),
+            None => None,
+        }
+    };
+    if let Some(expanded) = expanded {
+        states.push(format!("expanded={expanded}"));
+    }
+    if is_disabled(element) {
+        states.push("disabled".to_owned());
+    }
+    let required = (matches!(tag.as_str(), "input" | "select" | "textarea")
+        && element.has_attribute("required"))
+        || element.get_attribute("aria-required").as_deref() == Some("true");
+    if required {
+        states.push("required".to_owned());
+    }
+    if matches!(tag.as_str(), "input" | "textarea") && element.has_attribute("readonly") {
+        states.push("readonly".to_owned());
+    }
+    if active == Some(element) {
+        states.push("focused".to_owned());
+    }
+    states
+}
