@@ -4,6 +4,10 @@
 //! - [`selector`]: one engine per selector kind behind [`selector::SelectorEngine`], and
 //!   [`selector::resolve`] (exactly one element or a typed error).
 //! - [`action`]: one file per action; [`execute`] is the entry point the bindings call.
+//! - [`observe`]: the page as lines with element refs (`@e3 button "Save"`), and the diff since
+//!   the previous observation; [`refs`] keeps the ref registry (per document, numbers never
+//!   reused); [`hints`] suggests elements after a selector failed; [`redact`] hides secrets in
+//!   text read back.
 //! - Shared helpers: [`accname`] (W3C accessible names), [`roles`] (implicit roles),
 //!   [`visibility`], [`describe`] (short element descriptions), [`matching`] (whitespace
 //!   normalization), [`tree`] (shadow roots and iframes).
