@@ -28,6 +28,8 @@ struct Script {
     duplicate: Option<usize>,
     /// Put the first batch in the handshake message (0.2 holds them; 0.3 rejects them).
     early: bool,
+    /// Negotiate `result_lines` (0.3 only): every batch message with actions owes one result.
+    results: bool,
 }
 
 fn action_line(s: &Script, id: usize, nonce: &str) -> String {
@@ -60,14 +62,20 @@ fn handshake(s: &Script) -> String {
         )
     } else {
         format!(
-            "```bai\n{{\"protocol\":\"BAI/0.3\",\"workflow_id\":\"{}\",\"kind\":\"handshake\",\"state\":\"awaiting_extension_ack\",\"capabilities\":[\"action_lines\"]}}\n```",
-            s.workflow_id
+            "```bai\n{{\"protocol\":\"BAI/0.3\",\"workflow_id\":\"{}\",\"kind\":\"handshake\",\"state\":\"awaiting_extension_ack\",\"capabilities\":[\"action_lines\"{}]}}\n```",
+            s.workflow_id,
+            if s.results { ",\"result_lines\"" } else { "" }
         )
     }
 }
 
 fn ack(s: &Script) -> String {
-    bai::protocol::ack_line(
+    let extensions: &[bai::protocol::Capability] = if s.results {
+        &[bai::protocol::Capability::ResultLines]
+    } else {
+        &[]
+    };
+    bai::protocol::ack_line_with_capabilities(
         if s.v02 {
             bai::protocol::ProtocolVersion::V0_2
         } else {
@@ -75,11 +83,12 @@ fn ack(s: &Script) -> String {
         },
         &s.workflow_id,
         NONCE,
+        extensions,
     )
 }
 
-/// The transcript and the number of actions it should execute.
-fn transcript(s: &Script) -> (Vec<Message>, usize) {
+/// The transcript, the number of actions it should execute and the number of results it owes.
+fn transcript(s: &Script) -> (Vec<Message>, usize, usize) {
     let mut messages = vec![Message::new(Role::User, "Please do the thing.")];
     let mut next = 1;
     let mut hs = format!("Starting.\n\n{}\n", handshake(s));
@@ -118,7 +127,12 @@ fn transcript(s: &Script) -> (Vec<Message>, usize) {
         };
         messages.push(Message::new(Role::User, user));
     }
-    (messages, next - 1)
+    let results = if s.results {
+        s.batches.iter().filter(|b| **b > 0).count()
+    } else {
+        0
+    };
+    (messages, next - 1, results)
 }
 
 fn script() -> impl Strategy<Value = Script> {
@@ -129,15 +143,19 @@ fn script() -> impl Strategy<Value = Script> {
         prop::collection::vec(any::<u8>(), 0..6),
         prop::option::of(0usize..6),
         any::<bool>(),
+        any::<bool>(),
     )
-        .prop_map(|(v02, id, batches, noise, duplicate, early)| Script {
-            v02,
-            workflow_id: format!("wf-{id}"),
-            batches,
-            noise,
-            duplicate,
-            early,
-        })
+        .prop_map(
+            |(v02, id, batches, noise, duplicate, early, results)| Script {
+                v02,
+                workflow_id: format!("wf-{id}"),
+                batches,
+                noise,
+                duplicate,
+                early,
+                results: results && !v02,
+            },
+        )
 }
 
 /// How the host feeds the transcript.
@@ -169,6 +187,8 @@ fn feeding() -> impl Strategy<Value = Feeding> {
 struct Checker {
     acked: Vec<String>,
     executed: Vec<(String, u64)>,
+    /// `ResultDue`s as (message index, executed ids); at most one per message.
+    due: Vec<(usize, Vec<u64>)>,
 }
 
 impl Checker {
@@ -203,6 +223,17 @@ impl Checker {
                     assert_eq!(*action_id, previous + 1, "out of order or twice");
                     self.executed.push((workflow_id.clone(), *action_id));
                 }
+                Decision::ResultDue {
+                    message_index,
+                    executed,
+                    ..
+                } => {
+                    assert!(
+                        !self.due.iter().any(|(m, _)| m == message_index),
+                        "second result_due for message {message_index}"
+                    );
+                    self.due.push((*message_index, executed.clone()));
+                }
                 _ => {}
             }
         }
@@ -218,7 +249,9 @@ fn approve_found(engine: &mut Engine, decisions: &[Decision], checker: &mut Chec
     }
 }
 
-fn clean_run(messages: &[Message]) -> Vec<(String, u64)> {
+type Outcome = (Vec<(String, u64)>, Vec<(usize, Vec<u64>)>);
+
+fn clean_run(messages: &[Message]) -> Outcome {
     let mut engine = Engine::new();
     let mut checker = Checker::default();
     for k in 1..=messages.len() {
@@ -226,7 +259,7 @@ fn clean_run(messages: &[Message]) -> Vec<(String, u64)> {
         checker.take(&decisions);
         approve_found(&mut engine, &decisions, &mut checker);
     }
-    checker.executed
+    (checker.executed, checker.due)
 }
 
 fn char_cut(text: &str, fraction: u8) -> usize {
@@ -237,7 +270,7 @@ fn char_cut(text: &str, fraction: u8) -> usize {
     at
 }
 
-fn perturbed_run(messages: &[Message], feeding: &Feeding) -> Vec<(String, u64)> {
+fn perturbed_run(messages: &[Message], feeding: &Feeding) -> Outcome {
     let mut engine = Engine::new();
     let mut checker = Checker::default();
     let mut step = 0usize;
@@ -275,12 +308,13 @@ fn perturbed_run(messages: &[Message], feeding: &Feeding) -> Vec<(String, u64)> 
     let mut restored = Engine::restore(&engine.save().unwrap()).unwrap();
     let again = restored.observe(&view);
     assert!(
-        !again
-            .iter()
-            .any(|d| matches!(d, Decision::Execute { .. } | Decision::Ack { .. })),
+        !again.iter().any(|d| matches!(
+            d,
+            Decision::Execute { .. } | Decision::Ack { .. } | Decision::ResultDue { .. }
+        )),
         "{again:?}"
     );
-    checker.executed
+    (checker.executed, checker.due)
 }
 
 proptest! {
@@ -288,17 +322,19 @@ proptest! {
 
     #[test]
     fn feeding_order_never_changes_what_executes(s in script(), f in feeding()) {
-        let (messages, expected) = transcript(&s);
+        let (messages, expected, results) = transcript(&s);
         let clean = clean_run(&messages);
-        let ids: Vec<u64> = clean.iter().map(|(_, id)| *id).collect();
+        let ids: Vec<u64> = clean.0.iter().map(|(_, id)| *id).collect();
         prop_assert_eq!(ids, (1..=expected as u64).collect::<Vec<_>>());
+        prop_assert_eq!(clean.1.len(), results);
+        // Streaming, re-feeding and reloads never add, drop or split a result_due.
         let perturbed = perturbed_run(&messages, &f);
         prop_assert_eq!(perturbed, clean);
     }
 
     #[test]
     fn snapshot_of_a_finished_conversation_executes_nothing(s in script()) {
-        let (messages, _) = transcript(&s);
+        let (messages, _, _) = transcript(&s);
         let mut engine = Engine::new();
         let decisions = engine.observe(&messages);
         let acted = decisions.iter().any(|d| matches!(

@@ -45,6 +45,11 @@ fn piece() -> impl Strategy<Value = Piece> {
     ]
 }
 
+/// Every record prefix gets planted: the scanner treats them alike.
+fn prefix_of(n: u32) -> &'static str {
+    ["BAI_ACTION ", "BAI_ACK ", "BAI_RESULT ", "BAI_HANDSHAKE "][n as usize % 4]
+}
+
 fn record_json(n: u32) -> String {
     format!(r#"{{"workflow_id":"w","action_id":{n},"payload":{{"text":"a}}b\"c{{"}}}}"#)
 }
@@ -63,7 +68,7 @@ proptest! {
                 Piece::Prose(s) => text.push_str(&s.replace("BAI_", "bai_")),
                 Piece::Record(n) => {
                     let json = record_json(*n);
-                    text.push_str("BAI_ACTION ");
+                    text.push_str(prefix_of(*n));
                     text.push_str(&json);
                     planted.push(json);
                 }
@@ -91,7 +96,7 @@ proptest! {
         for (p, _) in &pieces {
             match p {
                 Piece::Prose(s) => text.push_str(s),
-                Piece::Record(n) => text.push_str(&format!("BAI_ACTION {}", record_json(*n))),
+                Piece::Record(n) => text.push_str(&format!("{}{}", prefix_of(*n), record_json(*n))),
                 Piece::Broken(n) => text.push_str(&format!("BAI_ACK {{\"n\":{n}")),
             }
             text.push('\n');

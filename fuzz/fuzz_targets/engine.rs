@@ -7,13 +7,20 @@
 //! bit 5 feed it through `update_message` instead of `observe`, bit 6 press stop afterwards,
 //! bit 7 feed it through `update_messages`.
 //!
+//! Every `result_due` is answered as the extension would: `result_line` with a report of the
+//! listed actions, posted as the next user message.
+//!
 //! Checks: no panic; scanner spans in bounds, ordered and on character boundaries; nothing runs
-//! before an ACK or twice; a restored engine equals the saved one and decides nothing new on the
-//! same snapshot; the saved state stays proportional to the input.
+//! before an ACK or twice; at most one `result_due` per message, and `result_line` accepts it;
+//! the engine's own result line is never reported as foreign; a restored engine equals the saved
+//! one and decides nothing new on the same snapshot; the saved state stays proportional to the
+//! input.
 #![no_main]
 
 use bai::protocol::scanner::{RecordScanner, ScanItem, bai_blocks};
-use bai::protocol::{Decision, Engine, Message, Role};
+use bai::protocol::{
+    ActionResult, Decision, Engine, Message, RejectCode, ResultReport, ResultStatus, Role,
+};
 use libfuzzer_sys::fuzz_target;
 
 const NONCE: &str = "n_f00df00df00df00df00df00df00df00d";
@@ -47,6 +54,7 @@ fn check_scanner(text: &str) {
 struct Ledger {
     acked: Vec<String>,
     executed: Vec<(String, u64)>,
+    due: Vec<usize>,
 }
 
 impl Ledger {
@@ -73,10 +81,52 @@ impl Ledger {
                     assert_eq!(*action_id, previous + 1, "executed twice or out of order");
                     self.executed.push((workflow_id.clone(), *action_id));
                 }
+                Decision::ResultDue { message_index, .. } => {
+                    assert!(!self.due.contains(message_index), "second result_due");
+                    self.due.push(*message_index);
+                }
                 _ => {}
             }
         }
     }
+}
+
+/// The result lines owed by `decisions`, built as the extension would.
+fn results(engine: &mut Engine, decisions: &[Decision]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for d in decisions {
+        if let Decision::ResultDue {
+            workflow_id,
+            executed,
+            ..
+        } = d
+        {
+            let report = ResultReport {
+                actions: executed
+                    .iter()
+                    .map(|id| ActionResult {
+                        action_id: *id,
+                        action_type: None,
+                        status: ResultStatus::Ok,
+                        code: None,
+                        reason: None,
+                        hints: Vec::new(),
+                        effects: Vec::new(),
+                        data: None,
+                    })
+                    .collect(),
+                page: None,
+                observation: None,
+                changes: None,
+            };
+            lines.push(
+                engine
+                    .result_line(workflow_id, &report)
+                    .expect("a due result can be built"),
+            );
+        }
+    }
+    lines
 }
 
 fn respond(engine: &mut Engine, decisions: &[Decision], deny: bool, ledger: &mut Ledger) {
@@ -149,6 +199,19 @@ fuzz_target!(|data: &[u8]| {
             engine.observe(&view)
         };
         respond(&mut engine, &decisions, deny, &mut ledger);
+        for line in results(&mut engine, &decisions) {
+            view.push(Message::new(Role::User, line));
+            let posted = view.len() - 1;
+            let decisions = engine.observe(&view);
+            assert!(
+                !decisions.iter().any(|d| matches!(
+                    d,
+                    Decision::Reject(r) if r.code == RejectCode::ForeignResult && r.message_index == posted
+                )),
+                "own result reported as foreign: {decisions:?}"
+            );
+            respond(&mut engine, &decisions, deny, &mut ledger);
+        }
         if flags & 64 != 0 {
             for w in engine.workflows() {
                 if !w.state.is_finished() {
@@ -163,7 +226,10 @@ fuzz_target!(|data: &[u8]| {
     assert!(
         !again.iter().any(|d| matches!(
             d,
-            Decision::Execute { .. } | Decision::Ack { .. } | Decision::HandshakeFound { .. }
+            Decision::Execute { .. }
+                | Decision::Ack { .. }
+                | Decision::HandshakeFound { .. }
+                | Decision::ResultDue { .. }
         )),
         "decided again after reload: {again:?}"
     );

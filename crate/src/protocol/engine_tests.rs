@@ -312,3 +312,98 @@ fn a_conversation_opened_without_state_acknowledges_nothing_even_in_its_last_mes
         "{decisions:?}"
     );
 }
+
+fn handshake_with(wf: &str, capabilities: &str) -> String {
+    format!(
+        "```bai\n{{\"protocol\":\"BAI/0.3\",\"workflow_id\":\"{wf}\",\"kind\":\"handshake\",\"state\":\"awaiting_extension_ack\",\"capabilities\":[{capabilities}]}}\n```"
+    )
+}
+
+fn report() -> ResultReport {
+    serde_json::from_str(r#"{"actions":[{"action_id":1,"status":"ok"}]}"#).unwrap()
+}
+
+#[test]
+fn result_line_needs_result_lines_and_an_ack() {
+    let (mut engine, _) = active_engine();
+    assert!(matches!(
+        engine.result_line(WF, &report()),
+        Err(EngineError::ResultsNotNegotiated { .. })
+    ));
+    assert!(matches!(
+        engine.result_line("nope", &report()),
+        Err(EngineError::UnknownWorkflow { .. })
+    ));
+    let mut engine = Engine::new();
+    engine.observe(&[Message::new(
+        Role::Assistant,
+        handshake_with(WF, r#""action_lines","result_lines""#),
+    )]);
+    assert!(matches!(
+        engine.result_line(WF, &report()),
+        Err(EngineError::NotAcknowledged { .. })
+    ));
+    engine.approve(WF, NONCE).unwrap();
+    let first = engine.result_line(WF, &report()).unwrap();
+    let second = engine.result_line(WF, &report()).unwrap();
+    assert!(first.contains(r#""result_id":1,"#), "{first}");
+    assert!(second.contains(r#""result_id":2,"#), "{second}");
+    let info = engine.workflow(WF).unwrap();
+    assert_eq!(info.capabilities, vec!["action_lines", "result_lines"]);
+    assert_eq!((info.results_issued, info.results_seen), (2, 0));
+    // The second line, posted and reformatted (key order, spacing), is still ours.
+    let value: serde_json::Value =
+        serde_json::from_str(second.strip_prefix("BAI_RESULT ").unwrap()).unwrap();
+    let pretty = format!("BAI_RESULT {}", serde_json::to_string(&value).unwrap());
+    let decisions = engine.observe(&[
+        Message::new(
+            Role::Assistant,
+            handshake_with(WF, r#""action_lines","result_lines""#),
+        ),
+        Message::new(Role::User, pretty),
+    ]);
+    assert!(decisions.is_empty(), "{decisions:?}");
+    assert_eq!(engine.workflow(WF).unwrap().results_seen, 1);
+}
+
+#[test]
+fn state_saved_before_capabilities_restores_as_plain() {
+    let (engine, _) = active_engine();
+    let saved = engine.save().unwrap();
+    assert!(!saved.contains("capabilities") && !saved.contains("results"));
+    let restored = Engine::restore(&saved).unwrap();
+    assert_eq!(restored, engine);
+    assert!(restored.workflow(WF).unwrap().capabilities.is_empty());
+}
+
+#[test]
+fn result_due_once_per_streamed_message_and_never_after_restore() {
+    let mut engine = Engine::new();
+    let mut messages = vec![Message::new(
+        Role::Assistant,
+        handshake_with(WF, r#""action_lines","result_lines""#),
+    )];
+    engine.observe(&messages);
+    engine.approve(WF, NONCE).unwrap();
+    let two = format!("{}\n{}\n", action(WF, 1, "#a"), action(WF, 2, "#b"));
+    messages.push(Message::streaming(Role::Assistant, two.clone()));
+    let streaming = engine.observe(&messages);
+    assert_eq!(executed(&streaming), vec![1, 2]);
+    assert!(
+        !streaming
+            .iter()
+            .any(|d| matches!(d, Decision::ResultDue { .. }))
+    );
+    let mut engine = Engine::restore(&engine.save().unwrap()).unwrap();
+    messages[1] = Message::new(Role::Assistant, two);
+    let complete = engine.observe(&messages);
+    assert!(
+        matches!(complete.as_slice(), [Decision::ResultDue { executed, rejected, message_index: 1, .. }] if *executed == vec![1, 2] && rejected.is_empty()),
+        "{complete:?}"
+    );
+    let mut engine = Engine::restore(&engine.save().unwrap()).unwrap();
+    assert!(engine.observe(&messages).is_empty());
+    // The host serializes it with the `result_due` tag.
+    let json = serde_json::to_value(&complete[0]).unwrap();
+    assert_eq!(json["decision"], "result_due");
+}
