@@ -21,6 +21,12 @@
 //!           {"transcript": "transcript2.json", "snapshot": true}]}
 //! ```
 //!
+//! A user message of a transcript may be a *result step*, `{"role": "user", "result":
+//! {"workflow_id": "...", "report": {...}}}` (report optional): replay asks the engine for the
+//! `BAI_RESULT` line, prints a `result` event and posts the line as that message (see
+//! `bai::protocol::replay`). A later run that must see the same line again (a reload) writes it
+//! as literal text, copied from the expected events.
+//!
 //! Without nonces, [`DEFAULT_NONCES`] are used. Every case runs twice: through the library
 //! function `bai::protocol::replay::replay` (with a save/restore of the engine between runs,
 //! exactly as `--state` does) and through the `bai` binary itself; both must print exactly the
