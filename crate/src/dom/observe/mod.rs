@@ -20,7 +20,7 @@
 //! `type=password`, `value=<hidden>` (a password field with a value: never the value), `selected="…"`
 //! (a select's chosen option), `value="…"` (text fields, ≤ 60 characters, secrets redacted),
 //! `checked=true|false|mixed`, `selected` (an ARIA option, tab or tree item), `expanded=…`,
-//! `disabled`, `required`, `readonly`, `focused`. The context is given only when another listed
+//! `disabled`, `required`, `readonly`, `focused`. The context is given only when another found
 //! element has the same role and name: the nearest preceding heading, else the nearest named
 //! dialog, form, landmark or group around it.
 
