@@ -116,47 +116,134 @@ function whenLoaded(tabId, timeoutMs) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Resolves when the tab starts loading a new document (or after `timeoutMs` if it does not). */
+function whenNavigating(tabId, timeoutMs) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, timeoutMs);
+    function done() {
+      clearTimeout(timer);
+      ext.tabs.onUpdated.removeListener(listener);
+      resolve();
+    }
+    function listener(id, change) {
+      if (id === tabId && change.status === 'loading') done();
+    }
+    ext.tabs.onUpdated.addListener(listener);
+    ext.tabs.get(tabId).then((tab) => {
+      if (tab.status === 'loading') done();
+    }, done);
+  });
+}
+
+/** Actions that only read the page: after a navigation cut one short, it may run again on the
+ * new page without doing anything twice. */
+const READ_ONLY_ACTIONS = new Set(['observe', 'wait_for', 'extract', 'assert', 'wait']);
+
+/** The next element ref number of a tab: refs stay unique across the pages a tab shows, so a
+ * ref from an earlier page can never name an element of a later one. */
+const refKey = (tabId) => `refs:${tabId}`;
+
 /**
- * Delivers one action to the workflow's target tab, at most once. A ledger entry
- * (`ran:<workflow>:<action>`) is written before the first delivery and refuses any repeat; it is
+ * Delivers one action to the workflow's target tab, at most once per attempt. A ledger entry
+ * (`ran:<workflow>:<action>`, plus `#<attempt>` for the retries a model asked for with
+ * `on_error: retry`) is written before the first delivery and refuses any repeat; it is
  * removed only when the target answered that the action needs the user's approval (nothing ran).
- * Delivery is retried only while no content script is listening yet (a page still loading):
- * after any other failure the action may have run, so it is reported, never re-sent.
+ * The action is sent only once a content script answers a ping (a page still loading has none);
+ * it is sent again only when it is read-only and a navigation cut it short: after any other
+ * failure it may have run, so it is reported, never re-sent.
  */
-async function runOnTarget({ workflowId, actionId, action, timeoutMs, approved }) {
+async function runOnTarget({ workflowId, actionId, action, timeoutMs, approved, attempt }) {
   const binding = await targetFor(workflowId);
   if (!binding) return failure('no_target', 'This workflow has no target tab.');
-  const ledgerKey = `ran:${workflowId}:${actionId}`;
+  const ledgerKey = `ran:${workflowId}:${actionId}${attempt ? `#${attempt}` : ''}`;
   if ((await ext.storage.session.get(ledgerKey))[ledgerKey]) {
     return failure('already_run', `Action ${actionId} was already sent to the target tab; BAI does not send an action twice.`);
   }
-  let tab;
-  try {
-    tab = await whenLoaded(binding.tabId, 15000);
-  } catch (error) {
-    return String(error?.message) === 'timeout'
-      ? failure('target_not_loaded', `The target tab (${binding.origin}) did not finish loading within 15 s.`)
-      : failure('target_closed', `The target tab (${binding.title}) was closed. Open the page again and copy a new protocol prompt for it.`);
-  }
-  const origin = originOf(tab.url);
-  if (origin !== binding.origin) {
-    return failure('target_out_of_scope', `The target tab is now on ${origin ?? 'another page'}, outside this workflow's site ${binding.origin}. BAI did not act there.`);
-  }
   await ext.storage.session.set({ [ledgerKey]: Date.now() });
-  for (let attempt = 0; ; attempt++) {
+  for (let delivery = 0; ; delivery++) {
+    let tab;
     try {
-      const reply = await ext.tabs.sendMessage(binding.tabId, { type: Msg.EXECUTE_ACTION, action, timeoutMs, approved: approved === true, expectOrigin: binding.origin }, { frameId: 0 });
-      if (reply?.needs_approval) await ext.storage.session.remove(ledgerKey);
-      return reply ?? failure('target_reloaded', 'The target page went away before answering; check the page before going on.');
+      tab = await whenLoaded(binding.tabId, 15000);
     } catch (error) {
-      const text = String(error?.message ?? error);
-      // Only "nobody is listening" proves the action was not delivered.
-      if (!/Receiving end does not exist|Could not establish connection/i.test(text)) {
-        return failure('target_reloaded', 'The target page reloaded or navigated while the action ran; BAI did not repeat it. Check the page before going on.');
-      }
-      if (attempt >= 50) return failure('target_not_ready', `BAI is not running in the target tab (${binding.origin}).`);
+      await ext.storage.session.remove(ledgerKey);
+      return String(error?.message) === 'timeout'
+        ? failure('target_not_loaded', `The target tab (${binding.origin}) did not finish loading within 15 s.`)
+        : failure('target_closed', `The target tab (${binding.title}) was closed. Open the page again and copy a new protocol prompt for it.`);
     }
-    await sleep(100);
+    const origin = originOf(tab.url);
+    if (origin !== binding.origin) {
+      return failure('target_out_of_scope', `The target tab is now on ${origin ?? 'another page'}, outside this workflow's site ${binding.origin}. BAI did not act there.`);
+    }
+    // A page still loading has no content script yet. Ask until one answers: only an
+    // unanswered ping proves nothing was delivered. (An error from the action message itself
+    // proves nothing: Firefox reports a page that unloaded mid-action as "Receiving end does not
+    // exist" too, and re-sending would run the action twice.)
+    if (!(await contentScriptAnswers(binding.tabId))) {
+      if (delivery >= 50) {
+        await ext.storage.session.remove(ledgerKey);
+        return failure('target_not_ready', `BAI is not running in the target tab (${binding.origin}).`);
+      }
+      await sleep(100);
+      continue;
+    }
+    const refFloor = (await ext.storage.session.get(refKey(binding.tabId)))[refKey(binding.tabId)] ?? 1;
+    const sentFrom = tab.url;
+    try {
+      const reply = await ext.tabs.sendMessage(binding.tabId, { type: Msg.EXECUTE_ACTION, action, timeoutMs, approved: approved === true, expectOrigin: binding.origin, refFloor }, { frameId: 0 });
+      if (reply?.needs_approval) await ext.storage.session.remove(ledgerKey);
+      if (reply?.nextRef) await ext.storage.session.set({ [refKey(binding.tabId)]: Math.max(refFloor, reply.nextRef) });
+      // The action started loading another page: wait for it, so the next action meets the new
+      // page and not the one that is going away.
+      if (reply?.result?.effects?.some((effect) => effect.kind === 'navigation_started')) {
+        await whenNavigating(binding.tabId, 3000);
+        const loaded = await whenLoaded(binding.tabId, 15000).catch(() => null);
+        if (loaded?.url) reply.result.url = loaded.url;
+      }
+      return reply ?? failure('target_reloaded', 'The target page went away before answering; check the page before going on.');
+    } catch {
+      // A read-only action cut short by a navigation runs again on the new page.
+      if (READ_ONLY_ACTIONS.has(action.type) && delivery < 50) {
+        await sleep(100);
+        continue;
+      }
+      // A click on a link can take the page away before the click's own report comes back.
+      // When the tab is now loading or showing another address, that is what happened: say so.
+      // Either way the action is not sent again.
+      const now = await ext.tabs.get(binding.tabId).catch(() => null);
+      if (now && (now.status === 'loading' || now.url !== sentFrom)) {
+        const loaded = await whenLoaded(binding.tabId, 15000).catch(() => now);
+        return { result: { action: action.type, effects: [{ kind: 'navigation_started', url: loaded.url }], url: loaded.url, note: 'the page navigated before the action reported back' } };
+      }
+      return failure('target_reloaded', 'The target page reloaded or navigated while the action ran; BAI did not repeat it. Check the page before going on.');
+    }
+  }
+}
+
+/** Whether a content script in the tab's top frame answers (it is loaded and listening). */
+async function contentScriptAnswers(tabId) {
+  try {
+    return (await ext.tabs.sendMessage(tabId, { type: Msg.PING }, { frameId: 0 }))?.pong === true;
+  } catch {
+    return false;
+  }
+}
+
+/** The target page's URL, title and (when asked) what changed since it was last observed. */
+async function pageStateOf({ workflowId, changes, maxElements }) {
+  const binding = await targetFor(workflowId);
+  if (!binding) return failure('no_target', 'This workflow has no target tab.');
+  try {
+    await whenLoaded(binding.tabId, 15000);
+    for (let delivery = 0; ; delivery++) {
+      try {
+        return await ext.tabs.sendMessage(binding.tabId, { type: Msg.PAGE_STATE, changes, maxElements }, { frameId: 0 });
+      } catch (error) {
+        if (delivery >= 30) throw error;
+        await sleep(100);
+      }
+    }
+  } catch (error) {
+    return failure('target_unavailable', `The target page could not be read: ${error?.message ?? error}`);
   }
 }
 
@@ -218,6 +305,12 @@ async function handle(message, sender) {
       if (sender.tab?.id === undefined || sender.tab.id !== owner) return failure('not_allowed', 'only the chat tab of this workflow runs its actions');
       return runOnTarget(message);
     }
+    case Msg.PAGE_STATE: {
+      const ownerKey = `owner:${message.workflowId}`;
+      const owner = (await ext.storage.session.get(ownerKey))[ownerKey];
+      if (sender.tab?.id === undefined || sender.tab.id !== owner) return failure('not_allowed', 'only the chat tab of this workflow reads its target');
+      return pageStateOf(message);
+    }
     case Msg.USER_DECISION: {
       // Only the extension's own pages (the panel) may send decisions, never a content script.
       if (!fromExtensionPage(sender)) return { error: 'decisions come from the panel' };
@@ -237,7 +330,7 @@ ext.runtime.onMessage.addListener((message, sender, sendResponse) => {
 });
 
 ext.tabs.onRemoved.addListener((tabId) => {
-  ext.storage.session.remove([tabKey(tabId), logKey(tabId)]).catch(() => {});
+  ext.storage.session.remove([tabKey(tabId), logKey(tabId), refKey(tabId)]).catch(() => {});
   logChains.delete(tabId);
 });
 

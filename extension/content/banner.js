@@ -128,11 +128,13 @@ export class Banner {
   }
 
   /** Asks whether one action may run; `answer('allow' | 'deny')` is called once. */
-  askAction({ workflow_id, action_id, type }, reasons, answer) {
+  askAction({ workflow_id, action_id, type, reason }, reasons, answer) {
     this.host.dataset.question = `${workflow_id}:${action_id}`;
-    const because = reasons.map((reason) => reason.message ?? reason.code).join('; ');
+    const because = reasons.map((why) => why.message ?? why.code).join('; ');
+    // The model's own words for why it wants this, quoted: they are its claim, not a fact.
+    const claim = reason ? [el('br'), `ChatGPT says: “${reason}”`] : [];
     this.questionText.replaceChildren(
-      el('strong', {}, `Action ${action_id} (${type}) needs your approval`), el('br'), `because ${because}.`,
+      el('strong', {}, `Action ${action_id} (${type}) needs your approval`), ...claim, el('br'), `because ${because}.`,
     );
     this.question.classList.add('open');
     this.armQuestion(answer);

@@ -7,7 +7,7 @@
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { SETTINGS_KEY, loadSettings, policySettingsJson } from '../shared/settings.js';
-import { executeHere } from './executor.js';
+import { executeHere, pageState } from './executor.js';
 
 /** Persisted per conversation: the origin and path identify it (ChatGPT: /c/<id>). */
 function conversationKey() {
@@ -103,6 +103,15 @@ export async function startChat(core, banner) {
       const batch = { failedWorkflows: new Set() };
       for (const decision of result.decisions) handle(decision, batch);
     }
+    // Without result lines a failure skips the rest of the poll's actions; with them, the rest
+    // of the message's (until its result is posted).
+    actionChain = actionChain.then(() => {
+      for (const workflowId of new Set([...failedUntilResult, ...outcomes.keys()])) {
+        if (workflowInfo(workflowId)?.capabilities?.includes('result_lines')) continue;
+        failedUntilResult.delete(workflowId);
+        outcomes.delete(workflowId);
+      }
+    });
     await actionChain;
     banner.setRunning(unfinishedWorkflows().some((w) => w.state === 'active'));
     // Visible progress markers: how many polls finished (with their actions) and how many
@@ -120,6 +129,10 @@ export async function startChat(core, banner) {
         return onAck(decision);
       case 'execute':
         actionChain = actionChain.then(() => runAction(decision, batch));
+        return actionChain;
+      case 'result_due':
+        // After the message's actions (queued before it) have run.
+        actionChain = actionChain.then(() => postResult(decision));
         return actionChain;
       case 'reject':
         report({ kind: 'rejected', ...decision });
@@ -184,48 +197,128 @@ export async function startChat(core, banner) {
     decisions.forEach(handle);
   }
 
-  async function onAck({ workflow_id, line }) {
-    // Retry with back-off; never overwrite what the user is typing (wait for an empty composer).
+  function onAck({ workflow_id, line }) {
+    return postLine(line, {
+      what: 'acknowledgement',
+      posted: (outcome) => report({ kind: 'ack_posted', workflow_id, outcome }),
+      failed: (error) => report({ kind: 'ack_failed', workflow_id, code: error?.code ?? 'unknown', message: error?.message ?? String(error) }),
+    });
+  }
+
+  /** Posts one line (ACK or result) into the chat through the composer, retrying with
+   * back-off; never overwrites what the user is typing (waits for an empty composer). */
+  async function postLine(line, { what, posted, failed }) {
     const delays = [0, 500, 1000, 2000, 4000];
     let lastError = null;
     const conversation = key;
     for (let attempt = 0; attempt < 60; attempt++) {
       const delay = delays[Math.min(attempt, delays.length - 1)];
       if (delay) await sleep(delay);
-      // Never post a nonce into another conversation than the one whose handshake it answers.
+      // Never post into another conversation than the one the line answers.
       if (conversationKey() !== conversation) {
-        lastError = { code: 'conversation_changed', message: 'you switched to another conversation before BAI could post its acknowledgement' };
+        lastError = { code: 'conversation_changed', message: `you switched to another conversation before BAI could post its ${what}` };
         break;
       }
       try {
-        const outcome = await core.post_line(line, settings.insertOnly);
-        report({ kind: 'ack_posted', workflow_id, outcome });
-        return;
+        posted(await core.post_line(line, settings.insertOnly));
+        return true;
       } catch (error) {
         lastError = error;
-        if (error?.code === 'user_is_typing') {
-          banner.setNote('BAI will post its acknowledgement when the message box is empty.');
+        if (error?.code === 'user_is_typing' || error?.code === 'composer_changed') {
+          banner.setNote(`BAI will post its ${what} when the message box is empty.`);
           continue;
         }
         if (attempt >= delays.length - 1) break;
       }
     }
-    report({ kind: 'ack_failed', workflow_id, code: lastError?.code ?? 'unknown', message: lastError?.message ?? String(lastError) });
-    banner.setError(`BAI could not post its acknowledgement: ${lastError?.message ?? lastError}`);
+    failed(lastError);
+    banner.setError(`BAI could not post its ${what}: ${lastError?.message ?? lastError}`);
+    return false;
+  }
+
+  function workflowInfo(workflowId) {
+    return JSON.parse(session.workflows()).find((w) => w.workflow_id === workflowId) ?? null;
+  }
+
+  // What each action of a workflow did, until the result that reports it is posted.
+  const outcomes = new Map();
+  // Workflows whose message had a failed action: its later actions are skipped.
+  const failedUntilResult = new Set();
+
+  function recordOutcome(workflowId, outcome) {
+    if (!outcomes.has(workflowId)) outcomes.set(workflowId, new Map());
+    outcomes.get(workflowId).set(outcome.action_id, outcome);
+  }
+
+  /** The target page's URL and title, plus what changed since its last observation. */
+  async function targetPageState(workflowId, withChanges) {
+    const { target } = await ext.runtime.sendMessage({ type: Msg.TARGET_FOR, workflowId });
+    if (!target) return pageState(core, { changes: withChanges });
+    const state = await ext.runtime.sendMessage({ type: Msg.PAGE_STATE, workflowId, changes: withChanges });
+    return state?.error ? null : state;
+  }
+
+  /**
+   * A message's actions are over: BAI tells the model what happened in one BAI_RESULT line
+   * (built by the engine, which will recognize it in the transcript as its own).
+   */
+  async function postResult({ workflow_id, message_index, executed, rejected }) {
+    const done = outcomes.get(workflow_id) ?? new Map();
+    const actions = [];
+    let observation = null;
+    for (const id of executed) {
+      const outcome = done.get(id) ?? { action_id: id, status: 'skipped' };
+      done.delete(id);
+      if (outcome.observation) {
+        observation = outcome.observation;
+        delete outcome.observation;
+      }
+      actions.push(outcome);
+    }
+    for (const rejection of rejected) {
+      actions.push({ action_id: rejection.action_id ?? 0, status: 'rejected', code: rejection.code, reason: rejection.reason });
+    }
+    actions.sort((a, b) => a.action_id - b.action_id);
+    failedUntilResult.delete(workflow_id);
+    const capabilities = workflowInfo(workflow_id)?.capabilities ?? [];
+    // "What the page looks like now": after an observe, the observation; otherwise, for a model
+    // that observes, what changed since.
+    const page = await targetPageState(workflow_id, capabilities.includes('observe') && !observation).catch(() => null);
+    const resultReport = { actions };
+    if (page?.url) resultReport.page = { url: page.url, title: page.title };
+    if (observation) resultReport.observation = observation;
+    if (page?.changes) resultReport.changes = page.changes;
+    let line;
+    try {
+      line = session.result_line(workflow_id, JSON.stringify(resultReport));
+      await persist();
+    } catch (error) {
+      report({ kind: 'result_failed', workflow_id, code: 'result_not_built', message: String(error?.message ?? error) });
+      return;
+    }
+    // The same conversation open in two tabs: one of them posts.
+    const claim = await ext.runtime.sendMessage({ type: Msg.CLAIM_ACTION, workflowId: workflow_id, actionId: `result@${message_index}` });
+    if (claim?.error) return;
+    await postLine(line, {
+      what: 'result',
+      posted: (outcome) => report({ kind: 'result_posted', workflow_id, outcome, actions: actions.length }),
+      failed: (error) => report({ kind: 'result_failed', workflow_id, code: error?.code ?? 'unknown', message: error?.message ?? String(error) }),
+    });
   }
 
   /** Runs an action on the workflow's target tab (through the background), or here. */
-  async function perform(workflow_id, action_id, action, approved) {
+  async function perform(workflow_id, action_id, action, approved, { timeoutMs, attempt }) {
     const { target } = await ext.runtime.sendMessage({ type: Msg.TARGET_FOR, workflowId: workflow_id });
     if (!target) {
       // Claimed once, before the first try (the approved retry of the same action is that try).
       if (!approved) {
-        const claim = await ext.runtime.sendMessage({ type: Msg.CLAIM_ACTION, workflowId: workflow_id, actionId: action_id });
+        const claimId = attempt ? `${action_id}#${attempt}` : action_id;
+        const claim = await ext.runtime.sendMessage({ type: Msg.CLAIM_ACTION, workflowId: workflow_id, actionId: claimId });
         if (claim?.error) return { error: claim.error };
       }
-      return executeHere(core, { action, approved });
+      return executeHere(core, { action, approved, timeoutMs });
     }
-    return ext.runtime.sendMessage({ type: Msg.RUN_ACTION, workflowId: workflow_id, actionId: action_id, action, approved });
+    return ext.runtime.sendMessage({ type: Msg.RUN_ACTION, workflowId: workflow_id, actionId: action_id, action, approved, timeoutMs, attempt });
   }
 
   // Questions about single actions (risky clicks, passwords, "ask before each action").
@@ -250,45 +343,88 @@ export async function startChat(core, banner) {
     resolve(answer);
   }
 
-  async function runAction({ workflow_id, action_id, action }, batch) {
+  /** Failures that happen before the action touched anything: an `on_error: retry` may try
+   * again. (After `covered`, for instance, nothing was clicked; after `target_reloaded` it may
+   * have been.) */
+  const RETRYABLE = new Set(['not_found', 'not_visible', 'covered', 'disabled', 'not_stable', 'detached', 'timeout', 'target_not_ready', 'target_not_loaded', 'index_out_of_range']);
+
+  function failureOf(error) {
+    try {
+      return typeof error === 'string' ? JSON.parse(error) : { code: error?.code, message: error?.message ?? String(error) };
+    } catch {
+      return { code: 'action_failed', message: String(error) };
+    }
+  }
+
+  /** What the result line says about a successful action. */
+  function successOutcome(action_id, action, result) {
+    const outcome = { action_id, type: action.type, status: 'ok' };
+    const effects = (result?.effects ?? []).map((effect) => effect.kind);
+    if (effects.length > 0) outcome.effects = effects;
+    if (action.type === 'observe' && result?.data) {
+      // The result's `page` already says where; the observation keeps only what is new.
+      const { url: _url, title: _title, ...observation } = result.data;
+      outcome.observation = observation;
+    }
+    else if (result?.data !== undefined && result?.data !== null) outcome.data = result.data;
+    return outcome;
+  }
+
+  async function runAction({ workflow_id, action_id, action, options = {} }, batch) {
     const summary = { workflow_id, action_id, type: action.type, selector: action.payload?.selector ?? null };
-    if (batch.failedWorkflows.has(workflow_id)) {
+    if (options.reason) summary.reason = options.reason;
+    if (batch.failedWorkflows.has(workflow_id) || failedUntilResult.has(workflow_id)) {
       report({ kind: 'skipped', ...summary });
+      recordOutcome(workflow_id, { action_id, type: action.type, status: 'skipped' });
       return;
     }
     if (action.type === 'done') {
       report({ kind: 'executed', ...summary, result: { done: action.payload } });
+      recordOutcome(workflow_id, { action_id, type: action.type, status: 'ok' });
       return;
     }
     const limited = session.admit(workflow_id, Date.now(), policySettingsJson(settings));
     if (limited) {
       report({ kind: 'failed', ...summary, error: limited });
+      recordOutcome(workflow_id, { action_id, type: action.type, status: 'failed', code: limited.code, reason: limited.message });
       batch.failedWorkflows.add(workflow_id);
       await decide(workflow_id, 'stop', 'policy');
       return;
     }
-    report({ kind: 'executing', ...summary });
-    actionsRun += 1;
-    try {
-      let outcome = await perform(workflow_id, action_id, action, false);
-      if (outcome.needs_approval) {
-        const answer = await askAboutAction({ ...summary, target: outcome.needs_approval.target }, outcome.needs_approval.reasons);
-        if (answer !== 'allow') {
-          throw JSON.stringify({ code: 'denied_by_user', message: 'You did not allow this action.' });
-        }
-        outcome = await perform(workflow_id, action_id, action, true);
-      }
-      if (outcome.error) throw JSON.stringify(outcome.error);
-      report({ kind: 'executed', ...summary, result: outcome.result });
-    } catch (error) {
-      let failure;
+    // The count is part of the saved state: reloading the chat does not reset the limits.
+    await persist();
+    const onError = options.on_error ?? { mode: 'stop' };
+    const retries = onError.mode === 'retry' ? onError.count : 0;
+    let failure = null;
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      report({ kind: 'executing', ...summary, ...(attempt ? { attempt } : {}) });
+      actionsRun += 1;
       try {
-        failure = typeof error === 'string' ? JSON.parse(error) : { code: error?.code, message: error?.message ?? String(error) };
-      } catch {
-        failure = { code: 'action_failed', message: String(error) };
+        const how = { timeoutMs: options.timeout_ms, attempt };
+        let outcome = await perform(workflow_id, action_id, action, false, how);
+        if (outcome.needs_approval) {
+          const answer = await askAboutAction({ ...summary, target: outcome.needs_approval.target }, outcome.needs_approval.reasons);
+          if (answer !== 'allow') {
+            throw JSON.stringify({ code: 'denied_by_user', message: 'The user did not allow this action.' });
+          }
+          outcome = await perform(workflow_id, action_id, action, true, how);
+        }
+        if (outcome.error) throw JSON.stringify(outcome.error);
+        report({ kind: 'executed', ...summary, result: outcome.result });
+        recordOutcome(workflow_id, successOutcome(action_id, action, outcome.result));
+        return;
+      } catch (error) {
+        failure = failureOf(error);
+        report({ kind: 'failed', ...summary, error: failure });
+        if (!RETRYABLE.has(failure.code)) break;
       }
-      report({ kind: 'failed', ...summary, error: failure });
+    }
+    const outcome = { action_id, type: action.type, status: 'failed', code: failure?.code ?? 'action_failed', reason: failure?.message ?? '' };
+    if (failure?.hints?.length) outcome.hints = failure.hints;
+    recordOutcome(workflow_id, outcome);
+    if (onError.mode !== 'skip') {
       batch.failedWorkflows.add(workflow_id);
+      failedUntilResult.add(workflow_id);
     }
   }
 

@@ -11,8 +11,24 @@ export function startExecutor(core) {
   // One action at a time, in arrival order.
   let chain = Promise.resolve();
   ext.runtime.onMessage.addListener((message, _sender, sendResponse) => {
+    if (message?.type === Msg.PING) {
+      sendResponse({ pong: true });
+      return false;
+    }
+    if (message?.type === Msg.PAGE_STATE) {
+      chain = chain.then(() => pageState(core, message)).then(sendResponse, (error) => sendResponse({ error: { code: 'page_state_failed', message: String(error) } }));
+      return true;
+    }
     if (message?.type !== Msg.EXECUTE_ACTION) return false;
-    chain = chain.then(() => executeHere(core, message)).then(sendResponse, (error) => sendResponse({ error: { code: 'action_failed', message: String(error) } }));
+    chain = chain
+      .then(() => executeHere(core, { ...message, canNavigate: true }))
+      .then((reply) => {
+        const { navigateTo, ...answer } = reply;
+        sendResponse(answer);
+        // The answer leaves before the page does: navigating first could close the channel
+        // and lose it.
+        if (navigateTo) setTimeout(() => location.assign(navigateTo), 50);
+      }, (error) => sendResponse({ error: { code: 'action_failed', message: String(error) } }));
     return true;
   });
 }
@@ -25,24 +41,69 @@ function parseFailure(error) {
   }
 }
 
+/** The page's URL and title, and (when `changes`) what changed since the last observation. */
+export function pageState(core, { changes, maxElements }) {
+  const state = { url: location.href, title: document.title };
+  if (changes && core.has_observation()) state.changes = JSON.parse(core.observe_changes(maxElements ?? 60));
+  return state;
+}
+
+/**
+ * A `navigate` action's destination, resolved against this page, if it stays on this page's
+ * origin (the workflow's scope); else a failure.
+ */
+function navigationTarget(action, canNavigate) {
+  if (!canNavigate) {
+    return { error: { code: 'navigate_needs_target', message: 'navigate would take the chat tab itself away from the conversation; bind a target tab with "Copy protocol prompt" to navigate.' } };
+  }
+  let url;
+  try {
+    url = new URL(action.payload.url, location.href);
+  } catch {
+    return { error: { code: 'navigation_out_of_scope', message: `${action.payload.url} is not an address BAI can open.` } };
+  }
+  if (url.origin !== location.origin) {
+    return { error: { code: 'navigation_out_of_scope', message: `${url.origin} is outside this workflow's site ${location.origin}; BAI navigates only within it.` } };
+  }
+  return { url: url.href };
+}
+
 /**
  * Reviews and runs one action on this page. `approved` is true only when the user allowed this
- * very action after an earlier answer asked for approval.
- * Answers `{result}`, `{error: {code, message}}` or `{needs_approval: {reasons}}`.
+ * very action after an earlier answer asked for approval. `refFloor` keeps element refs unique
+ * across the pages a tab shows (the background remembers the next number per tab).
+ * Answers `{result, nextRef}`, `{error: {code, message, hints?}, nextRef}` or
+ * `{needs_approval: {reasons}}`; a navigation also carries `navigateTo`, done after answering.
  */
-export async function executeHere(core, { action, timeoutMs, expectOrigin, approved }) {
+export async function executeHere(core, { action, timeoutMs, expectOrigin, approved, refFloor, canNavigate = false }) {
   // The background checked the tab's origin; check again here, where it cannot change under us.
   if (expectOrigin && location.origin !== expectOrigin) {
     return { error: { code: 'target_out_of_scope', message: `This page is ${location.origin}, not ${expectOrigin}; BAI did not act.` } };
   }
+  if (refFloor) core.set_ref_floor(refFloor);
+  const actionJson = JSON.stringify(action);
+  const withRefs = (answer) => ({ ...answer, nextRef: core.next_ref_number() });
   try {
+    let destination = null;
+    if (action.type === 'navigate') {
+      destination = navigationTarget(action, canNavigate);
+      if (destination.error) return withRefs(destination);
+    }
     if (!approved) {
       const settings = await loadSettings();
-      const verdict = JSON.parse(await core.review_action(JSON.stringify(action), policySettingsJson(settings), timeoutMs ?? undefined));
+      const verdict = JSON.parse(await core.review_action(actionJson, policySettingsJson(settings), timeoutMs ?? undefined));
       if (verdict.verdict === 'ask') return { needs_approval: { reasons: verdict.reasons, target: verdict.target } };
     }
-    return { result: JSON.parse(await core.execute_action(JSON.stringify(action), timeoutMs ?? undefined)) };
+    if (destination) {
+      return withRefs({
+        result: { action: 'navigate', effects: [{ kind: 'navigation_started', url: destination.url }], attempts: 1, elapsed_ms: 0 },
+        navigateTo: destination.url,
+      });
+    }
+    return withRefs({ result: JSON.parse(await core.execute_action(actionJson, timeoutMs ?? undefined)) });
   } catch (error) {
-    return { error: parseFailure(error) };
+    // A selector failure carries `hints` (close matches with refs), added by the Rust core.
+    const failure = parseFailure(error);
+    return withRefs({ error: failure });
   }
 }

@@ -68,11 +68,19 @@ function describeEvent(event) {
       }
       return {
         what: `Action ${event.action_id}: ${event.type} ${describeSelector(event.selector)}`.trim(),
-        why: (event.result?.effects ?? []).map((e) => e.kind.replaceAll('_', ' ')).join(', ') || 'done',
+        why: [event.reason ? `“${event.reason}”` : '', (event.result?.effects ?? []).map((e) => e.kind.replaceAll('_', ' ')).join(', ') || 'done'].filter(Boolean).join(' — '),
         tone: 'ok',
       };
     case 'failed':
-      return { what: `Action ${event.action_id}: ${event.type} ${describeSelector(event.selector)} failed`, why: `${event.error?.code}: ${event.error?.message}`, tone: 'err' };
+      return {
+        what: `Action ${event.action_id}: ${event.type} ${describeSelector(event.selector)} failed${event.attempt ? ` (retry ${event.attempt})` : ''}`,
+        why: `${event.error?.code}: ${event.error?.message}${event.error?.hints?.length ? ` Close matches: ${event.error.hints.join('; ')}` : ''}`,
+        tone: 'err',
+      };
+    case 'result_posted':
+      return { what: `Told ChatGPT what happened (${event.actions} action${event.actions === 1 ? '' : 's'})`, why: event.outcome === 'inserted' ? 'inserted; press Enter in ChatGPT to send it' : undefined, tone: 'ok' };
+    case 'result_failed':
+      return { what: 'Could not tell ChatGPT what happened', why: `${event.code}: ${event.message}`, tone: 'err' };
     case 'ignored_group':
       return {
         what: event.count === 1
@@ -84,7 +92,7 @@ function describeEvent(event) {
     case 'action_needs_approval':
       return {
         what: `Action ${event.action_id}: ${event.type} ${describeSelector(event.selector)} waits for your approval`.trim(),
-        why: `because ${event.reasons.map((r) => r.message ?? r.code).join('; ')}`,
+        why: `${event.reason ? `ChatGPT says: “${event.reason}”. ` : ''}because ${event.reasons.map((r) => r.message ?? r.code).join('; ')}`,
         tone: 'warn',
       };
     case 'action_approved':
@@ -176,7 +184,7 @@ function renderWorkflow(workflow) {
 
 // Refusals of lines in user messages are expected (the pasted protocol text has examples) and
 // change nothing: one neutral entry per message instead of a red entry per line.
-const USER_MESSAGE_CODES = new Set(['action_from_user', 'foreign_ack', 'handshake_in_user_message']);
+const USER_MESSAGE_CODES = new Set(['action_from_user', 'foreign_ack', 'foreign_result', 'handshake_in_user_message']);
 
 function groupIgnored(log) {
   const out = [];

@@ -23,6 +23,11 @@ export const Msg = Object.freeze({
   CLAIM_ACTION: 'claim_action',
   /** background -> content (target): run this action here and answer with the result. */
   EXECUTE_ACTION: 'execute_action',
+  /** content (chat) -> background -> content (target): the target page's URL, title and, when
+   * asked, what changed since the last observation (for the result posted to the model). */
+  PAGE_STATE: 'page_state',
+  /** background -> content (target): are you loaded and listening? (Answered `{pong: true}`.) */
+  PING: 'ping',
   /** background -> panel: something changed; re-read the status. */
   STATUS_CHANGED: 'status_changed',
 });

@@ -43,6 +43,22 @@ pub struct ChatSession {
     limiter: RateLimiter,
 }
 
+/// What [`ChatSession::save`] writes: the engine's own saved state (a JSON string, so the engine
+/// alone decides its format) and the rate limiter's windows.
+#[derive(Debug, Serialize, serde::Deserialize)]
+struct SavedSession {
+    engine: String,
+    limiter: RateLimiter,
+}
+
+/// Reads a saved session; a state saved before the limiter was persisted is a bare engine state.
+fn restore(json: &str) -> Result<(Engine, RateLimiter), serde_json::Error> {
+    match serde_json::from_str::<SavedSession>(json) {
+        Ok(saved) => Ok((Engine::restore(&saved.engine)?, saved.limiter)),
+        Err(_) => Ok((Engine::restore(json)?, RateLimiter::default())),
+    }
+}
+
 fn to_json<T: Serialize>(value: &T) -> Result<String, JsError> {
     serde_json::to_string(value).map_err(|error| JsError::new(&error.to_string()))
 }
@@ -79,11 +95,11 @@ impl ChatSession {
             .and_then(|window| window.document())
             .ok_or_else(|| JsError::new("no document"))?;
         let opened_fresh = saved_state.is_none();
-        let engine = match saved_state {
-            Some(json) => Engine::restore(&json).map_err(|error| {
+        let (engine, limiter) = match saved_state {
+            Some(json) => restore(&json).map_err(|error| {
                 JsError::new(&format!("saved state unreadable ({error}); not resuming"))
             })?,
-            None => Engine::new(),
+            None => (Engine::new(), RateLimiter::default()),
         };
         let reader = Rc::new(RefCell::new(TranscriptReader::new(
             document.clone(),
@@ -103,7 +119,7 @@ impl ChatSession {
             watcher: Some(watcher),
             first_poll_done: false,
             opened_fresh,
-            limiter: RateLimiter::default(),
+            limiter,
         })
     }
 
@@ -154,16 +170,33 @@ impl ChatSession {
         to_json(&self.engine.stop(workflow_id).map_err(engine_error)?)
     }
 
+    /// The `BAI_RESULT` line reporting what the actions of one message did (`report_json`: JSON
+    /// of [`crate::protocol::result::ResultReport`]). The engine remembers it, so when it shows
+    /// up in the transcript it is recognized as its own. Save the state before posting it.
+    pub fn result_line(&mut self, workflow_id: &str, report_json: &str) -> Result<String, JsError> {
+        let report: crate::protocol::result::ResultReport = serde_json::from_str(report_json)
+            .map_err(|error| JsError::new(&format!("unreadable result report: {error}")))?;
+        self.engine
+            .result_line(workflow_id, &report)
+            .map_err(engine_error)
+    }
+
     /// Every workflow the engine knows, as JSON (for the panel).
     pub fn workflows(&self) -> Result<String, JsError> {
         to_json(&self.engine.workflows())
     }
 
-    /// The whole engine state, to persist after every poll.
+    /// The whole session state (engine and rate limits), to persist after every poll and
+    /// every admitted action: a reload must neither repeat an action nor reset the limits.
     pub fn save(&self) -> Result<String, JsError> {
-        self.engine
+        let engine = self
+            .engine
             .save()
-            .map_err(|error| JsError::new(&error.to_string()))
+            .map_err(|error| JsError::new(&error.to_string()))?;
+        to_json(&SavedSession {
+            engine,
+            limiter: self.limiter.clone(),
+        })
     }
 
     /// Counts one action of `workflow_id` against the rate limits in `settings_json`; returns

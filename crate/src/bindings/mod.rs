@@ -81,17 +81,58 @@ pub async fn execute_action(
         Ok(report) => {
             serde_json::to_string(&report).map_err(|error| JsValue::from_str(&error.to_string()))
         }
-        Err(error) => Err(JsValue::from_str(
-            &serde_json::to_string(&error)
-                .unwrap_or_else(|_| format!("{{\"code\":\"{}\"}}", error.code())),
-        )),
+        Err(error) => Err(failure_with_hints(&action, &error)),
     }
+}
+
+/// Makes the next element ref number at least `n`: the background keeps one counter per tab, so
+/// refs stay unique across the pages a tab shows and a ref from an earlier page never names an
+/// element of a later one.
+#[wasm_bindgen]
+pub fn set_ref_floor(n: u32) {
+    crate::dom::set_ref_floor(n);
+}
+
+/// The number the next new element ref will get (the background stores it per tab).
+#[wasm_bindgen]
+pub fn next_ref_number() -> u32 {
+    crate::dom::next_ref_number()
+}
+
+/// Whether this page was observed (so a diff against that observation means something).
+#[wasm_bindgen]
+pub fn has_observation() -> bool {
+    crate::dom::refs::has_baseline()
+}
+
+/// What changed since this page's last observation (JSON of [`crate::dom::ObservationDiff`]),
+/// at most `max_elements` entries; makes the page as it is now the next baseline.
+#[wasm_bindgen]
+pub fn observe_changes(max_elements: u32) -> Result<String, JsError> {
+    serde_json::to_string(&crate::dom::observe_changes(max_elements))
+        .map_err(|error| JsError::new(&error.to_string()))
 }
 
 /// The protocol text users paste into ChatGPT, with `workflow_id` in place of the placeholder.
 #[wasm_bindgen]
 pub fn protocol_prompt(workflow_id: &str) -> String {
     crate::protocol::prompt_text(workflow_id)
+}
+
+/// A DOM failure as JSON for the glue. Where the page offers something close to what the
+/// selector asked for, it carries `hints` (observation lines with refs): the model can act on
+/// those next instead of guessing again.
+fn failure_with_hints(
+    action: &crate::protocol::Action,
+    error: &crate::dom::ActionError,
+) -> JsValue {
+    let hints = crate::dom::hints_for_failure(action, error);
+    let mut value =
+        serde_json::to_value(error).unwrap_or_else(|_| serde_json::json!({ "code": error.code() }));
+    if let (Some(object), false) = (value.as_object_mut(), hints.is_empty()) {
+        object.insert("hints".into(), hints.into());
+    }
+    JsValue::from_str(&value.to_string())
 }
 
 fn error_object(code: &str, message: &str) -> JsValue {
@@ -135,7 +176,12 @@ pub async fn review_action(
                 Err(error) if error.code() != "not_found" => {
                     return Ok(serde_json::json!({ "verdict": "allow" }).to_string());
                 }
-                Err(_) if js_sys::Date::now() > deadline => break,
+                // Not there for the whole wait: the action fails here, before anything runs
+                // unreviewed (an element that appeared just after this deadline would otherwise
+                // be acted on without its review).
+                Err(error) if js_sys::Date::now() > deadline => {
+                    return Err(failure_with_hints(&action, &error));
+                }
                 Err(_) => gloo_timers::future::TimeoutFuture::new(100).await,
             }
         }

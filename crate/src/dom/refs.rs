@@ -232,6 +232,19 @@ pub fn next_ref_number() -> u32 {
     REGISTRY.with(|cell| cell.try_borrow().map_or(1, |r| r.next.max(1)))
 }
 
+/// Whether this document was observed (a diff against that observation means something).
+pub fn has_baseline() -> bool {
+    let Some(document) = current_document() else {
+        return false;
+    };
+    REGISTRY.with(|cell| {
+        cell.try_borrow_mut().is_ok_and(|mut registry| {
+            registry.sync(&document);
+            registry.last_lines.is_some()
+        })
+    })
+}
+
 /// Parses `@e12` (or `e12`) into 12.
 pub fn parse_ref(text: &str) -> Option<u32> {
     let text = text.trim();

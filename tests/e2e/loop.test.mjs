@@ -1,0 +1,187 @@
+// Closing the loop, end to end in the real extension: a model-like script that starts blind on a
+// three-page shop, observes, acts by ref, gets failures back (a stale ref, a wrong selector with
+// hints), recovers with what the results told it, and finishes. It reads only what a model can
+// read in the chat: BAI's ACK and BAI_RESULT lines. Every result it receives is asserted exactly.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BROWSERS, browserNames } from './lib/browsers.mjs';
+import { startServer } from './lib/server.mjs';
+import { answerBanner, protocolPrompt } from './lib/chat.mjs';
+
+const CAPABILITIES = ['action_lines', 'result_lines', 'observe', 'extended_actions'];
+
+/** The handshake of a model that asks for every extension. */
+function handshake(workflowId) {
+  return 'I will drive the shop.\n\n```bai\n' + JSON.stringify({ protocol: 'BAI/0.3', workflow_id: workflowId, kind: 'handshake', state: 'awaiting_extension_ack', capabilities: CAPABILITIES }) + '\n```';
+}
+
+/** The BAI_RESULT records posted into the chat so far, parsed. */
+async function results(chat) {
+  const lines = await chat.evaluate(() => window.chatFixture.messages().filter((m) => m.role === 'user' && m.text.startsWith('BAI_RESULT ')).map((m) => m.text));
+  return lines.map((line) => JSON.parse(line.slice('BAI_RESULT '.length)));
+}
+
+/** Waits for result number `n` (1-based) and returns it; on a timeout, the error carries the
+ * chat tab's log from the panel. */
+async function nextResult(browser, chat, n) {
+  try {
+    await chat.waitFor((count) => window.chatFixture.messages().filter((m) => m.role === 'user' && m.text.startsWith('BAI_RESULT ')).length >= count, { args: [n], what: `result ${n}`, timeout: 30000 });
+  } catch (error) {
+    const panel = await browser.openExtensionPage(`extension/panel/panel.html?tabUrl=${encodeURIComponent(await chat.evaluate(() => location.href))}`);
+    const items = await panel.waitFor(() => document.body.dataset.ready && [...document.querySelectorAll('#log li')].map((li) => li.textContent));
+    throw new Error(`${error.message}; chat log (newest first):\n${items.join('\n')}`);
+  }
+  return (await results(chat))[n - 1];
+}
+
+/** Waits for the in-page question about action `key` (`workflow:action`), checks its text and
+ * allows it, as the user would. */
+async function approve(chat, key, text) {
+  await chat.waitFor((k) => document.querySelector('bai-banner')?.dataset.question === k, { args: [key], what: `the question about ${key}`, timeout: 15000 });
+  assert.match(await chat.evaluate(() => document.querySelector('bai-banner').shadowRoot.textContent), text);
+  await answerBanner(chat, 'allow');
+}
+
+/** The ref of the first observation line matching `pattern`. */
+function refOf(lines, pattern) {
+  const line = lines.find((l) => pattern.test(l));
+  assert.ok(line, `no line matches ${pattern} in:\n${lines.join('\n')}`);
+  return line.split(' ')[0];
+}
+
+for (const name of browserNames()) {
+  describe(`closing the loop in ${name}`, () => {
+    let server;
+    let browser;
+
+    before(async () => {
+      server = await startServer();
+      browser = await BROWSERS[name].launch();
+    });
+
+    after(async () => {
+      await browser?.close();
+      await server?.close();
+    });
+
+    test('a model observes, acts by ref, recovers from failures using the results, and completes a three-page order', async () => {
+      const origin = server.origin;
+      const shopUrl = `${origin}/shop/index.html`;
+      const target = await browser.newTab(shopUrl);
+      await target.waitFor(() => document.getElementById('cart')?.textContent === 'Cart: 0 items', { what: 'the shop' });
+
+      const panel = await browser.openExtensionPage(`extension/panel/panel.html?tabUrl=${encodeURIComponent(shopUrl)}`);
+      await panel.waitFor(() => document.body.dataset.ready);
+      await panel.click('#copy-prompt');
+      const workflowId = await panel.waitFor(() => document.body.dataset.lastPromptWorkflow, { what: 'the copied prompt' });
+
+      const chat = await browser.newTab(`${origin}/chat/c/loop-${name}`);
+      await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session' });
+      await chat.evaluate((text) => window.chatFixture.addUserMessage(text), protocolPrompt(workflowId));
+      await chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshake(workflowId));
+      await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
+      await answerBanner(chat, 'allow');
+      const ackText = await chat.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text, { what: 'the ACK' });
+      const ack = JSON.parse(ackText.slice('BAI_ACK '.length));
+      assert.match(ack.ack_nonce, /^n_[0-9a-f]{32}$/);
+      assert.equal(ackText, `BAI_ACK ${JSON.stringify({ protocol: 'BAI/0.3', workflow_id: workflowId, kind: 'ack', state: 'extension_acknowledged', ack_nonce: ack.ack_nonce, capabilities: CAPABILITIES })}`);
+
+      let nextId = 1;
+      const say = (actions) => chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), actions.map(([type, payload, extra]) => `BAI_ACTION ${JSON.stringify({ protocol: 'BAI/0.3', workflow_id: workflowId, kind: 'action', ack_nonce: ack.ack_nonce, action_id: nextId++, type, payload, ...extra })}`).join('\n'));
+
+      // 1. Blind: look at the page.
+      await say([['observe', {}]]);
+      const r1 = await nextResult(browser, chat, 1);
+      const result = (n, actions, page, extra = {}) => ({ protocol: 'BAI/0.3', workflow_id: workflowId, kind: 'result', result_id: n, state: 'active', actions, page, ...extra });
+      const shop = { url: shopUrl, title: 'Mug shop' };
+      const checkoutPage = { url: `${origin}/shop/checkout.html`, title: 'Checkout' };
+      assert.deepEqual(r1, result(1, [{ action_id: 1, type: 'observe', status: 'ok', effects: ['observed'] }], shop, {
+        observation: {
+          elements: [
+            '@e1 heading "Mug shop" level=1',
+            '@e2 heading "Blue mug" level=2',
+            '@e3 button "Add to cart" [in: "Blue mug"]',
+            '@e4 heading "Red mug" level=2',
+            '@e5 button "Add to cart" [in: "Red mug"]',
+            '@e6 link "Checkout"',
+          ],
+          more: 0,
+          total: 6,
+        },
+      }));
+      const seen = r1.observation.elements;
+
+      // 2. Act by ref: the blue mug into the cart, then to the checkout.
+      const blueAdd = refOf(seen, /button "Add to cart".*Blue mug/);
+      const checkout = refOf(seen, /link "Checkout"/);
+      await say([['click', { selector: { type: 'ref', value: blueAdd } }, { reason: 'Put the blue mug in the cart' }], ['click', { selector: { type: 'ref', value: checkout } }]]);
+      // "Checkout" is a risky word: the user is asked, with the model's reason beside it.
+      await approve(chat, `${workflowId}:3`, /the button “Checkout” looks like it will checkout something/);
+      const r2 = await nextResult(browser, chat, 2);
+      assert.deepEqual(r2.actions[0], { action_id: 2, type: 'click', status: 'ok', effects: ['focused', 'dom_changed'] });
+      // The link's click reports its navigation (with or without the focus it also moved: the
+      // new page can replace the old one before the click's report comes back).
+      assert.deepEqual({ ...r2.actions[1], effects: r2.actions[1].effects.filter((e) => e !== 'focused') }, { action_id: 3, type: 'click', status: 'ok', effects: ['navigation_started'] });
+      assert.deepEqual({ ...r2, actions: [] }, result(2, [], checkoutPage));
+
+      // 3. A ref from the previous page names nothing here: stale_ref, and the rest is skipped.
+      await say([['click', { selector: { type: 'ref', value: blueAdd } }], ['observe', {}]]);
+      const r3 = await nextResult(browser, chat, 3);
+      assert.deepEqual(r3, result(3, [
+        { action_id: 4, type: 'click', status: 'failed', code: 'stale_ref', reason: '@e3 no longer identifies the same element (it was not issued on this page; the page changed or reloaded since the observation); observe again and use the new refs' },
+        { action_id: 5, type: 'observe', status: 'skipped' },
+      ], checkoutPage));
+
+      // 4. A wrong guess: the failure carries hints with refs.
+      await say([['input_text', { selector: '#full-name', text: 'Ann' }, { timeout_ms: 500 }], ['check', { selector: { type: 'label', value: 'I accept the terms' } }]]);
+      const r4 = await nextResult(browser, chat, 4);
+      assert.deepEqual(r4, result(4, [
+        {
+          action_id: 6,
+          type: 'input_text',
+          status: 'failed',
+          code: 'not_found',
+          reason: "css '#full-name' matched no element; check the page content and use a selector that exists (css, text or a shorter name)",
+          hints: ['@e8 textbox "Full name" required'],
+        },
+        { action_id: 7, type: 'check', status: 'skipped' },
+      ], checkoutPage));
+      const nameRef = refOf(r4.actions[0].hints, /textbox "Full name"/);
+
+      // 5. Recover with the hint and finish the order on the next page.
+      await say([
+        ['input_text', { selector: { type: 'ref', value: nameRef }, text: 'Ann' }],
+        ['select_option', { selector: { type: 'label', value: 'Country' }, option: 'Germany' }],
+        ['check', { selector: { type: 'label', value: 'I accept the terms' } }],
+        ['click', { selector: { type: 'role', value: 'button', name: 'Place order' } }],
+        ['wait_for', { url_contains: '/shop/done.html' }],
+        ['assert', { selector: '#thanks', expect: 'text_equals', value: 'Thank you, Ann!' }],
+        ['extract', { selector: '#summary' }],
+      ]);
+      await approve(chat, `${workflowId}:11`, /Place order/);
+      const r5 = await nextResult(browser, chat, 5);
+      const clickOrder = r5.actions[3];
+      assert.deepEqual({ ...clickOrder, effects: clickOrder.effects.filter((e) => e !== 'focused') }, { action_id: 11, type: 'click', status: 'ok', effects: ['navigation_started'] });
+      assert.deepEqual({ ...r5, actions: r5.actions.filter((a) => a.action_id !== 11) }, result(5, [
+        { action_id: 8, type: 'input_text', status: 'ok', effects: ['value_set'] },
+        { action_id: 9, type: 'select_option', status: 'ok', effects: ['option_selected'] },
+        { action_id: 10, type: 'check', status: 'ok', effects: ['checked_changed', 'focused'] },
+        { action_id: 12, type: 'wait_for', status: 'ok', effects: ['condition_met'] },
+        { action_id: 13, type: 'assert', status: 'ok', effects: ['assertion_held'] },
+        { action_id: 14, type: 'extract', status: 'ok', effects: ['extracted'], data: ['1 × Blue mug to Germany'] },
+      ], { url: `${origin}/shop/done.html`, title: 'Order placed' }));
+
+      await say([['done', { success: true, summary: 'Ordered one blue mug for Ann' }]]);
+      await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.workflowState === 'done', { what: 'the workflow to finish' });
+
+      // The shop's own record of the order.
+      assert.equal(await target.evaluate(() => document.getElementById('thanks').textContent), 'Thank you, Ann!');
+      assert.equal(await target.evaluate(() => document.getElementById('summary').textContent), '1 × Blue mug to Germany');
+      await target.screenshot('loop-order-placed');
+      await chat.screenshot('loop-chat-results');
+      // No result for a message whose only action was a successful done.
+      assert.equal((await results(chat)).length, 5);
+    });
+  });
+}
