@@ -23,6 +23,11 @@ export const Msg = Object.freeze({
   CLAIM_ACTION: 'claim_action',
   /** background -> content (target): run this action here and answer with the result. */
   EXECUTE_ACTION: 'execute_action',
+  /** panel -> background: the user granted a site's host permission; remember it, register the
+   * content script there and start it in the site's open tabs. */
+  GRANT_SITE: 'grant_site',
+  /** panel -> background: forget a site, unregister its content script, give up its permission. */
+  REMOVE_SITE: 'remove_site',
   /** background -> panel: something changed; re-read the status. */
   STATUS_CHANGED: 'status_changed',
 });
