@@ -212,10 +212,22 @@ mod tests {
     #[test]
     fn a_bare_host_defaults_to_https_and_drops_default_ports() {
         assert_eq!(site("Chat.Example.com").origin, "https://chat.example.com");
-        assert_eq!(site("chat.example.com:443").origin, "https://chat.example.com");
-        assert_eq!(site("chat.example.com:8080").origin, "https://chat.example.com:8080");
-        assert_eq!(site("http://shop.example:80/").origin, "http://shop.example");
-        assert_eq!(site("  example.org./path ").pattern, "https://example.org/*");
+        assert_eq!(
+            site("chat.example.com:443").origin,
+            "https://chat.example.com"
+        );
+        assert_eq!(
+            site("chat.example.com:8080").origin,
+            "https://chat.example.com:8080"
+        );
+        assert_eq!(
+            site("http://shop.example:80/").origin,
+            "http://shop.example"
+        );
+        assert_eq!(
+            site("  example.org./path ").pattern,
+            "https://example.org/*"
+        );
     }
 
     #[test]
@@ -230,8 +242,14 @@ mod tests {
         assert!(site("https://chatgpt.com/c/abc").built_in);
         assert!(site("http://localhost:3000").built_in);
         assert!(site("http://127.0.0.1:5173").built_in);
-        assert!(!site("http://chatgpt.com").built_in, "the manifest grants https only");
-        assert!(!site("https://localhost").built_in, "the manifest grants http only");
+        assert!(
+            !site("http://chatgpt.com").built_in,
+            "the manifest grants https only"
+        );
+        assert!(
+            !site("https://localhost").built_in,
+            "the manifest grants http only"
+        );
         assert!(!site("http://127.0.0.2").built_in);
     }
 
@@ -257,7 +275,10 @@ mod tests {
         assert!(may_run_chat("chatgpt.com", false));
         assert!(may_run_chat("127.0.0.1", false));
         assert!(may_run_chat("localhost", false));
-        assert!(!may_run_chat("127.0.0.2", false), "a target site runs only the executor");
+        assert!(
+            !may_run_chat("127.0.0.2", false),
+            "a target site runs only the executor"
+        );
         assert!(!may_run_chat("shop.example", false));
         assert!(may_run_chat("chat.example.com", true));
     }

@@ -99,7 +99,9 @@ pub async fn execute_action(
 #[wasm_bindgen]
 pub fn site_for_address(address: &str) -> Result<String, JsValue> {
     match crate::sites::site_for_address(address) {
-        Ok(site) => serde_json::to_string(&site).map_err(|error| JsValue::from_str(&error.to_string())),
+        Ok(site) => {
+            serde_json::to_string(&site).map_err(|error| JsValue::from_str(&error.to_string()))
+        }
         Err(error) => Err(error_object(error.code(), &error.to_string())),
     }
 }
