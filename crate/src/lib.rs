@@ -7,13 +7,15 @@
 //!
 //! 1. [`protocol`]: the sans-IO protocol engine. Chat messages in, decisions out. No browser, no
 //!    clock, no randomness of its own; builds and tests natively.
-//!    [`policy`] is pure too: which validated actions may run without asking the user.
+//!    [`policy`] is pure too: which validated actions may run without asking the user, and
+//!    [`sites`]: which sites BAI may touch and which host permission covers an address.
 //! 2. `dom` (wasm32 only): finds elements and performs actions on the live DOM through web-sys.
 //!    `chat` (wasm32 only) is the part of that layer that reads chat pages.
 //! 3. `bindings` (wasm32 only): thin wasm-bindgen entry points used by the extension's JS glue.
 
 pub mod policy;
 pub mod protocol;
+pub mod sites;
 
 #[cfg(target_arch = "wasm32")]
 pub mod dom;

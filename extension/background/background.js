@@ -5,6 +5,7 @@
 import init, * as core from '../pkg/bai.js';
 import { ext, isFirefox } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
+import { SITES_KEY, loadSites } from '../shared/settings.js';
 
 // Service workers may not use top-level await: start the core now, await it where needed.
 const coreReady = init({ module_or_path: ext.runtime.getURL('extension/pkg/bai_bg.wasm') })
@@ -72,14 +73,14 @@ const originOf = (url) => {
 /** A failure the chat tab shows in its log (and, later, reports to the model). */
 const failure = (code, message) => ({ error: { code, message } });
 
+const notAllowed = (where) => failure('target_not_allowed', `BAI has no access to ${where} yet. With that page showing, click “Copy protocol prompt” in the BAI panel and allow access when the browser asks (or add it under Settings › Sites).`);
+
 async function bindTarget({ workflowId, tabId }) {
   const tab = await ext.tabs.get(tabId);
-  // Without host access to a tab, the browser does not tell the extension its address.
-  if (!tab.url) {
-    return failure('target_not_allowed', 'BAI has no access to this site. Today a target must be a page on localhost or 127.0.0.1, or the chat tab itself.');
-  }
+  if (!tab.url) return notAllowed('this page');
   const origin = originOf(tab.url);
   if (!origin || !/^https?:/.test(origin)) return failure('target_not_web_page', 'BAI can act only on web pages (http or https).');
+  if (!(await hasAccess(origin))) return notAllowed(new URL(origin).host);
   const binding = { tabId, origin, url: tab.url, title: tab.title ?? origin, at: Date.now() };
   await ext.storage.session.set({ [bindKey(workflowId)]: binding });
   return { binding };
@@ -88,6 +89,116 @@ async function bindTarget({ workflowId, tabId }) {
 async function targetFor(workflowId) {
   return (await ext.storage.session.get(bindKey(workflowId)))[bindKey(workflowId)] ?? null;
 }
+
+// ---- Sites the user allowed ------------------------------------------------------------------
+// The manifest grants only the chat hosts and the local hosts. Any other site is allowed by the
+// user through the browser's permission prompt (asked by the panel, inside the click), and then
+// gets the content script through a registration of its own (scripting.registerContentScripts),
+// so access stays one host at a time and goes away with the site.
+
+const REGISTRATION_PREFIX = 'bai-site:';
+const registrationId = (pattern) => `${REGISTRATION_PREFIX}${pattern}`;
+const CONTENT_SCRIPT = { js: ['extension/content/loader.js'], runAt: 'document_idle', allFrames: false, persistAcrossSessions: true };
+
+/** The site of an address (crate/src/sites.rs), or null when it is not one web site. */
+async function siteOf(address) {
+  await coreReady;
+  try {
+    return JSON.parse(core.site_for_address(address));
+  } catch {
+    return null;
+  }
+}
+
+/** Whether BAI may touch pages of `origin` now: a built-in host, or a grant the user still holds. */
+async function hasAccess(origin) {
+  const site = await siteOf(origin);
+  if (!site) return false;
+  return site.built_in || ext.permissions.contains({ origins: [site.pattern] });
+}
+
+// Changes to the list and to the registrations run one at a time: a grant arriving while the
+// start-up check runs would otherwise register the same script twice (an error).
+let sitesChain = Promise.resolve();
+function serialized(task) {
+  const next = sitesChain.then(task);
+  sitesChain = next.catch(() => {});
+  return next;
+}
+
+/**
+ * Makes the content-script registrations match the list of sites. Registrations persist across
+ * sessions, but a browser update or a temporary reinstall can lose them; a site whose permission
+ * the user took back in the browser's own settings is dropped from the list.
+ */
+async function syncRegistrations() {
+  const sites = await loadSites();
+  const held = [];
+  for (const site of sites) {
+    if (await ext.permissions.contains({ origins: [site.pattern] })) held.push(site);
+  }
+  if (held.length !== sites.length) await ext.storage.local.set({ [SITES_KEY]: held });
+  const registered = await ext.scripting.getRegisteredContentScripts();
+  const wanted = new Set(held.map((site) => registrationId(site.pattern)));
+  const stale = registered.filter((r) => r.id.startsWith(REGISTRATION_PREFIX) && !wanted.has(r.id)).map((r) => r.id);
+  if (stale.length) await ext.scripting.unregisterContentScripts({ ids: stale });
+  const present = new Set(registered.map((r) => r.id));
+  const missing = held.filter((site) => !present.has(registrationId(site.pattern)));
+  if (missing.length) {
+    await ext.scripting.registerContentScripts(missing.map((site) => ({ id: registrationId(site.pattern), matches: [site.pattern], ...CONTENT_SCRIPT })));
+  }
+}
+
+/**
+ * The panel got the user's grant for the site of `address` (a tab's URL or what the user typed):
+ * remember it, register the content script there, and start it in the site's open tabs (a
+ * registration only reaches pages loaded after it). `kind` 'chat' lets the site's pages run
+ * the chat role; 'target' only the executor.
+ */
+function grantSite({ address, kind }) {
+  return serialized(async () => {
+    const site = await siteOf(address);
+    if (!site) return failure('invalid_site', 'This is not a web address BAI can use.');
+    if (site.built_in) return { site };
+    if (!(await ext.permissions.contains({ origins: [site.pattern] }))) {
+      return failure('site_permission_refused', `BAI was not allowed to access ${site.host}, so it will not act there.`);
+    }
+    const sites = await loadSites();
+    const existing = sites.find((entry) => entry.pattern === site.pattern);
+    if (!existing) {
+      sites.push({ pattern: site.pattern, origin: site.origin, host: site.host, kind: kind === 'chat' ? 'chat' : 'target', addedAt: Date.now() });
+    } else if (kind === 'chat' && existing.kind !== 'chat') {
+      // A target site becomes a chat site; never the other way round by binding a tab.
+      existing.kind = 'chat';
+      existing.origin = site.origin;
+    }
+    await ext.storage.local.set({ [SITES_KEY]: sites });
+    await syncRegistrations();
+    const tabs = await ext.tabs.query({ url: site.pattern });
+    // loader.js starts once per page (it checks a flag), so a page the registration already
+    // reached is not started twice.
+    await Promise.all(tabs.map((tab) => ext.scripting.executeScript({ target: { tabId: tab.id }, files: CONTENT_SCRIPT.js }).catch(() => {})));
+    return { site, kind: existing?.kind ?? kind };
+  });
+}
+
+/** The user removed a site: forget it, unregister its content script, give its permission back. */
+function removeSite({ pattern }) {
+  return serialized(async () => {
+    const sites = await loadSites();
+    await ext.storage.local.set({ [SITES_KEY]: sites.filter((site) => site.pattern !== pattern) });
+    await ext.scripting.unregisterContentScripts({ ids: [registrationId(pattern)] }).catch(() => {});
+    // From here on runOnTarget refuses this site (target_access_removed), even in tabs where the
+    // content script still runs until they reload.
+    const removed = await ext.permissions.remove({ origins: [pattern] }).catch(() => false);
+    return { removed };
+  });
+}
+
+ext.runtime.onStartup?.addListener(() => serialized(syncRegistrations).catch(() => {}));
+ext.runtime.onInstalled?.addListener(() => serialized(syncRegistrations).catch(() => {}));
+// The user can also take a grant back in the browser's own settings.
+ext.permissions.onRemoved?.addListener(() => serialized(syncRegistrations).catch(() => {}));
 
 /** Resolves when the tab has finished loading (after a navigation an action caused). */
 function whenLoaded(tabId, timeoutMs) {
@@ -174,6 +285,10 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approved, 
     if (origin !== binding.origin) {
       return failure('target_out_of_scope', `The target tab is now on ${origin ?? 'another page'}, outside this workflow's site ${binding.origin}. BAI did not act there.`);
     }
+    if (!(await hasAccess(binding.origin))) {
+      await ext.storage.session.remove(ledgerKey);
+      return failure('target_access_removed', `BAI no longer has access to ${binding.origin} (the site was removed in Settings › Sites or in the browser's extension settings), so it did not act there. To go on, open the page, click “Copy protocol prompt” in the BAI panel and allow access again.`);
+    }
     // A page still loading has no content script yet. Ask until one answers: only an
     // unanswered ping proves nothing was delivered. (An error from the action message itself
     // proves nothing: Firefox reports a page that unloaded mid-action as "Receiving end does not
@@ -247,6 +362,9 @@ async function pageStateOf({ workflowId, changes, maxElements }) {
   }
 }
 
+/** A chat page whose site the user removed keeps running until it reloads; it runs nothing more. */
+const chatSiteRemoved = (url) => failure('site_access_removed', `BAI no longer has access to ${originOf(url) ?? 'this chat site'} (removed in Settings › Sites), so it runs nothing from this chat. Add the site again to go on.`);
+
 /** Messages from the extension's own pages (the panel), never from a content script. */
 const fromExtensionPage = (sender) => Boolean(sender.url?.startsWith(ext.runtime.getURL(''))) && !sender.frameId;
 
@@ -279,6 +397,14 @@ async function handle(message, sender) {
       if (!fromExtensionPage(sender)) return failure('not_allowed', 'only the panel binds targets');
       return bindTarget(message);
     }
+    case Msg.GRANT_SITE: {
+      if (!fromExtensionPage(sender)) return failure('not_allowed', 'only the panel adds sites');
+      return grantSite(message);
+    }
+    case Msg.REMOVE_SITE: {
+      if (!fromExtensionPage(sender)) return failure('not_allowed', 'only the panel removes sites');
+      return removeSite(message);
+    }
     case Msg.TARGET_FOR: {
       // The first chat tab that asks about a workflow (when its handshake is found) owns it:
       // only that tab may later run the workflow's actions.
@@ -292,6 +418,7 @@ async function handle(message, sender) {
       // The same conversation can be open in two tabs, each with its own engine: the first tab
       // to claim an action runs it; the other is told it already ran.
       if (sender.tab?.id === undefined) return failure('not_allowed', 'actions are claimed by chat tabs');
+      if (!(await hasAccess(originOf(sender.url)))) return chatSiteRemoved(sender.url);
       const ledgerKey = `ran:${message.workflowId}:${message.actionId}`;
       if ((await ext.storage.session.get(ledgerKey))[ledgerKey]) {
         return failure('already_run', `Action ${message.actionId} already ran (in this or another tab showing this conversation); BAI does not run an action twice.`);
@@ -303,6 +430,7 @@ async function handle(message, sender) {
       const ownerKey = `owner:${message.workflowId}`;
       const owner = (await ext.storage.session.get(ownerKey))[ownerKey];
       if (sender.tab?.id === undefined || sender.tab.id !== owner) return failure('not_allowed', 'only the chat tab of this workflow runs its actions');
+      if (!(await hasAccess(originOf(sender.url)))) return chatSiteRemoved(sender.url);
       return runOnTarget(message);
     }
     case Msg.PAGE_STATE: {

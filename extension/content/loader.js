@@ -1,6 +1,11 @@
 // Classic content script (MV3 content scripts cannot be ES modules): it only imports the real
 // module, which must be listed in web_accessible_resources.
 (async () => {
+  // The background also injects this file into a tab that was already open when the user granted
+  // its site; if the content script already runs there (a registration got there first), a
+  // second copy would start a second executor and chat session in the same tab.
+  if (globalThis.__baiContentStarted) return;
+  globalThis.__baiContentStarted = true;
   const api = globalThis.browser ?? globalThis.chrome;
   try {
     const main = await import(api.runtime.getURL('extension/content/main.js'));

@@ -7,6 +7,7 @@ import { Banner } from './banner.js';
 import { startChat } from './chat.js';
 import { startExecutor } from './executor.js';
 import { loadCore, wasmBlockedByPage } from './load-core.js';
+import { isUserChatSite } from '../shared/settings.js';
 
 /** Stable codes for why the core could not start; shown in the panel. */
 function classifyStartError(error) {
@@ -21,7 +22,11 @@ export async function start() {
   let coreVersion = null;
   let startError = null;
   // The wasm build, or where the page's CSP forbids wasm (Chromium) the JS build of the same crate.
-  const { core, flavor: coreFlavor, error } = await loadCore(ext);
+  // Whether the user added this page's site as a chat site: read in parallel with the core.
+  const [{ core, flavor: coreFlavor, error }, userChatSite] = await Promise.all([
+    loadCore(ext),
+    isUserChatSite(location).catch(() => false),
+  ]);
   try {
     if (error) throw error;
     coreVersion = core.version();
@@ -29,7 +34,9 @@ export async function start() {
     startError = { code: classifyStartError(error), message: String(error?.message ?? error) };
   }
   const startMs = performance.now() - started;
-  const chat = coreVersion ? JSON.parse(core.chat_page_status()) : null;
+  // Outside ChatGPT and the local hosts, only a site the user added as a chat site may run the
+  // chat role (crate/src/sites.rs); a target site runs the executor only.
+  const chat = coreVersion ? JSON.parse(core.chat_page_status(userChatSite)) : null;
   // Every page the content script runs on can be a workflow's target; chat pages can too (a
   // workflow may act on its own chat tab).
   if (coreVersion) startExecutor(core);

@@ -5,7 +5,7 @@
 import init, * as core from '../pkg/bai.js';
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
-import { loadSettings, saveSetting } from '../shared/settings.js';
+import { SITES_KEY, loadSettings, loadSites, saveSetting } from '../shared/settings.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -141,6 +141,8 @@ function currentWorkflow(log) {
 }
 
 let tabId;
+/** The tab this panel describes ({ id, url, title }), kept fresh so a click can use it at once. */
+let currentTab = null;
 let refreshGeneration = 0;
 
 async function refresh() {
@@ -152,8 +154,10 @@ async function refresh() {
     ext.runtime.sendMessage({ type: Msg.TAB_STATUS, tabId: id }),
     ext.runtime.sendMessage({ type: Msg.TAB_LOG, tabId: id }),
   ]);
+  const tab = id === undefined ? null : await ext.tabs.get(id).catch(() => null);
   if (generation !== refreshGeneration) return;
   tabId = id;
+  currentTab = tab && { id: tab.id, url: tab.url, title: tab.title };
   renderDiagnostics(status);
   renderWorkflow(currentWorkflow(log));
   renderActionQuestion(openActionQuestion(log));
@@ -292,14 +296,78 @@ async function setupSettings() {
   insertOnly.addEventListener('change', () => saveSetting('insertOnly', insertOnly.checked));
 }
 
-async function copyPrompt() {
+/** The site of an address (crate/src/sites.rs): `{ site }` or `{ error: { code, message } }`. */
+function siteOf(address) {
+  try {
+    return { site: JSON.parse(core.site_for_address(address)) };
+  } catch (error) {
+    return { error: { code: error?.code ?? 'invalid_site', message: error?.message ?? String(error) } };
+  }
+}
+
+/**
+ * Asks the browser for access to `site` when BAI does not have it built in. Browsers show the
+ * permission prompt only from inside the user's click, so this must run before the handler's
+ * first await. Resolves to true (granted now or earlier), false (refused) or an error.
+ */
+function askForSite(site) {
+  if (site.built_in) return Promise.resolve(true);
+  try {
+    return ext.permissions.request({ origins: [site.pattern] });
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** After the user answered the prompt: the panel's words for a refusal or a failure, or null. */
+async function settleGrant(site, asked, kind) {
+  let granted;
+  try {
+    granted = await asked;
+  } catch (error) {
+    return { code: 'site_permission_failed', message: `The browser could not ask for access to ${site.host} (${error?.message ?? error}).` };
+  }
+  if (!granted) {
+    return { code: 'site_permission_refused', message: `you did not allow BAI to access ${site.host}, so BAI will not act there. Click again to be asked again.` };
+  }
+  if (site.built_in) return null;
+  const added = await ext.runtime.sendMessage({ type: Msg.GRANT_SITE, address: site.origin, kind });
+  return added?.error ?? null;
+}
+
+function copyPrompt() {
+  // Everything up to the permission request is synchronous (see askForSite).
+  const tab = currentTab;
+  const parsed = tab?.url ? siteOf(tab.url) : null;
+  if (parsed?.error) {
+    notCopied(parsed.error);
+    return;
+  }
+  const asked = parsed ? askForSite(parsed.site) : null;
+  finishCopy(tab, parsed?.site ?? null, asked);
+}
+
+function notCopied(error) {
+  $('copy-status').textContent = `Not copied: ${error.message}`;
+  $('copy-status').dataset.code = error.code ?? '';
+}
+
+async function finishCopy(tab, site, asked) {
+  delete $('copy-status').dataset.code;
+  if (asked) {
+    const refused = await settleGrant(site, asked, 'target');
+    if (refused) {
+      notCopied(refused);
+      return;
+    }
+  }
   const workflowId = crypto.randomUUID();
   const text = core.protocol_prompt(workflowId);
   // The prompt's workflow id is bound to the tab this panel describes: the page the user wants
   // the model to act on. A handshake with this id then needs no target question.
-  const bound = await ext.runtime.sendMessage({ type: Msg.BIND_TARGET, workflowId, tabId: await activeTabId() });
+  const bound = await ext.runtime.sendMessage({ type: Msg.BIND_TARGET, workflowId, tabId: tab?.id ?? (await activeTabId()) });
   if (bound?.error) {
-    $('copy-status').textContent = `Not copied: ${bound.error.message}`;
+    notCopied(bound.error);
     return;
   }
   document.body.dataset.lastPromptWorkflow = workflowId;
@@ -318,6 +386,61 @@ async function copyPrompt() {
   }
 }
 
+// ---- Settings › Sites ------------------------------------------------------------------------
+
+async function renderSites() {
+  const sites = await loadSites();
+  $('sites-empty').hidden = sites.length > 0;
+  $('sites').replaceChildren(...sites.map((site) => {
+    const li = document.createElement('li');
+    li.dataset.pattern = site.pattern;
+    li.dataset.kind = site.kind;
+    const name = document.createElement('span');
+    name.className = 'site-origin';
+    // The grant covers the host on every port (match patterns have none): show what is granted.
+    name.textContent = site.pattern.replace(/\/\*$/, '');
+    name.title = `added from ${site.origin}`;
+    const kind = document.createElement('span');
+    kind.className = 'site-kind';
+    kind.textContent = site.kind === 'chat' ? 'chat site' : 'target site';
+    const remove = document.createElement('button');
+    remove.type = 'button';
+    remove.textContent = 'Remove';
+    remove.setAttribute('aria-label', `Remove ${site.host}`);
+    remove.addEventListener('click', async () => {
+      remove.disabled = true;
+      await ext.runtime.sendMessage({ type: Msg.REMOVE_SITE, pattern: site.pattern });
+      $('sites-status').textContent = `Removed ${site.host}: BAI can no longer read or change its pages.`;
+    });
+    li.append(name, kind, remove);
+    return li;
+  }));
+}
+
+function addChatSite() {
+  // Synchronous up to the permission request (see askForSite).
+  const input = $('add-chat-site');
+  const parsed = siteOf(input.value);
+  const status = $('sites-status');
+  if (parsed.error) {
+    status.textContent = parsed.error.message;
+    return;
+  }
+  if (parsed.site.built_in) {
+    status.textContent = `${parsed.site.host} is always available to BAI; nothing to add.`;
+    return;
+  }
+  const asked = askForSite(parsed.site);
+  settleGrant(parsed.site, asked, 'chat').then((refused) => {
+    if (refused) {
+      status.textContent = `Not added: ${refused.message}`;
+      return;
+    }
+    input.value = '';
+    status.textContent = `Added ${parsed.site.origin} as a chat site. Reload its open pages if BAI's badge does not appear there.`;
+  });
+}
+
 async function main() {
   try {
     await init();
@@ -330,6 +453,15 @@ async function main() {
   $('stop').addEventListener('click', () => sendDecision('stop', $('stop').dataset.workflow));
   $('copy-prompt').addEventListener('click', copyPrompt);
   await setupSettings();
+  $('add-chat-site-button').addEventListener('click', addChatSite);
+  ext.storage.onChanged.addListener((changes, area) => {
+    if (area === 'local' && changes[SITES_KEY]) renderSites();
+  });
+  await renderSites();
+  // The tab's address is needed inside the click (no await before the permission request).
+  ext.tabs.onUpdated.addListener((id, change) => {
+    if (id === tabId && (change.url || change.title)) refresh();
+  });
   ext.runtime.onMessage.addListener((message) => {
     if (message?.type === Msg.STATUS_CHANGED && (message.tabId === undefined || tabId === undefined || message.tabId === tabId)) refresh();
   });

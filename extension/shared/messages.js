@@ -28,6 +28,11 @@ export const Msg = Object.freeze({
   PAGE_STATE: 'page_state',
   /** background -> content (target): are you loaded and listening? (Answered `{pong: true}`.) */
   PING: 'ping',
+  /** panel -> background: the user granted a site's host permission; remember it, register the
+   * content script there and start it in the site's open tabs. */
+  GRANT_SITE: 'grant_site',
+  /** panel -> background: forget a site, unregister its content script, give up its permission. */
+  REMOVE_SITE: 'remove_site',
   /** background -> panel: something changed; re-read the status. */
   STATUS_CHANGED: 'status_changed',
 });

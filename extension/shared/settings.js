@@ -29,3 +29,23 @@ export function policySettingsJson(settings) {
   if (Array.isArray(settings.riskyWords)) policy.risky_words = settings.riskyWords;
   return JSON.stringify(policy);
 }
+
+// ---- Sites the user allowed ----------------------------------------------------------------
+// Beyond the hosts the manifest grants, BAI may touch only sites the user allowed through the
+// browser's permission prompt. Each is kept here (storage.local, so content scripts can read
+// it) as { pattern, origin, host, kind: 'chat' | 'target', addedAt }; `pattern` is the host
+// permission (crate/src/sites.rs). The browser's grant is the truth; this list says what the
+// user added each site for, and lets the background restore its content-script registrations.
+
+export const SITES_KEY = 'bai:sites';
+
+export async function loadSites() {
+  const sites = (await ext.storage.local.get(SITES_KEY))[SITES_KEY];
+  return Array.isArray(sites) ? sites : [];
+}
+
+/** Whether the page at `location` is on a site the user added as a chat site. */
+export async function isUserChatSite(location) {
+  const pattern = `${location.protocol}//${location.hostname}/*`;
+  return (await loadSites()).some((site) => site.kind === 'chat' && site.pattern === pattern);
+}

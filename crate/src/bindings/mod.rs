@@ -22,15 +22,21 @@ pub fn version() -> String {
 }
 
 /// What the content script needs to know about the page it runs in, as JSON
-/// ([`crate::chat::ChatPageStatus`]).
+/// ([`crate::chat::ChatPageStatus`]). `user_chat_site`: the user added this page's site as a
+/// chat site (Settings › Sites); elsewhere outside the built-in hosts the page is never a chat
+/// page, whatever its markup (see [`crate::sites::may_run_chat`]).
 #[wasm_bindgen]
-pub fn chat_page_status() -> Result<String, JsError> {
+pub fn chat_page_status(user_chat_site: Option<bool>) -> Result<String, JsError> {
     let window = web_sys::window().ok_or_else(|| JsError::new("no window"))?;
     let document = window
         .document()
         .ok_or_else(|| JsError::new("no document"))?;
     let hostname = window.location().hostname().unwrap_or_default();
-    let status = crate::chat::page_status(&document, &hostname);
+    let status = if crate::sites::may_run_chat(&hostname, user_chat_site.unwrap_or(false)) {
+        crate::chat::page_status(&document, &hostname)
+    } else {
+        crate::chat::ChatPageStatus::not_a_chat()
+    };
     serde_json::to_string(&status).map_err(|error| JsError::new(&error.to_string()))
 }
 
@@ -111,6 +117,18 @@ pub fn has_observation() -> bool {
 pub fn observe_changes(max_elements: u32) -> Result<String, JsError> {
     serde_json::to_string(&crate::dom::observe_changes(max_elements))
         .map_err(|error| JsError::new(&error.to_string()))
+}
+
+/// The site of an address the user typed or a tab's URL, as JSON ([`crate::sites::Site`]);
+/// throws `{code, message}` ([`crate::sites::SiteError`]) when it is not one web site.
+#[wasm_bindgen]
+pub fn site_for_address(address: &str) -> Result<String, JsValue> {
+    match crate::sites::site_for_address(address) {
+        Ok(site) => {
+            serde_json::to_string(&site).map_err(|error| JsValue::from_str(&error.to_string()))
+        }
+        Err(error) => Err(error_object(error.code(), &error.to_string())),
+    }
 }
 
 /// The protocol text users paste into ChatGPT, with `workflow_id` in place of the placeholder.

@@ -28,9 +28,21 @@ pub struct ChatPageStatus {
     pub messages: u32,
 }
 
-/// Classifies the page. On a known chat host the answer is always a site (readable or not); on
-/// any other host (user-added origins, local test pages) only markup that matches a profile
-/// makes it a chat page.
+impl ChatPageStatus {
+    /// A page that is not a chat page (or may not be one: see [`crate::sites::may_run_chat`]).
+    pub fn not_a_chat() -> Self {
+        Self {
+            site: None,
+            transcript_readable: false,
+            messages: 0,
+        }
+    }
+}
+
+/// Classifies the page by its host and markup. Whether the page may run the chat role at all is
+/// decided before, by [`crate::sites::may_run_chat`]. On a known chat host the answer is always
+/// a site (readable or not); on any other host (user-added chat sites, local pages) only markup
+/// that matches a profile makes it a chat page.
 pub fn page_status(document: &Document, hostname: &str) -> ChatPageStatus {
     for profile in SITES {
         let known_host = profile.hosts.contains(&hostname);
@@ -44,9 +56,5 @@ pub fn page_status(document: &Document, hostname: &str) -> ChatPageStatus {
             };
         }
     }
-    ChatPageStatus {
-        site: None,
-        transcript_readable: false,
-        messages: 0,
-    }
+    ChatPageStatus::not_a_chat()
 }

@@ -116,16 +116,49 @@ class ChromiumTab {
   }
 }
 
+/**
+ * TEST-ONLY: marks `patterns` as optional host permissions the user already allowed, in the
+ * profile's Preferences (where Chromium records a grant after its permission dialog is
+ * accepted). Chromium's dialog is browser UI that neither the DevTools protocol nor a
+ * command-line switch can accept, and `permissions.request` waits on it forever in automation;
+ * with the grant recorded, `permissions.request` resolves true at once, as for any site the user
+ * allowed before, and `permissions.remove` takes it back as usual. The extension has no such
+ * path: only the browser's dialog grants a site.
+ */
+async function recordChromiumGrants(profile, patterns) {
+  const file = path.join(profile, 'Default', 'Preferences');
+  const prefs = JSON.parse(await fs.readFile(file, 'utf8'));
+  for (const settings of Object.values(prefs.extensions?.settings ?? {})) {
+    if (settings.path !== EXTENSION_DIR) continue;
+    for (const set of ['granted_permissions', 'active_permissions']) {
+      for (const kind of ['explicit_host', 'scriptable_host']) {
+        settings[set] ??= {};
+        settings[set][kind] = [...new Set([...(settings[set][kind] ?? []), ...patterns])];
+      }
+    }
+  }
+  await fs.writeFile(file, JSON.stringify(prefs));
+}
+
 class ChromiumBrowser {
   name = 'chromium';
-  static async launch() {
+  /** `grantedHosts`: host permissions to record as already allowed (see recordChromiumGrants). */
+  static async launch({ grantedHosts = [] } = {}) {
     const profile = await fs.mkdtemp(path.join(os.tmpdir(), 'bai-chromium-'));
-    const context = await chromium.launchPersistentContext(profile, {
+    const options = {
       executablePath: '/usr/bin/chromium',
       headless: false,
       args: CHROMIUM_ARGS,
       viewport: { width: 1100, height: 800 },
-    });
+    };
+    let context = await chromium.launchPersistentContext(profile, options);
+    if (grantedHosts.length) {
+      // The extension's entry in Preferences exists once it was loaded: load, close, record, reopen.
+      if (!context.serviceWorkers().length) await context.waitForEvent('serviceworker', { timeout: DEFAULT_TIMEOUT });
+      await context.close();
+      await recordChromiumGrants(profile, grantedHosts);
+      context = await chromium.launchPersistentContext(profile, options);
+    }
     const browser = new ChromiumBrowser(context, profile);
     const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: DEFAULT_TIMEOUT }));
     browser.worker = worker;
@@ -252,6 +285,8 @@ class FirefoxTab {
 
 class FirefoxBrowser {
   name = 'firefox';
+  // Firefox grants optional host permissions through its real permissions.request path (the
+  // prompt is turned off by the pref below), so `grantedHosts` needs nothing here.
   static async launch() {
     const driverPath = path.join(os.homedir(), '.cargo/bin/geckodriver');
     const session = await WebDriverSession.start({

@@ -35,8 +35,12 @@ function resolveRequest(urlPath) {
   return path.join(FIXTURES, 'pages', clean.endsWith('/') ? `${clean}index.html` : clean);
 }
 
-/** Starts the server on a free port; resolves to { origin, close }. */
-export async function startServer() {
+/**
+ * Starts the server on a free port; resolves to { origin, close }. `host`: the loopback address
+ * to listen on; 127.0.0.2 (any 127/8 address answers on Linux) is a site the extension's
+ * manifest does not grant, for the tests of sites the user adds.
+ */
+export async function startServer({ host = '127.0.0.1' } = {}) {
   const server = http.createServer(async (request, response) => {
     const file = resolveRequest(request.url);
     if (!file.startsWith(FIXTURES)) {
@@ -52,10 +56,10 @@ export async function startServer() {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     }
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise((resolve) => server.listen(0, host, resolve));
   const { port } = server.address();
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `http://${host}:${port}`,
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }
