@@ -90,7 +90,7 @@ for (const name of browserNames()) {
         const items = [...document.querySelectorAll('#log li')].map((li) => li.textContent);
         return items.some((t) => t.startsWith('Action 3: done')) ? items : null;
       }, { what: 'the panel log' });
-      assert.ok(log.some((t) => t.startsWith('Ignored 6 protocol lines in a user message (foreign_ack, action_from_user)')), log.join('\n'));
+      assert.ok(log.some((t) => t.startsWith('Ignored 11 protocol lines in a user message (foreign_ack, action_from_user, foreign_result)')), log.join('\n'));
       assert.ok(log.some((t) => t.startsWith(`ChatGPT asks to start workflow ${workflowId}`)), log.join('\n'));
       assert.ok(log.some((t) => t.startsWith(`Allowed workflow ${workflowId}`)), log.join('\n'));
       assert.ok(log.some((t) => t.startsWith('Posted the acknowledgement')), log.join('\n'));
