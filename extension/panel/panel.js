@@ -162,7 +162,35 @@ async function refresh() {
   renderWorkflow(currentWorkflow(log));
   renderActionQuestion(openActionQuestion(log));
   renderLog(log);
+  lastLog = log;
   document.body.dataset.ready = '1';
+}
+
+/** The log as it was last shown, for "Export log". */
+let lastLog = [];
+
+/**
+ * The audit log as JSON: every event of this tab (asked, allowed or refused and by whom,
+ * executed, failed, rejected, results posted), oldest first, with ISO times. Events never hold
+ * typed text or password values: the chat tab leaves them out before logging.
+ */
+function auditJson(log) {
+  return JSON.stringify({
+    format: 'bai-audit-log/1',
+    exported_at: new Date().toISOString(),
+    extension_version: ext.runtime.getManifest().version,
+    tab: currentTab && { url: currentTab.url, title: currentTab.title },
+    events: log.map((event) => ({ ...event, at: new Date(event.at).toISOString() })),
+  }, null, 2);
+}
+
+function exportLog() {
+  const blob = new Blob([auditJson(lastLog)], { type: 'application/json' });
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = `bai-audit-${new Date().toISOString().replaceAll(':', '-').slice(0, 19)}.json`;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
 }
 
 function renderWorkflow(workflow) {
@@ -452,6 +480,7 @@ async function main() {
   $('deny').addEventListener('click', () => sendDecision('deny', $('question').dataset.workflow));
   $('stop').addEventListener('click', () => sendDecision('stop', $('stop').dataset.workflow));
   $('copy-prompt').addEventListener('click', copyPrompt);
+  $('export-log').addEventListener('click', exportLog);
   await setupSettings();
   $('add-chat-site-button').addEventListener('click', addChatSite);
   ext.storage.onChanged.addListener((changes, area) => {

@@ -182,6 +182,29 @@ for (const name of browserNames()) {
       await chat.screenshot('loop-chat-results');
       // No result for a message whose only action was a successful done.
       assert.equal((await results(chat)).length, 5);
+
+      // The audit log, exported from the panel as JSON: what was asked, allowed and by whom,
+      // what ran, failed and was reported back; never the typed text.
+      const chatPanel = await browser.openExtensionPage(`extension/panel/panel.html?tabUrl=${encodeURIComponent(await chat.evaluate(() => location.href))}`);
+      await chatPanel.waitFor(() => document.body.dataset.ready && document.querySelectorAll('#log li').length > 0, { what: 'the panel log' });
+      await chatPanel.evaluate(() => {
+        // Capture the file instead of saving it: the test reads what the user would get.
+        URL.createObjectURL = (blob) => { window.__exported = blob; return 'blob:captured'; };
+        HTMLAnchorElement.prototype.click = function captureDownload() { window.__downloadName = this.download; };
+      });
+      await chatPanel.screenshot('loop-panel-log');
+      await chatPanel.click('#export-log');
+      await chatPanel.waitFor(() => Boolean(window.__exported), { what: 'the exported log' });
+      const exported = await chatPanel.evaluate(async () => ({ name: window.__downloadName, text: await window.__exported.text() }));
+      assert.match(exported.name, /^bai-audit-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.json$/);
+      const audit = JSON.parse(exported.text);
+      assert.equal(audit.format, 'bai-audit-log/1');
+      const kinds = audit.events.map((e) => e.kind);
+      assert.equal(kinds.filter((k) => k === 'result_posted').length, 5);
+      assert.deepEqual(audit.events.filter((e) => e.kind === 'action_approved').map((e) => [e.action_id, e.by]), [[3, 'user'], [11, 'user']]);
+      assert.deepEqual(audit.events.find((e) => e.kind === 'approved'), { ...audit.events.find((e) => e.kind === 'approved'), workflow_id: workflowId, by: 'user' });
+      assert.ok(audit.events.some((e) => e.kind === 'failed' && e.action_id === 6 && e.error.code === 'not_found'));
+      assert.ok(!exported.text.includes('"Ann"'), 'typed text is not in the audit log');
     });
   });
 }
