@@ -370,8 +370,29 @@ export async function startChat(core, banner) {
     return outcome;
   }
 
+  /** A few words on what an action without a plain target will do, for the log (never typed
+   * text: `input_text`'s text stays out). */
+  function actionDetail({ type, payload = {} }) {
+    switch (type) {
+      case 'navigate': return `to ${payload.url}`;
+      case 'press_key': return payload.key;
+      case 'select_option': return `“${payload.option}”`;
+      case 'wait_for': {
+        const until = payload.until ?? {};
+        if (until.kind === 'url') return `URL contains “${until.contains}”`;
+        if (until.kind === 'text') return `text “${until.text}”`;
+        return until.state ?? null;
+      }
+      case 'assert': return payload.expect?.kind?.replaceAll('_', ' ') ?? null;
+      case 'extract': return payload.attribute ? `attribute ${payload.attribute}` : null;
+      default: return null;
+    }
+  }
+
   async function runAction({ workflow_id, action_id, action, options = {} }, batch) {
-    const summary = { workflow_id, action_id, type: action.type, selector: action.payload?.selector ?? null };
+    const summary = { workflow_id, action_id, type: action.type, selector: action.payload?.selector ?? action.payload?.until?.selector ?? null };
+    const detail = actionDetail(action);
+    if (detail) summary.detail = detail;
     if (options.reason) summary.reason = options.reason;
     if (batch.failedWorkflows.has(workflow_id) || failedUntilResult.has(workflow_id)) {
       report({ kind: 'skipped', ...summary });

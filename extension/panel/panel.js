@@ -67,7 +67,7 @@ function describeEvent(event) {
         return { what: `Action ${event.action_id}: done (${done.success ? 'success' : 'not successful'})`, why: done.summary, tone: done.success ? 'ok' : 'warn' };
       }
       return {
-        what: `Action ${event.action_id}: ${event.type} ${describeSelector(event.selector)}`.trim(),
+        what: `Action ${event.action_id}: ${event.type} ${describeSelector(event.selector)}${event.detail ? ` ${event.detail}` : ''}`.trim(),
         why: [event.reason ? `“${event.reason}”` : '', (event.result?.effects ?? []).map((e) => e.kind.replaceAll('_', ' ')).join(', ') || 'done'].filter(Boolean).join(' — '),
         tone: 'ok',
       };
