@@ -287,7 +287,8 @@ export async function startChat(core, banner) {
     const resultReport = { actions };
     if (page?.url) resultReport.page = { url: page.url, title: page.title };
     if (observation) resultReport.observation = observation;
-    if (page?.changes) resultReport.changes = page.changes;
+    const changed = page?.changes && (page.changes.added.length || page.changes.removed.length || page.changes.changed.length || page.changes.more);
+    if (changed) resultReport.changes = page.changes;
     let line;
     try {
       line = session.result_line(workflow_id, JSON.stringify(resultReport));

@@ -112,31 +112,38 @@ for (const name of browserNames()) {
       }));
       const seen = r1.observation.elements;
 
-      // 2. Act by ref: the blue mug into the cart, then to the checkout.
+      // 2. Act by ref: the blue mug into the cart. The result says what changed on the page
+      // since the observation (the button now has the focus).
       const blueAdd = refOf(seen, /button "Add to cart".*Blue mug/);
       const checkout = refOf(seen, /link "Checkout"/);
-      await say([['click', { selector: { type: 'ref', value: blueAdd } }, { reason: 'Put the blue mug in the cart' }], ['click', { selector: { type: 'ref', value: checkout } }]]);
-      // "Checkout" is a risky word: the user is asked, with the model's reason beside it.
-      await approve(chat, `${workflowId}:3`, /the button “Checkout” looks like it will checkout something/);
+      await say([['click', { selector: { type: 'ref', value: blueAdd } }, { reason: 'Put the blue mug in the cart' }]]);
       const r2 = await nextResult(browser, chat, 2);
-      assert.deepEqual(r2.actions[0], { action_id: 2, type: 'click', status: 'ok', effects: ['focused', 'dom_changed'] });
+      assert.deepEqual(r2, result(2, [{ action_id: 2, type: 'click', status: 'ok', effects: ['focused', 'dom_changed'] }], shop, {
+        changes: { added: [], changed: ['@e3 button "Add to cart" focused [in: "Blue mug"]'], removed: [], more: 0 },
+      }));
+      assert.equal(await target.evaluate(() => document.getElementById('cart').textContent), 'Cart: 1 item');
+
+      // "Checkout" is a risky word: the user is asked, with the model's reason beside it.
+      await say([['click', { selector: { type: 'ref', value: checkout } }, { reason: 'Go to the checkout' }]]);
+      await approve(chat, `${workflowId}:3`, /ChatGPT says: “Go to the checkout”.*the button “Checkout” looks like it will checkout something/);
+      const r3 = await nextResult(browser, chat, 3);
       // The link's click reports its navigation (with or without the focus it also moved: the
       // new page can replace the old one before the click's report comes back).
-      assert.deepEqual({ ...r2.actions[1], effects: r2.actions[1].effects.filter((e) => e !== 'focused') }, { action_id: 3, type: 'click', status: 'ok', effects: ['navigation_started'] });
-      assert.deepEqual({ ...r2, actions: [] }, result(2, [], checkoutPage));
+      assert.deepEqual({ ...r3.actions[0], effects: r3.actions[0].effects.filter((e) => e !== 'focused') }, { action_id: 3, type: 'click', status: 'ok', effects: ['navigation_started'] });
+      assert.deepEqual({ ...r3, actions: [] }, result(3, [], checkoutPage));
 
       // 3. A ref from the previous page names nothing here: stale_ref, and the rest is skipped.
       await say([['click', { selector: { type: 'ref', value: blueAdd } }], ['observe', {}]]);
-      const r3 = await nextResult(browser, chat, 3);
-      assert.deepEqual(r3, result(3, [
+      const r4 = await nextResult(browser, chat, 4);
+      assert.deepEqual(r4, result(4, [
         { action_id: 4, type: 'click', status: 'failed', code: 'stale_ref', reason: '@e3 no longer identifies the same element (it was not issued on this page; the page changed or reloaded since the observation); observe again and use the new refs' },
         { action_id: 5, type: 'observe', status: 'skipped' },
       ], checkoutPage));
 
       // 4. A wrong guess: the failure carries hints with refs.
       await say([['input_text', { selector: '#full-name', text: 'Ann' }, { timeout_ms: 500 }], ['check', { selector: { type: 'label', value: 'I accept the terms' } }]]);
-      const r4 = await nextResult(browser, chat, 4);
-      assert.deepEqual(r4, result(4, [
+      const r5 = await nextResult(browser, chat, 5);
+      assert.deepEqual(r5, result(5, [
         {
           action_id: 6,
           type: 'input_text',
@@ -147,7 +154,7 @@ for (const name of browserNames()) {
         },
         { action_id: 7, type: 'check', status: 'skipped' },
       ], checkoutPage));
-      const nameRef = refOf(r4.actions[0].hints, /textbox "Full name"/);
+      const nameRef = refOf(r5.actions[0].hints, /textbox "Full name"/);
 
       // 5. Recover with the hint and finish the order on the next page.
       await say([
@@ -160,10 +167,10 @@ for (const name of browserNames()) {
         ['extract', { selector: '#summary' }],
       ]);
       await approve(chat, `${workflowId}:11`, /Place order/);
-      const r5 = await nextResult(browser, chat, 5);
-      const clickOrder = r5.actions[3];
+      const r6 = await nextResult(browser, chat, 6);
+      const clickOrder = r6.actions[3];
       assert.deepEqual({ ...clickOrder, effects: clickOrder.effects.filter((e) => e !== 'focused') }, { action_id: 11, type: 'click', status: 'ok', effects: ['navigation_started'] });
-      assert.deepEqual({ ...r5, actions: r5.actions.filter((a) => a.action_id !== 11) }, result(5, [
+      assert.deepEqual({ ...r6, actions: r6.actions.filter((a) => a.action_id !== 11) }, result(6, [
         { action_id: 8, type: 'input_text', status: 'ok', effects: ['value_set'] },
         { action_id: 9, type: 'select_option', status: 'ok', effects: ['option_selected'] },
         { action_id: 10, type: 'check', status: 'ok', effects: ['checked_changed', 'focused'] },
@@ -181,7 +188,7 @@ for (const name of browserNames()) {
       await target.screenshot('loop-order-placed');
       await chat.screenshot('loop-chat-results');
       // No result for a message whose only action was a successful done.
-      assert.equal((await results(chat)).length, 5);
+      assert.equal((await results(chat)).length, 6);
 
       // The audit log, exported from the panel as JSON: what was asked, allowed and by whom,
       // what ran, failed and was reported back; never the typed text.
@@ -200,7 +207,7 @@ for (const name of browserNames()) {
       const audit = JSON.parse(exported.text);
       assert.equal(audit.format, 'bai-audit-log/1');
       const kinds = audit.events.map((e) => e.kind);
-      assert.equal(kinds.filter((k) => k === 'result_posted').length, 5);
+      assert.equal(kinds.filter((k) => k === 'result_posted').length, 6);
       assert.deepEqual(audit.events.filter((e) => e.kind === 'action_approved').map((e) => [e.action_id, e.by]), [[3, 'user'], [11, 'user']]);
       assert.deepEqual(audit.events.find((e) => e.kind === 'approved'), { ...audit.events.find((e) => e.kind === 'approved'), workflow_id: workflowId, by: 'user' });
       assert.ok(audit.events.some((e) => e.kind === 'failed' && e.action_id === 6 && e.error.code === 'not_found'));
