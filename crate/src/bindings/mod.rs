@@ -150,7 +150,21 @@ fn failure_with_hints(
     if let (Some(object), false) = (value.as_object_mut(), hints.is_empty()) {
         object.insert("hints".into(), hints.into());
     }
+    // The failure goes to the log, the panel and the model: text read from the page in it (a
+    // field's actual value, a candidate's label) loses anything that looks like a secret.
+    redact_strings(&mut value);
     JsValue::from_str(&value.to_string())
+}
+
+/// Replaces card-like numbers and token-like words in every string of `value`
+/// ([`crate::dom::redact::redact_secrets`]).
+fn redact_strings(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(text) => *text = crate::dom::redact::redact_secrets(text),
+        serde_json::Value::Array(items) => items.iter_mut().for_each(redact_strings),
+        serde_json::Value::Object(fields) => fields.values_mut().for_each(redact_strings),
+        _ => {}
+    }
 }
 
 fn error_object(code: &str, message: &str) -> JsValue {
