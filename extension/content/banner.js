@@ -98,11 +98,15 @@ export class Banner {
   }
 
   /** Asks whether workflow `workflowId` may act; `answer('allow' | 'deny')` is called once. */
-  askHandshake({ workflowId, protocol, target }, answer) {
+  askHandshake({ workflowId, protocol, target, heldActions = 0 }, answer) {
     this.host.dataset.question = workflowId;
+    // BAI/0.2 lets a model write actions before the ACK: say that they run on Allow.
+    const held = heldActions > 0
+      ? [el('br'), el('strong', {}, `${heldActions} action${heldActions === 1 ? '' : 's'} it already wrote will run as soon as you allow.`)]
+      : [];
     this.questionText.replaceChildren(
       'ChatGPT asks to control ', el('strong', {}, target), '. ',
-      el('br'), 'Workflow ', el('code', {}, workflowId), ` (${protocol}).`,
+      el('br'), 'Workflow ', el('code', {}, workflowId), ` (${protocol}).`, ...held,
     );
     this.question.classList.add('open');
     this.armQuestion(answer);

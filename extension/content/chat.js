@@ -50,6 +50,16 @@ export async function startChat(core, banner) {
   const pendingHandshakes = new Map();
   let actionChain = Promise.resolve();
 
+  /**
+   * Queues `work` behind everything queued before it. A step that throws is reported and the
+   * queue goes on: one broken step must not silently stop every later action and result.
+   */
+  function queue(work) {
+    return actionChain.then(work).catch((error) => {
+      report({ kind: 'session_error', code: 'internal_error', message: String(error?.stack ?? error?.message ?? error) });
+    });
+  }
+
   function report(event) {
     ext.runtime.sendMessage({ type: Msg.CHAT_EVENT, event: { ...event, at: Date.now() } }).catch(() => {});
   }
@@ -105,7 +115,7 @@ export async function startChat(core, banner) {
     }
     // Without result lines a failure skips the rest of the poll's actions; with them, the rest
     // of the message's (until its result is posted).
-    actionChain = actionChain.then(() => {
+    actionChain = queue(() => {
       for (const workflowId of new Set([...failedUntilResult, ...outcomes.keys()])) {
         if (workflowInfo(workflowId)?.capabilities?.includes('result_lines')) continue;
         failedUntilResult.delete(workflowId);
@@ -128,11 +138,11 @@ export async function startChat(core, banner) {
       case 'ack':
         return onAck(decision);
       case 'execute':
-        actionChain = actionChain.then(() => runAction(decision, batch));
+        actionChain = queue(() => runAction(decision, batch));
         return actionChain;
       case 'result_due':
         // After the message's actions (queued before it) have run.
-        actionChain = actionChain.then(() => postResult(decision));
+        actionChain = queue(() => postResult(decision));
         return actionChain;
       case 'reject':
         report({ kind: 'rejected', ...decision });
@@ -140,7 +150,7 @@ export async function startChat(core, banner) {
       case 'state_changed':
         // Queued behind the actions decided before it, so the log reads in the order things
         // happen ("action 3 done", then "workflow finished").
-        actionChain = actionChain.then(() => {
+        actionChain = queue(() => {
           report({ kind: 'state_changed', workflow_id: decision.workflow_id, state: decision.state });
           banner.setWorkflowState(decision.workflow_id, decision.state);
           banner.setRunning(unfinishedWorkflows().some((w) => w.state === 'active'));
@@ -161,7 +171,8 @@ export async function startChat(core, banner) {
       decide(workflow_id, 'allow', 'policy');
       return;
     }
-    banner.askHandshake({ workflowId: workflow_id, protocol, target: targetName }, (answer) => decide(workflow_id, answer, 'user'));
+    const heldActions = workflowInfo(workflow_id)?.held_actions ?? 0;
+    banner.askHandshake({ workflowId: workflow_id, protocol, target: targetName, heldActions }, (answer) => decide(workflow_id, answer, 'user'));
   }
 
   /** Workflows the engine still runs (or waits to acknowledge). */
@@ -185,7 +196,7 @@ export async function startChat(core, banner) {
       }
       banner.clearQuestion();
       await persist();
-      decisions.forEach(handle);
+      for (const decision of decisions) handle(decision);
       return;
     }
     if (!pendingHandshakes.has(workflowId)) return;
@@ -194,7 +205,7 @@ export async function startChat(core, banner) {
     const decisions = JSON.parse(answer === 'allow' ? session.approve(workflowId, freshNonce()) : session.deny(workflowId));
     await persist();
     report({ kind: answer === 'allow' ? 'approved' : 'denied', workflow_id: workflowId, by });
-    decisions.forEach(handle);
+    for (const decision of decisions) handle(decision);
   }
 
   function onAck({ workflow_id, line }) {

@@ -327,5 +327,33 @@ for (const name of browserNames()) {
       await panel.screenshot('panel-refusals');
       await panel.close();
     });
+
+    test('BAI/0.2: actions written before the ACK are announced in the question and run once, only after Allow', async () => {
+      const workflowId = `wf-v02-${name}`;
+      const url = `${server.origin}/chat/c/v02-${name}`;
+      const tab = await openChat(browser, url);
+      await tab.evaluate(installTarget);
+      const handshake = `BAI_HANDSHAKE ${JSON.stringify({ protocol: 'BAI/0.2', workflow_id: workflowId, state: 'awaiting_extension_ack' })}`;
+      const click = `BAI_ACTION ${JSON.stringify({ protocol: 'BAI/0.2', workflow_id: workflowId, action_id: 1, type: 'click', payload: { selector: '#counter' } })}`;
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), `${handshake}\n${click}`);
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
+      const question = await tab.evaluate(() => document.querySelector('bai-banner').shadowRoot.textContent);
+      assert.match(question, /1 action it already wrote will run as soon as you allow\./);
+      assert.equal(await tab.evaluate(() => window.__target.clicks), 0, 'nothing runs before the answer');
+      await answerBanner(tab, 'allow');
+      await tab.waitFor(() => window.__target.clicks === 1, { what: 'the held click' }).catch(async (error) => {
+        const panel = await browser.openExtensionPage(`extension/panel/panel.html?tabUrl=${encodeURIComponent(url)}`);
+        await panel.waitFor(() => document.body.dataset.ready);
+        const raw = await panel.evaluate(async (address) => {
+          const found = (await chrome.tabs.query({})).find((t) => t.url === address);
+          return JSON.stringify((await chrome.runtime.sendMessage({ type: 'tab_log', tabId: found.id })).log);
+        }, url);
+        throw new Error(`${error.message}; log: ${raw}`);
+      });
+      await settled(tab);
+      assert.equal(await tab.evaluate(() => window.__target.clicks), 1, 'the held action ran once');
+      const ack = await tab.evaluate(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text);
+      assert.match(ack, new RegExp(`^BAI_ACK \\{"protocol":"BAI/0\\.2","workflow_id":"${workflowId}","state":"extension_acknowledged","ack_nonce":"n_[0-9a-f]{32}"\\}$`));
+    });
   });
 }
