@@ -25,8 +25,14 @@ const CASES = [
   { name: 'css', ours: { type: 'css', value: '#row-1500 button' }, playwright: 'css=#row-1500 button' },
 ];
 
+/** The options Playwright constructs its injected script with (for a Chromium page). */
+export const INJECTED_OPTIONS = {
+  isUnderTest: false, sdkLanguage: 'javascript', frameSeq: 0, testIdAttributeName: 'data-testid',
+  stableRafCount: 1, browserName: 'chromium', shouldPrependErrorPrefix: true, isUtilityWorld: false, customEngines: [],
+};
+
 /** playwright-core's injected script source, as Playwright itself evaluates it in a page. */
-function injectedScriptSource() {
+export function injectedScriptSource() {
   const require = createRequire(import.meta.url);
   const root = path.dirname(require.resolve('playwright-core/package.json'));
   const bundle = fs.readFileSync(path.join(root, 'lib/coreBundle.js'), 'utf8');
@@ -57,12 +63,8 @@ export async function run({ browser, server }) {
     await mod.default({ module_or_path: `${origin}/extension/pkg/bai_bg.wasm` });
     window.__bai = mod;
   }, origin);
-  const options = {
-    isUnderTest: false, sdkLanguage: 'javascript', frameSeq: 0, testIdAttributeName: 'data-testid',
-    stableRafCount: 1, browserName: 'chromium', shouldPrependErrorPrefix: true, isUtilityWorld: false, customEngines: [],
-  };
   await page.evaluate(`(() => { const module = {}; ${injectedScriptSource()}
-    window.__pw = new (module.exports.InjectedScript())(globalThis, ${JSON.stringify(options)}); })()`);
+    window.__pw = new (module.exports.InjectedScript())(globalThis, ${JSON.stringify(INJECTED_OPTIONS)}); })()`);
 
   const rtt = [];
   for (let i = 0; i < 20; i++) {

@@ -2,6 +2,7 @@
 //!
 //! `bench_selector` times the selector engines inside the page, so the figure holds no protocol
 //! round trip: the same work a `BAI_ACTION` pays to find its target, minus the action itself.
+//! `bench_observe` times and sizes `observe` (figure 8, beside Playwright's aria snapshot).
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -61,4 +62,53 @@ pub fn bench_tree_walk(runs: u32) -> Result<String, JsError> {
     }
     serde_json::to_string(&SelectorTimings { count, times_ms })
         .map_err(|error| JsError::new(&error.to_string()))
+}
+
+/// What [`bench_observe`] returns (as JSON).
+#[derive(Debug, Serialize)]
+struct ObserveTimings {
+    /// Characters (Unicode scalar values) of the observation serialized as JSON, as the
+    /// extension's binding returns it (`url`, `title`, `elements`, `total`, `more`).
+    json_chars: usize,
+    /// Lines listed (at most the budget).
+    lines: usize,
+    /// Elements found.
+    total: usize,
+    /// Elements found but not listed.
+    more: usize,
+    /// Milliseconds per run (observe + JSON serialization), in run order.
+    times_ms: Vec<f64>,
+    /// The last observation itself, so the figure can show what was measured.
+    observation: crate::dom::Observation,
+}
+
+/// Runs `dom::observe(max_elements)` (0 means the default budget) `runs` times over the current
+/// document and serializes each observation to JSON, timing each run with `performance.now()`.
+/// Resolves to `{"json_chars", "lines", "total", "more", "times_ms", "observation"}`.
+#[allow(unreachable_pub, reason = "exported to JS by wasm-bindgen")]
+#[wasm_bindgen]
+pub fn bench_observe(max_elements: u32, runs: u32) -> Result<String, JsError> {
+    let performance = web_sys::window()
+        .and_then(|window| window.performance())
+        .ok_or_else(|| JsError::new("no performance clock"))?;
+    let mut times_ms = Vec::with_capacity(runs as usize);
+    let mut last = None;
+    for _ in 0..runs.max(1) {
+        let started = performance.now();
+        let observation = crate::dom::observe(max_elements);
+        let json = serde_json::to_string(&observation)
+            .map_err(|error| JsError::new(&error.to_string()))?;
+        times_ms.push(performance.now() - started);
+        last = Some((observation, json.chars().count()));
+    }
+    let (observation, json_chars) = last.ok_or_else(|| JsError::new("no run"))?;
+    serde_json::to_string(&ObserveTimings {
+        json_chars,
+        lines: observation.elements.len(),
+        total: observation.total,
+        more: observation.more,
+        times_ms,
+        observation,
+    })
+    .map_err(|error| JsError::new(&error.to_string()))
 }
