@@ -174,6 +174,22 @@ impl SiteProfile {
         }
     }
 
+    /// Whether a stop indicator is inside `scope`.
+    pub fn has_stop_indicator(&self, scope: &Element) -> bool {
+        scope
+            .query_selector(&self.stop_button_selectors.join(", "))
+            .ok()
+            .flatten()
+            .is_some()
+    }
+
+    /// Whether `element` itself is a stop indicator (`.result-streaming` on a message).
+    pub fn is_stop_indicator(&self, element: &Element) -> bool {
+        element
+            .matches(&self.stop_button_selectors.join(", "))
+            .unwrap_or(false)
+    }
+
     /// The author of a message element, from the first role source that names one.
     pub fn role_of(&self, message: &Element) -> Option<Role> {
         self.role_sources.iter().find_map(|source| {

@@ -48,6 +48,9 @@ pub struct TranscriptReader {
     streaming: Option<usize>,
     /// How many times a message's text was read from the DOM (for tests and benchmarks).
     reads: u64,
+    /// The composer's `<form>`, where the stop button lives while the assistant writes; kept
+    /// between polls so the streaming check looks there instead of walking the whole transcript.
+    composer_form: Option<Element>,
 }
 
 impl TranscriptReader {
@@ -64,6 +67,7 @@ impl TranscriptReader {
             reindex: false,
             streaming: None,
             reads: 0,
+            composer_form: None,
         }
     }
 
@@ -371,12 +375,15 @@ impl TranscriptReader {
     /// the assistant's message exists; the previous answer stays complete.)
     fn update_streaming(&mut self) {
         let last = self.entries.len().checked_sub(1);
-        let streaming = last.filter(|index| {
-            self.entries
-                .get(*index)
-                .is_some_and(|entry| entry.role == Role::Assistant)
-                && self.profile.is_generating(&self.document)
-        });
+        let last_assistant = last
+            .and_then(|index| self.entries.get(index))
+            .filter(|entry| entry.role == Role::Assistant)
+            .map(|entry| entry.element.clone());
+        let generating = match &last_assistant {
+            Some(message) => self.is_generating(message),
+            None => false,
+        };
+        let streaming = last.filter(|_| generating);
         // Only the previously and the newly streaming message can change here.
         for index in [self.streaming, streaming].into_iter().flatten() {
             let complete = Some(index) != streaming;
@@ -388,6 +395,33 @@ impl TranscriptReader {
             }
         }
         self.streaming = streaming;
+    }
+}
+
+impl TranscriptReader {
+    /// Whether the assistant is still writing `last_message`. A stop indicator is either in the
+    /// composer's form (the stop button) or on the message itself (`.result-streaming`); looking
+    /// only there keeps the check's cost independent of the conversation's length. Without a
+    /// composer form (an unknown layout) the whole document is searched, as a fallback.
+    fn is_generating(&mut self, last_message: &Element) -> bool {
+        let form_is_current = self
+            .composer_form
+            .as_ref()
+            .is_some_and(|form| form.is_connected());
+        if !form_is_current {
+            self.composer_form = self
+                .profile
+                .find_composer(&self.document)
+                .and_then(|composer| composer.closest("form").ok().flatten());
+        }
+        match &self.composer_form {
+            Some(form) => {
+                self.profile.has_stop_indicator(form)
+                    || self.profile.has_stop_indicator(last_message)
+                    || self.profile.is_stop_indicator(last_message)
+            }
+            None => self.profile.is_generating(&self.document),
+        }
     }
 }
 
