@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS, browserNames } from './lib/browsers.mjs';
 import { startServer } from './lib/server.mjs';
-import { answerBanner, protocolPrompt } from './lib/chat.mjs';
+import { answerBanner, installTarget, protocolPrompt } from './lib/chat.mjs';
 
 const CAPABILITIES = ['action_lines', 'result_lines', 'observe', 'extended_actions'];
 
@@ -212,6 +212,43 @@ for (const name of browserNames()) {
       assert.deepEqual(audit.events.find((e) => e.kind === 'approved'), { ...audit.events.find((e) => e.kind === 'approved'), workflow_id: workflowId, by: 'user' });
       assert.ok(audit.events.some((e) => e.kind === 'failed' && e.action_id === 6 && e.error.code === 'not_found'));
       assert.ok(!exported.text.includes('"Ann"'), 'typed text is not in the audit log');
+    });
+
+    test('on_error: skip goes on after a failure; retry tries again until a late element appears', async () => {
+      const workflowId = `wf-on-error-${name}`;
+      const chatUrl = `${server.origin}/chat/c/on-error-${name}`;
+      const chat = await browser.newTab(chatUrl);
+      await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session' });
+      // This workflow acts on the chat tab itself: a click counter, and a button that appears
+      // 1.2 s after the model's actions arrive.
+      await chat.evaluate(installTarget);
+      await chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshake(workflowId));
+      await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
+      await answerBanner(chat, 'allow');
+      const ackText = await chat.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text, { what: 'the ACK' });
+      const nonce = JSON.parse(ackText.slice('BAI_ACK '.length)).ack_nonce;
+      const line = (id, type, payload, extra) => `BAI_ACTION ${JSON.stringify({ protocol: 'BAI/0.3', workflow_id: workflowId, kind: 'action', ack_nonce: nonce, action_id: id, type, payload, ...extra })}`;
+      await chat.evaluate(() => {
+        window.__late = 0;
+        setTimeout(() => {
+          const late = document.createElement('button');
+          late.id = 'late';
+          late.textContent = 'Late';
+          late.addEventListener('click', () => { window.__late += 1; });
+          document.getElementById('target-area').append(late);
+        }, 1200);
+      });
+      await chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), [
+        line(1, 'click', { selector: '#missing' }, { timeout_ms: 200, on_error: 'skip' }),
+        line(2, 'click', { selector: '#counter' }),
+        line(3, 'click', { selector: '#late' }, { timeout_ms: 300, on_error: 'retry', retries: 5 }),
+        line(4, 'click', { selector: '#counter' }),
+      ].join('\n'));
+      const r1 = await nextResult(browser, chat, 1);
+      assert.equal(r1.actions[0].code, 'not_found');
+      assert.deepEqual(r1.actions.map((a) => [a.action_id, a.status]), [[1, 'failed'], [2, 'ok'], [3, 'ok'], [4, 'ok']]);
+      assert.deepEqual(r1.page, { url: chatUrl, title: await chat.evaluate(() => document.title) });
+      assert.deepEqual(await chat.evaluate(() => [window.__target.clicks, window.__late]), [2, 1], 'each click ran once; the late button once, after retries');
     });
   });
 }
