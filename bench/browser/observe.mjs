@@ -1,5 +1,5 @@
-// Figure 8: the size of what the model reads about a page. Ours = `dom::observe` (the shipped
-// wasm, imported into the page from the extension's web-accessible pkg/ as figure 4 does; timed
+// Figure 8: the size of what the model reads about a page. Ours = `dom::observe` (the extension's
+// wasm with the `bench` feature, imported into the page from /build/bench-pkg/ as figure 4 does; timed
 // in Rust around observe + JSON serialization, `bench_observe` in crate/src/bindings/bench.rs),
 // at the default budget (60 lines) and at the largest (300). Playwright = playwright-core's
 // public `locator('body').ariaSnapshot()` (YAML, default mode) on the same page, plus, for
@@ -32,7 +32,7 @@ export const PAGES = [
 const chars = (s) => [...s].length;
 
 export async function run({ browser, server }) {
-  const origin = browser.extensionOrigin;
+  const origin = server.origin; // the bench feature's wasm, built by scripts/bench
   const out = { approx_tokens: 'characters / 4', rounds: ROUNDS, pages: [] };
   for (const pageSpec of PAGES) {
     const tab = await browser.newTab(`${server.origin}${pageSpec.path}`);
@@ -46,8 +46,8 @@ export async function run({ browser, server }) {
         body_text_chars: [...document.body.innerText].length,
       }));
       await page.evaluate(async (origin) => {
-        const mod = await import(`${origin}/extension/pkg/bai.js`);
-        await mod.default({ module_or_path: `${origin}/extension/pkg/bai_bg.wasm` });
+        const mod = await import(`${origin}/build/bench-pkg/bai.js`);
+        await mod.default({ module_or_path: `${origin}/build/bench-pkg/bai_bg.wasm` });
         window.__bai = mod;
       }, origin);
       await page.evaluate(`(() => { const module = {}; ${injectedScriptSource()}

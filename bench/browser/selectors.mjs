@@ -1,7 +1,7 @@
 // Figure 4: resolving role, aria, text and css selectors on a 10,000-element page, our engines
-// (the shipped wasm, imported into the page from the extension's web-accessible pkg/ and timed
-// in Rust with performance.now() around `dom::selector::query_all`, see
-// crate/src/bindings/bench.rs) beside Playwright's own engines (playwright-core's injected
+// (the extension's wasm built with the `bench` feature by scripts/bench, imported into the page
+// from the fixture server's /build/bench-pkg/, and timed in Rust with performance.now() around
+// `dom::selector::query_all`, see crate/src/bindings/bench.rs) beside Playwright's own engines (playwright-core's injected
 // script, instantiated in the same page the way Playwright does, and timed in the page around
 // `injected.querySelectorAll(parsedSelector, document)`). Neither side includes a protocol round
 // trip; rounds alternate ours / Playwright so noise hits both alike, and the ratio is per round.
@@ -57,10 +57,10 @@ export async function run({ browser, server }) {
   const tab = await browser.newTab(`${server.origin}/plain.html`);
   const page = tab.page;
   const elements = await tab.evaluate(buildPage, ROWS);
-  const origin = browser.extensionOrigin;
+  const origin = server.origin; // the bench feature's wasm, built by scripts/bench
   await page.evaluate(async (origin) => {
-    const mod = await import(`${origin}/extension/pkg/bai.js`);
-    await mod.default({ module_or_path: `${origin}/extension/pkg/bai_bg.wasm` });
+    const mod = await import(`${origin}/build/bench-pkg/bai.js`);
+    await mod.default({ module_or_path: `${origin}/build/bench-pkg/bai_bg.wasm` });
     window.__bai = mod;
   }, origin);
   await page.evaluate(`(() => { const module = {}; ${injectedScriptSource()}

@@ -389,20 +389,19 @@ export async function startChat(core, banner) {
       case 'navigate': return `to ${payload.url}`;
       case 'press_key': return payload.key;
       case 'select_option': return `“${payload.option}”`;
-      case 'wait_for': {
-        const until = payload.until ?? {};
-        if (until.kind === 'url') return `URL contains “${until.contains}”`;
-        if (until.kind === 'text') return `text “${until.text}”`;
-        return until.state ?? null;
-      }
-      case 'assert': return payload.expect?.kind?.replaceAll('_', ' ') ?? null;
+      // The payload as the protocol documents it (the core serializes actions in wire form).
+      case 'wait_for':
+        if (payload.url_contains !== undefined) return `URL contains “${payload.url_contains}”`;
+        if (payload.text !== undefined) return `text “${payload.text}”`;
+        return payload.state ?? null;
+      case 'assert': return payload.expect?.replaceAll('_', ' ') ?? null;
       case 'extract': return payload.attribute ? `attribute ${payload.attribute}` : null;
       default: return null;
     }
   }
 
   async function runAction({ workflow_id, action_id, action, options = {} }, batch) {
-    const summary = { workflow_id, action_id, type: action.type, selector: action.payload?.selector ?? action.payload?.until?.selector ?? null };
+    const summary = { workflow_id, action_id, type: action.type, selector: action.payload?.selector ?? null };
     const detail = actionDetail(action);
     if (detail) summary.detail = detail;
     if (options.reason) summary.reason = options.reason;

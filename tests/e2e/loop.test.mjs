@@ -211,6 +211,10 @@ for (const name of browserNames()) {
       assert.deepEqual(audit.events.filter((e) => e.kind === 'action_approved').map((e) => [e.action_id, e.by]), [[3, 'user'], [11, 'user']]);
       assert.deepEqual(audit.events.find((e) => e.kind === 'approved'), { ...audit.events.find((e) => e.kind === 'approved'), workflow_id: workflowId, by: 'user' });
       assert.ok(audit.events.some((e) => e.kind === 'failed' && e.action_id === 6 && e.error.code === 'not_found'));
+      // The log says what wait_for and assert checked, read from the action's wire payload.
+      const detailOf = (id) => audit.events.find((e) => e.kind === 'executed' && e.action_id === id)?.detail;
+      assert.equal(detailOf(12), 'URL contains “/shop/done.html”');
+      assert.equal(detailOf(13), 'text equals');
       assert.ok(!exported.text.includes('"Ann"'), 'typed text is not in the audit log');
     });
 

@@ -1,4 +1,5 @@
-//! Benchmark entry points for `scripts/bench` (not used by the extension itself).
+//! Benchmark entry points for `scripts/bench`, built only with the `bench` feature (never in the
+//! extension).
 //!
 //! `bench_selector` times the selector engines inside the page, so the figure holds no protocol
 //! round trip: the same work a `BAI_ACTION` pays to find its target, minus the action itself.
@@ -8,7 +9,8 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::dom::selector::{QueryRoot, query_all};
-use crate::protocol::Selector;
+use crate::protocol::record::Capability;
+use crate::protocol::validate::selector_from_wire;
 
 /// What [`bench_selector`] returns (as JSON).
 #[derive(Debug, Serialize)]
@@ -25,8 +27,10 @@ struct SelectorTimings {
 #[allow(unreachable_pub, reason = "exported to JS by wasm-bindgen")]
 #[wasm_bindgen]
 pub fn bench_selector(selector_json: &str, runs: u32) -> Result<String, JsError> {
-    let selector: Selector =
+    let value: serde_json::Value =
         serde_json::from_str(selector_json).map_err(|error| JsError::new(&error.to_string()))?;
+    let selector = selector_from_wire(&value, Some(Capability::ALL))
+        .map_err(|(_, reason)| JsError::new(&reason))?;
     let performance = web_sys::window()
         .and_then(|window| window.performance())
         .ok_or_else(|| JsError::new("no performance clock"))?;

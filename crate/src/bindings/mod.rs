@@ -1,6 +1,7 @@
 //! Thin wasm-bindgen entry points for the extension's JS glue. Logic lives in `protocol` and
 //! `dom`; this module converts between JS values and Rust types and nothing else.
 
+#[cfg(feature = "bench")]
 mod bench;
 mod chat_session;
 

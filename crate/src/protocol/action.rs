@@ -4,12 +4,20 @@
 //! produces an [`Action`]. Adding an action type is one variant here (plus its payload schema in
 //! the engine's validator) and one file in `dom::action`.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
 
+use super::record::Capability;
 use super::selector::Selector;
+use super::validate::action_from_wire;
 
 /// One validated action.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Serialized as the wire record's `{"type": ..., "payload": {...}}`, with the payload exactly as
+/// the protocol documents it, and deserialized by [`action_from_wire`]: one parser for the model's
+/// records, saved engine states and the host's copies of [`super::Decision::Execute`] (a derived
+/// `Deserialize` for this enum was about a sixth of the extension's wasm code).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", content = "payload", rename_all = "snake_case")]
 pub enum Action {
     /// Click the element.
@@ -32,7 +40,7 @@ pub enum Action {
     /// Scroll the page to (`x`, `y`) pixels.
     Scroll {
         /// Horizontal position; unchanged when absent.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         x: Option<f64>,
         /// Vertical position.
         y: f64,
@@ -42,7 +50,7 @@ pub enum Action {
     Observe {
         /// At most this many elements (1 to [`OBSERVE_MAX_ELEMENTS`], default
         /// [`OBSERVE_DEFAULT_ELEMENTS`]); the rest are counted, not listed.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         max_elements: Option<u32>,
     },
     /// Choose an option of a `<select>` (or ARIA listbox/combobox): by value, else by label.
@@ -70,7 +78,7 @@ pub enum Action {
         /// The key.
         key: Key,
         /// Focus this element first; when absent the key goes to the focused element.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         selector: Option<Selector>,
     },
     /// Move the pointer over the element (menus that open on hover). Needs `extended_actions`.
@@ -86,7 +94,8 @@ pub enum Action {
     },
     /// Wait until a condition holds (or the action's timeout passes). Needs `extended_actions`.
     WaitFor {
-        /// What to wait for.
+        /// What to wait for (its fields are the payload's).
+        #[serde(flatten)]
         until: WaitCondition,
     },
     /// Read the text (or one attribute) of the matched elements, size-capped and redacted.
@@ -95,7 +104,7 @@ pub enum Action {
         /// The elements (every match, up to [`EXTRACT_MAX_ELEMENTS`]).
         selector: Selector,
         /// Read this attribute instead of the text.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         attribute: Option<String>,
     },
     /// Check a fact about the page; fails with `assertion_failed` when it does not hold. Needs
@@ -103,7 +112,8 @@ pub enum Action {
     Assert {
         /// The element the expectation is about.
         selector: Selector,
-        /// What must be true.
+        /// What must be true (`expect` and `value` in the payload).
+        #[serde(flatten)]
         expect: Expectation,
     },
     /// The model says the workflow is over.
@@ -111,7 +121,7 @@ pub enum Action {
         /// Whether the model thinks it reached the goal.
         success: bool,
         /// A short account for the user.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         summary: Option<String>,
     },
 }
@@ -126,7 +136,7 @@ pub const EXTRACT_MAX_ELEMENTS: usize = 20;
 pub const EXTRACT_MAX_CHARS: usize = 2000;
 
 /// The keys `press_key` may press.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[non_exhaustive]
 pub enum Key {
     /// Enter / Return.
@@ -205,7 +215,7 @@ impl Key {
 }
 
 /// The element states `wait_for` can wait for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ElementState {
@@ -221,9 +231,9 @@ pub enum ElementState {
     Detached,
 }
 
-/// What `wait_for` waits for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+/// What `wait_for` waits for. Serialized as its wire fields (which say which variant it is).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
 #[non_exhaustive]
 pub enum WaitCondition {
     /// An element reaches a state. Wire: `{"selector": S, "state": "visible"}` (state defaults to
@@ -242,14 +252,15 @@ pub enum WaitCondition {
     /// The page's URL contains `contains`. Wire: `{"url_contains": "..."}`.
     Url {
         /// The substring.
+        #[serde(rename = "url_contains")]
         contains: String,
     },
 }
 
 /// What `assert` checks. Wire: `{"selector": S, "expect": NAME, "value": "..."}` (`value` only for
-/// the `*_equals` / `*_contains` expectations).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+/// the `*_equals` / `*_contains` expectations). Serialized as `expect` and `value`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "expect", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Expectation {
     /// At least one element matches.
@@ -326,6 +337,22 @@ impl ActionOptions {
     }
 }
 
+impl<'de> Deserialize<'de> for Action {
+    /// Reads `{"type": ..., "payload": {...}}` with [`action_from_wire`], every capability
+    /// allowed: a serialized action was validated (capabilities included) when the engine first
+    /// read it.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let record = Value::deserialize(deserializer)?;
+        let Some(type_name) = record.get("type").and_then(Value::as_str) else {
+            return Err(D::Error::custom("an action needs a \"type\" string"));
+        };
+        let payload = record.get("payload").unwrap_or(&Value::Null);
+        action_from_wire(type_name, payload, Some(Capability::ALL))
+            .map_err(|(_, reason)| D::Error::custom(reason))
+    }
+}
+
 impl Action {
     /// The wire name of the action type.
     pub fn type_name(&self) -> &'static str {
@@ -369,6 +396,243 @@ impl Action {
             | Self::Observe { .. }
             | Self::Navigate { .. }
             | Self::WaitFor { .. } => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::selector::SelectorKind;
+    use super::*;
+    use serde_json::json;
+
+    fn selector_with_options() -> Selector {
+        Selector {
+            kind: SelectorKind::Role,
+            value: "button".into(),
+            name: Some("Save".into()),
+            exact: true,
+            index: Some(2),
+        }
+    }
+
+    /// One of each variant and shape (options set and unset).
+    fn every_action() -> Vec<Action> {
+        let css = || Selector::css("#a");
+        let test_id = || Selector::new(SelectorKind::TestId, "x");
+        let by_ref = || Selector::new(SelectorKind::Ref, "@e12");
+        let mut actions = vec![
+            Action::Click { selector: css() },
+            Action::Click {
+                selector: selector_with_options(),
+            },
+            Action::Click { selector: by_ref() },
+            Action::InputText {
+                selector: Selector::new(SelectorKind::Aria, "Email"),
+                text: "a@b.c".into(),
+            },
+            Action::Wait { ms: 0 },
+            Action::Wait { ms: 60_000 },
+            Action::Scroll { x: None, y: 10.0 },
+            Action::Scroll {
+                x: Some(1.5),
+                y: 0.0,
+            },
+            Action::Observe { max_elements: None },
+            Action::Observe {
+                max_elements: Some(OBSERVE_MAX_ELEMENTS),
+            },
+            Action::SelectOption {
+                selector: test_id(),
+                option: "FR".into(),
+            },
+            Action::Check {
+                selector: Selector::new(SelectorKind::Label, "Agree"),
+            },
+            Action::Uncheck {
+                selector: Selector::new(SelectorKind::Placeholder, "x"),
+            },
+            Action::PressKey {
+                key: Key::Enter,
+                selector: None,
+            },
+            Action::Hover {
+                selector: Selector::new(SelectorKind::Xpath, "//a"),
+            },
+            Action::Navigate {
+                url: "/account?tab=2".into(),
+            },
+            Action::WaitFor {
+                until: WaitCondition::Text {
+                    text: "Saved".into(),
+                },
+            },
+            Action::WaitFor {
+                until: WaitCondition::Url {
+                    contains: "/done".into(),
+                },
+            },
+            Action::Extract {
+                selector: test_id(),
+                attribute: None,
+            },
+            Action::Extract {
+                selector: test_id(),
+                attribute: Some("href".into()),
+            },
+            Action::Done {
+                success: true,
+                summary: None,
+            },
+            Action::Done {
+                success: false,
+                summary: Some("Could not log in".into()),
+            },
+        ];
+        actions.extend(Key::ALL.iter().map(|&key| Action::PressKey {
+            key,
+            selector: Some(css()),
+        }));
+        actions.extend(
+            [
+                ElementState::Visible,
+                ElementState::Hidden,
+                ElementState::Enabled,
+                ElementState::Attached,
+                ElementState::Detached,
+            ]
+            .map(|state| Action::WaitFor {
+                until: WaitCondition::Element {
+                    selector: Selector::new(SelectorKind::Text, "Loading"),
+                    state,
+                },
+            }),
+        );
+        actions.extend(
+            [
+                Expectation::Exists,
+                Expectation::Absent,
+                Expectation::TextEquals { value: "Hi".into() },
+                Expectation::TextContains { value: "H".into() },
+                Expectation::ValueEquals { value: "".into() },
+                Expectation::Checked,
+                Expectation::Unchecked,
+            ]
+            .map(|expect| Action::Assert {
+                selector: test_id(),
+                expect,
+            }),
+        );
+        actions
+    }
+
+    #[test]
+    fn serializes_the_wire_form_and_reads_it_back() {
+        let actions = every_action();
+        let types: std::collections::BTreeSet<_> = actions.iter().map(Action::type_name).collect();
+        assert_eq!(types.len(), 15, "a variant is missing from every_action");
+        for action in actions {
+            let value = serde_json::to_value(&action).unwrap();
+            let (Some(type_name), Some(payload)) = (value["type"].as_str(), value.get("payload"))
+            else {
+                panic!("not a wire record: {value}");
+            };
+            assert_eq!(type_name, action.type_name());
+            // The payload is what a model writes, and means the same action.
+            assert_eq!(
+                action_from_wire(type_name, payload, Some(Capability::ALL)),
+                Ok(action.clone()),
+                "{value}"
+            );
+            let text = serde_json::to_string(&action).unwrap();
+            assert_eq!(
+                serde_json::from_str::<Action>(&text).unwrap(),
+                action,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn payloads_as_documented() {
+        let wire = |action: Action| serde_json::to_value(action).unwrap()["payload"].clone();
+        assert_eq!(
+            wire(Action::WaitFor {
+                until: WaitCondition::Url {
+                    contains: "/done".into()
+                }
+            }),
+            json!({"url_contains": "/done"})
+        );
+        assert_eq!(
+            wire(Action::WaitFor {
+                until: WaitCondition::Element {
+                    selector: Selector::css("#a"),
+                    state: ElementState::Hidden
+                }
+            }),
+            json!({"selector": {"type": "css", "value": "#a"}, "state": "hidden"})
+        );
+        assert_eq!(
+            wire(Action::Assert {
+                selector: Selector::css("#a"),
+                expect: Expectation::TextEquals { value: "Hi".into() }
+            }),
+            json!({"selector": {"type": "css", "value": "#a"}, "expect": "text_equals", "value": "Hi"})
+        );
+        assert_eq!(
+            wire(Action::Assert {
+                selector: Selector::css("#a"),
+                expect: Expectation::Checked
+            }),
+            json!({"selector": {"type": "css", "value": "#a"}, "expect": "checked"})
+        );
+        assert_eq!(
+            wire(Action::Click {
+                selector: selector_with_options()
+            }),
+            json!({"selector": {"type": "role", "value": "button", "name": "Save", "exact": true, "index": 2}})
+        );
+    }
+
+    #[test]
+    fn decisions_round_trip_with_options() {
+        use super::super::Decision;
+        let decision = Decision::Execute {
+            workflow_id: "wf".into(),
+            action_id: 3,
+            action: Action::Assert {
+                selector: Selector::css("#a"),
+                expect: Expectation::ValueEquals { value: "x".into() },
+            },
+            options: ActionOptions {
+                timeout_ms: Some(5000),
+                on_error: OnError::Retry { count: 2 },
+                reason: Some("Check the total".into()),
+            },
+        };
+        let text = serde_json::to_string(&decision).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Decision>(&text).unwrap(),
+            decision,
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn refuses_what_the_wire_refuses() {
+        for bad in [
+            json!({"payload": {"selector": "#a"}}),
+            json!({"type": "click"}),
+            json!({"type": "teleport", "payload": {}}),
+            json!({"type": "wait", "payload": {"ms": 60001}}),
+            json!({"type": "click", "payload": {"selector": {"type": "css", "value": "#a", "exact": "yes"}}}),
+            json!({"type": "wait_for", "payload": {"until": {"kind": "url", "contains": "/x"}}}),
+        ] {
+            assert!(
+                serde_json::from_value::<Action>(bad.clone()).is_err(),
+                "{bad}"
+            );
         }
     }
 }

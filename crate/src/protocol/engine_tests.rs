@@ -117,6 +117,27 @@ fn stop_drops_held_v02_actions() {
 }
 
 #[test]
+fn held_v02_actions_survive_save_and_restore() {
+    let mut engine = Engine::new();
+    let text = "```bai\n{\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w2\",\"state\":\"awaiting_extension_ack\"}\n```\nBAI_ACTION {\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w2\",\"action_id\":1,\"type\":\"input_text\",\"payload\":{\"selector\":{\"type\":\"aria\",\"value\":\"Email\"},\"text\":\"a@b.c\"}}\nBAI_ACTION {\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w2\",\"action_id\":2,\"type\":\"scroll\",\"payload\":{\"y\":40}}";
+    engine.observe(&[Message::new(Role::Assistant, text)]);
+    assert_eq!(engine.workflow("w2").unwrap().held_actions, 2);
+    let saved = engine.save().unwrap();
+    // The held actions are saved in their wire form and read back by the wire parser.
+    assert!(
+        saved.contains(r#""action":{"type":"scroll","payload":{"y":40.0}}"#),
+        "{saved}"
+    );
+    let mut restored = Engine::restore(&saved).unwrap();
+    assert_eq!(restored, engine);
+    let decisions = restored.approve("w2", NONCE).unwrap();
+    assert_eq!(executed(&decisions), vec![1, 2]);
+    // A state whose held action does not parse is refused as a whole, not half restored.
+    let broken = saved.replace(r#""y":40.0"#, r#""y":"40""#);
+    assert!(Engine::restore(&broken).is_err());
+}
+
+#[test]
 fn streaming_line_by_line_executes_each_record_once_when_its_line_ends() {
     let (mut engine, mut messages) = active_engine();
     let full = format!("{}\n{}\n", action(WF, 1, "#a"), action(WF, 2, "#b"));

@@ -4,11 +4,11 @@
 //! `{"type": KIND, "value": STRING, ...}`. The DOM layer turns a [`Selector`] into elements; this
 //! module only describes and validates it, without any DOM.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// Which engine resolves a selector. Adding a kind is one variant here and one engine file in
 /// `dom::selector`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SelectorKind {
     /// `document.querySelectorAll`, descending into shadow roots and same-origin iframes.
@@ -49,8 +49,9 @@ impl SelectorKind {
     }
 }
 
-/// A validated selector.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A validated selector. Serialized in the wire's object form; read back with
+/// [`super::validate::selector_from_wire`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Selector {
     /// The engine.
     #[serde(rename = "type")]
@@ -58,13 +59,13 @@ pub struct Selector {
     /// What to look for: CSS text, XPath, a name, a text, a role.
     pub value: String,
     /// For `role`: the accessible name to match (substring unless `exact`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Match case-sensitively and in full instead of as a case-insensitive substring.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub exact: bool,
     /// Pick the N-th match (0-based) instead of failing when several elements match.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<u32>,
 }
 

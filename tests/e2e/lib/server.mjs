@@ -18,6 +18,7 @@ const TYPES = {
   '.json': 'application/json',
   '.png': 'image/png',
   '.svg': 'image/svg+xml',
+  '.wasm': 'application/wasm',
 };
 
 /** The strict policy used by the CSP pages: no eval, no wasm-unsafe-eval, no inline script. */
