@@ -202,6 +202,21 @@ async fn a_replaced_element_makes_its_ref_stale() {
     .unwrap_err();
     assert_eq!(err.code(), "stale_ref");
     assert!(err.message().contains("Publish"), "{}", err.message());
+
+    // Even once an observation has seen the new name, the old ref stays stale: the renamed
+    // element gets a new ref, so "@eN" never silently means something the model did not see.
+    let observation = observe(60);
+    let renamed = ref_of(find_line(&observation.elements, "Publish"));
+    assert_ne!(renamed, again);
+    let err = execute(
+        &Action::Click {
+            selector: by_ref(&again),
+        },
+        &ExecOptions { timeout_ms: 2000 },
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code(), "stale_ref");
 }
 
 #[wasm_bindgen_test]

@@ -348,10 +348,18 @@ async function pageStateOf({ workflowId, changes, maxElements }) {
   const binding = await targetFor(workflowId);
   if (!binding) return failure('no_target', 'This workflow has no target tab.');
   try {
-    await whenLoaded(binding.tabId, 15000);
+    const tab = await whenLoaded(binding.tabId, 15000);
+    // The same scope as actions: nothing about a page on another site, or a site the user
+    // removed, goes to the model.
+    if (originOf(tab.url) !== binding.origin) return failure('target_out_of_scope', 'The target tab shows another site now.');
+    if (!(await hasAccess(binding.origin))) return failure('target_access_removed', `BAI no longer has access to ${binding.origin}.`);
+    const refFloor = (await ext.storage.session.get(refKey(binding.tabId)))[refKey(binding.tabId)] ?? 1;
     for (let delivery = 0; ; delivery++) {
       try {
-        return await ext.tabs.sendMessage(binding.tabId, { type: Msg.PAGE_STATE, changes, maxElements }, { frameId: 0 });
+        const state = await ext.tabs.sendMessage(binding.tabId, { type: Msg.PAGE_STATE, changes, maxElements, refFloor }, { frameId: 0 });
+        // Describing changes can issue refs: keep the tab's counter ahead of them.
+        if (state?.nextRef) await ext.storage.session.set({ [refKey(binding.tabId)]: Math.max(refFloor, state.nextRef) });
+        return state;
       } catch (error) {
         if (delivery >= 30) throw error;
         await sleep(100);

@@ -235,6 +235,9 @@ export async function startChat(core, banner) {
         return true;
       } catch (error) {
         lastError = error;
+        // The send button was pressed but the line did not show up: sending again could post
+        // it twice. Say so instead.
+        if (error?.code === 'not_confirmed') break;
         if (error?.code === 'user_is_typing' || error?.code === 'composer_changed') {
           banner.setNote(`BAI will post its ${what} when the message box is empty.`);
           continue;
@@ -358,7 +361,15 @@ export async function startChat(core, banner) {
   /** Failures that happen before the action touched anything: an `on_error: retry` may try
    * again. (After `covered`, for instance, nothing was clicked; after `target_reloaded` it may
    * have been.) */
-  const RETRYABLE = new Set(['not_found', 'not_visible', 'covered', 'disabled', 'not_stable', 'detached', 'timeout', 'target_not_ready', 'target_not_loaded', 'index_out_of_range']);
+  const RETRYABLE = new Set(['not_found', 'not_visible', 'covered', 'disabled', 'not_stable', 'target_not_ready', 'target_not_loaded', 'index_out_of_range']);
+  // `select_option` on a custom list opens it first, then looks for the option: a failure there
+  // comes after a click, so it is never retried.
+  const NEVER_RETRIED = new Set(['select_option']);
+
+  /** Workflows whose queued actions must not run any more: the user stopped or refused them,
+   * or a newer workflow took over. (`done` and `failed` come from the model's own lines: the
+   * actions it wrote before them still run, in order.) */
+  const HALTED = new Set(['stopped', 'superseded', 'denied']);
 
   function failureOf(error) {
     try {
@@ -405,6 +416,11 @@ export async function startChat(core, banner) {
     const detail = actionDetail(action);
     if (detail) summary.detail = detail;
     if (options.reason) summary.reason = options.reason;
+    if (HALTED.has(workflowInfo(workflow_id)?.state)) {
+      report({ kind: 'skipped', ...summary, why: 'stopped' });
+      recordOutcome(workflow_id, { action_id, type: action.type, status: 'skipped' });
+      return;
+    }
     if (batch.failedWorkflows.has(workflow_id) || failedUntilResult.has(workflow_id)) {
       report({ kind: 'skipped', ...summary });
       recordOutcome(workflow_id, { action_id, type: action.type, status: 'skipped' });
@@ -426,9 +442,11 @@ export async function startChat(core, banner) {
     // The count is part of the saved state: reloading the chat does not reset the limits.
     await persist();
     const onError = options.on_error ?? { mode: 'stop' };
-    const retries = onError.mode === 'retry' ? onError.count : 0;
+    const retries = onError.mode === 'retry' && !NEVER_RETRIED.has(action.type) ? onError.count : 0;
     let failure = null;
     for (let attempt = 0; attempt <= retries; attempt++) {
+      // Stop means stop, also between the attempts of a retry.
+      if (attempt > 0 && HALTED.has(workflowInfo(workflow_id)?.state)) break;
       report({ kind: 'executing', ...summary, ...(attempt ? { attempt } : {}) });
       actionsRun += 1;
       try {
@@ -454,7 +472,8 @@ export async function startChat(core, banner) {
     const outcome = { action_id, type: action.type, status: 'failed', code: failure?.code ?? 'action_failed', reason: failure?.message ?? '' };
     if (failure?.hints?.length) outcome.hints = failure.hints;
     recordOutcome(workflow_id, outcome);
-    if (onError.mode !== 'skip') {
+    // A refusal by the user ends the message's actions, whatever the model asked for.
+    if (onError.mode !== 'skip' || failure?.code === 'denied_by_user') {
       batch.failedWorkflows.add(workflow_id);
       failedUntilResult.add(workflow_id);
     }

@@ -7,7 +7,7 @@ import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { loadSettings, policySettingsJson } from '../shared/settings.js';
 
-export function startExecutor(core) {
+export function startExecutor(core, { canNavigate }) {
   // One action at a time, in arrival order.
   let chain = Promise.resolve();
   ext.runtime.onMessage.addListener((message, _sender, sendResponse) => {
@@ -21,7 +21,7 @@ export function startExecutor(core) {
     }
     if (message?.type !== Msg.EXECUTE_ACTION) return false;
     chain = chain
-      .then(() => executeHere(core, { ...message, canNavigate: true }))
+      .then(() => executeHere(core, { ...message, canNavigate }))
       .then((reply) => {
         const { navigateTo, ...answer } = reply;
         sendResponse(answer);
@@ -42,9 +42,11 @@ function parseFailure(error) {
 }
 
 /** The page's URL and title, and (when `changes`) what changed since the last observation. */
-export function pageState(core, { changes, maxElements }) {
+export function pageState(core, { changes, maxElements, refFloor }) {
+  if (refFloor) core.set_ref_floor(refFloor);
   const state = { url: location.href, title: document.title };
   if (changes && core.has_observation()) state.changes = JSON.parse(core.observe_changes(maxElements ?? 60));
+  state.nextRef = core.next_ref_number();
   return state;
 }
 
@@ -54,7 +56,7 @@ export function pageState(core, { changes, maxElements }) {
  */
 function navigationTarget(action, canNavigate) {
   if (!canNavigate) {
-    return { error: { code: 'navigate_needs_target', message: 'navigate would take the chat tab itself away from the conversation; bind a target tab with "Copy protocol prompt" to navigate.' } };
+    return { error: { code: 'navigate_needs_target', message: 'navigate would take the chat page itself away from the conversation; bind another tab with "Copy protocol prompt" to navigate.' } };
   }
   let url;
   try {

@@ -38,8 +38,9 @@ export async function start() {
   // chat role (crate/src/sites.rs); a target site runs the executor only.
   const chat = coreVersion ? JSON.parse(core.chat_page_status(userChatSite)) : null;
   // Every page the content script runs on can be a workflow's target; chat pages can too (a
-  // workflow may act on its own chat tab).
-  if (coreVersion) startExecutor(core);
+  // workflow may act on its own chat tab), but `navigate` never takes a chat page away from
+  // its conversation.
+  if (coreVersion) startExecutor(core, { canNavigate: !chat?.site });
 
   const reply = await ext.runtime.sendMessage({
     type: Msg.CONTENT_READY,

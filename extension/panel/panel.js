@@ -100,7 +100,7 @@ function describeEvent(event) {
     case 'action_denied':
       return { what: `Refused action ${event.action_id}`, why: 'by you', tone: 'warn' };
     case 'skipped':
-      return { what: `Action ${event.action_id}: ${event.type} skipped`, why: 'an earlier action in the same message failed', tone: 'warn' };
+      return { what: `Action ${event.action_id}: ${event.type} skipped`, why: event.why === 'stopped' ? 'the workflow was stopped' : 'an earlier action in the same message failed', tone: 'warn' };
     case 'rejected':
       return {
         what: `Refused a line${event.action_id ? ` (action ${event.action_id})` : ''}: ${event.code}`,

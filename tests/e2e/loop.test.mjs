@@ -169,7 +169,11 @@ for (const name of browserNames()) {
       await approve(chat, `${workflowId}:11`, /Place order/);
       const r6 = await nextResult(browser, chat, 6);
       const clickOrder = r6.actions[3];
-      assert.deepEqual({ ...clickOrder, effects: clickOrder.effects.filter((e) => e !== 'focused') }, { action_id: 11, type: 'click', status: 'ok', effects: ['navigation_started'] });
+      // The submit button's click navigates; whether the click's own report still saw the submit
+      // event and the focus before the page went away depends on timing.
+      assert.ok(clickOrder.effects.includes('navigation_started'), JSON.stringify(clickOrder));
+      assert.deepEqual(clickOrder.effects.filter((e) => !['navigation_started', 'form_submitted', 'focused'].includes(e)), [], JSON.stringify(clickOrder));
+      assert.deepEqual({ ...clickOrder, effects: [] }, { action_id: 11, type: 'click', status: 'ok', effects: [] });
       assert.deepEqual({ ...r6, actions: r6.actions.filter((a) => a.action_id !== 11) }, result(6, [
         { action_id: 8, type: 'input_text', status: 'ok', effects: ['value_set'] },
         { action_id: 9, type: 'select_option', status: 'ok', effects: ['option_selected'] },
@@ -179,16 +183,27 @@ for (const name of browserNames()) {
         { action_id: 14, type: 'extract', status: 'ok', effects: ['extracted'], data: ['1 × Blue mug to Germany'] },
       ], { url: `${origin}/shop/done.html`, title: 'Order placed' }));
 
-      await say([['done', { success: true, summary: 'Ordered one blue mug for Ann' }]]);
-      await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.workflowState === 'done', { what: 'the workflow to finish' });
-
       // The shop's own record of the order.
       assert.equal(await target.evaluate(() => document.getElementById('thanks').textContent), 'Thank you, Ann!');
       assert.equal(await target.evaluate(() => document.getElementById('summary').textContent), '1 × Blue mug to Germany');
       await target.screenshot('loop-order-placed');
+
+      // Back to the shop by address; another site is out of the workflow's scope.
+      await say([['navigate', { url: '/shop/index.html' }], ['navigate', { url: 'https://example.com/' }, { on_error: 'skip' }], ['wait_for', { text: 'Cart: 0 items' }]]);
+      const r7 = await nextResult(browser, chat, 7);
+      assert.deepEqual(r7, result(7, [
+        { action_id: 15, type: 'navigate', status: 'ok', effects: ['navigation_started'] },
+        { action_id: 16, type: 'navigate', status: 'failed', code: 'navigation_out_of_scope', reason: `https://example.com is outside this workflow's site ${origin}; BAI navigates only within it.` },
+        { action_id: 17, type: 'wait_for', status: 'ok', effects: ['condition_met'] },
+      ], shop));
+      assert.equal(await target.evaluate(() => JSON.parse(localStorage.getItem('shop-order')).name), 'Ann');
+
+      await say([['done', { success: true, summary: 'Ordered one blue mug for Ann' }]]);
+      await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.workflowState === 'done', { what: 'the workflow to finish' });
+
       await chat.screenshot('loop-chat-results');
       // No result for a message whose only action was a successful done.
-      assert.equal((await results(chat)).length, 6);
+      assert.equal((await results(chat)).length, 7);
 
       // The audit log, exported from the panel as JSON: what was asked, allowed and by whom,
       // what ran, failed and was reported back; never the typed text.
@@ -207,7 +222,7 @@ for (const name of browserNames()) {
       const audit = JSON.parse(exported.text);
       assert.equal(audit.format, 'bai-audit-log/1');
       const kinds = audit.events.map((e) => e.kind);
-      assert.equal(kinds.filter((k) => k === 'result_posted').length, 6);
+      assert.equal(kinds.filter((k) => k === 'result_posted').length, 7);
       assert.deepEqual(audit.events.filter((e) => e.kind === 'action_approved').map((e) => [e.action_id, e.by]), [[3, 'user'], [11, 'user']]);
       assert.deepEqual(audit.events.find((e) => e.kind === 'approved'), { ...audit.events.find((e) => e.kind === 'approved'), workflow_id: workflowId, by: 'user' });
       assert.ok(audit.events.some((e) => e.kind === 'failed' && e.action_id === 6 && e.error.code === 'not_found'));

@@ -51,6 +51,17 @@ struct SavedSession {
     limiter: RateLimiter,
 }
 
+/// Replaces card-like numbers and token-like words in every string of `value`
+/// ([`crate::dom::redact::redact_secrets`]).
+fn redact_strings(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(text) => *text = crate::dom::redact::redact_secrets(text),
+        serde_json::Value::Array(items) => items.iter_mut().for_each(redact_strings),
+        serde_json::Value::Object(fields) => fields.values_mut().for_each(redact_strings),
+        _ => {}
+    }
+}
+
 /// Reads a saved session; a state saved before the limiter was persisted is a bare engine state.
 fn restore(json: &str) -> Result<(Engine, RateLimiter), serde_json::Error> {
     match serde_json::from_str::<SavedSession>(json) {
@@ -174,7 +185,12 @@ impl ChatSession {
     /// of [`crate::protocol::result::ResultReport`]). The engine remembers it, so when it shows
     /// up in the transcript it is recognized as its own. Save the state before posting it.
     pub fn result_line(&mut self, workflow_id: &str, report_json: &str) -> Result<String, JsError> {
-        let report: crate::protocol::result::ResultReport = serde_json::from_str(report_json)
+        let mut value: serde_json::Value = serde_json::from_str(report_json)
+            .map_err(|error| JsError::new(&format!("unreadable result report: {error}")))?;
+        // Everything in a result goes to the model: the page's address (reset tokens in a
+        // query), reasons and data lose anything that looks like a secret.
+        redact_strings(&mut value);
+        let report: crate::protocol::result::ResultReport = serde_json::from_value(value)
             .map_err(|error| JsError::new(&format!("unreadable result report: {error}")))?;
         self.engine
             .result_line(workflow_id, &report)

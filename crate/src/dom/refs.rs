@@ -108,8 +108,10 @@ fn current_document() -> Option<Document> {
     web_sys::window()?.document()
 }
 
-/// The ref number of `element`, issuing a new one if it has none. The fingerprint is refreshed:
-/// the same element keeps its ref when its name changes between observations.
+/// The ref number of `element`, issuing a new one if it has none. An element whose fingerprint
+/// changed (renamed, another role) gets a new number: its old ref keeps the old fingerprint, so
+/// the model's `@eN` for "Show preview" fails as stale when the element now says "Share
+/// publicly", even if no observation listed the change.
 pub(crate) fn ref_for(element: &Element, fingerprint: Fingerprint) -> u32 {
     let Some(document) = current_document() else {
         return 0;
@@ -125,16 +127,19 @@ pub(crate) fn ref_for(element: &Element, fingerprint: Fingerprint) -> u32 {
             .and_then(|map| map.get(element).as_f64())
             .map(|n| n as u32)
             .filter(|n| registry.entries.contains_key(n));
-        let n = match known {
-            Some(n) => n,
-            None => {
-                let n = registry.issue();
-                if let Some(map) = &registry.numbers {
-                    map.set(element, &JsValue::from(n));
-                }
-                n
-            }
-        };
+        let unchanged = known.filter(|n| {
+            registry
+                .entries
+                .get(n)
+                .is_some_and(|entry| entry.fingerprint == fingerprint)
+        });
+        if let Some(n) = unchanged {
+            return n;
+        }
+        let n = registry.issue();
+        if let Some(map) = &registry.numbers {
+            map.set(element, &JsValue::from(n));
+        }
         registry.entries.insert(
             n,
             Entry {

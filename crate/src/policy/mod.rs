@@ -141,6 +141,13 @@ pub enum AskReason {
         /// What the element is called.
         name: String,
     },
+    /// Opening an address that reads like a risky operation (`/checkout`, `/account/delete`).
+    RiskyNavigation {
+        /// The risky word found.
+        word: String,
+        /// The address.
+        url: String,
+    },
     /// Typing into a password field.
     PasswordField,
     /// The target could not be found in time to be checked; it might be anything.
@@ -154,6 +161,9 @@ impl AskReason {
             Self::EachActionMode => "you asked to approve every action".to_owned(),
             Self::RiskyClick { word, name } => {
                 format!("the button “{name}” looks like it will {word} something")
+            }
+            Self::RiskyNavigation { word, url } => {
+                format!("it opens {url}, which looks like it will {word} something")
             }
             Self::PasswordField => "it types into a password field".to_owned(),
             Self::TargetUnchecked => {
@@ -176,19 +186,64 @@ pub enum Verdict {
     },
 }
 
+/// How an action touches the page, as far as the policy is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Touch {
+    /// It only reads or waits (`wait`, `observe`, `wait_for`, `extract`, `assert`, `done`).
+    ReadsOnly,
+    /// It activates its target the way a click does: `click`, `check`, `uncheck`,
+    /// `select_option`, and `press_key` Enter or Space (which click buttons and links, and
+    /// submit forms from their fields).
+    Activates,
+    /// It types into its target (`input_text`).
+    Types,
+    /// It changes what is shown without activating anything (`scroll`, `hover`, other keys,
+    /// `navigate`).
+    Moves,
+}
+
+fn touch_of(action: &Action) -> Touch {
+    use crate::protocol::action::Key;
+    match action {
+        Action::Click { .. }
+        | Action::Check { .. }
+        | Action::Uncheck { .. }
+        | Action::SelectOption { .. } => Touch::Activates,
+        Action::PressKey {
+            key: Key::Enter | Key::Space,
+            ..
+        } => Touch::Activates,
+        Action::InputText { .. } => Touch::Types,
+        Action::Wait { .. }
+        | Action::Observe { .. }
+        | Action::WaitFor { .. }
+        | Action::Extract { .. }
+        | Action::Assert { .. }
+        | Action::Done { .. } => Touch::ReadsOnly,
+        // Scroll, hover, navigate, other keys; and, fail closed, any action added later.
+        _ => Touch::Moves,
+    }
+}
+
 /// Decides whether `action`, on an element described by `target`, may run without asking.
+///
+/// `target` describes what the action will really act on: for a click, the button or link
+/// around the clicked element; for `press_key` Enter in a form field, the form's submit button;
+/// for `press_key` without a selector, the focused element. `None` means it could not be found.
 pub fn review(settings: &PolicySettings, action: &Action, target: Option<&TargetFacts>) -> Verdict {
     let mut reasons = Vec::new();
-    let touches_page = matches!(
-        action,
-        Action::Click { .. } | Action::InputText { .. } | Action::Scroll { .. }
-    );
-    if settings.approval_mode == ApprovalMode::EachAction && touches_page {
+    let touch = touch_of(action);
+    if settings.approval_mode == ApprovalMode::EachAction && touch != Touch::ReadsOnly {
         reasons.push(AskReason::EachActionMode);
     }
-    match (action, target) {
-        (Action::Click { .. }, Some(target)) => {
-            let haystack = format!("{} {}", target.name, target.text);
+    match (touch, target) {
+        (Touch::Activates, Some(target)) => {
+            // A chosen option is part of what gets activated ("Plan: Pay yearly").
+            let option = match action {
+                Action::SelectOption { option, .. } => option.as_str(),
+                _ => "",
+            };
+            let haystack = format!("{} {} {option}", target.name, target.text);
             if let Some(word) = find_risky_word(&haystack, &settings.risky_words) {
                 let name = if target.name.trim().is_empty() {
                     &target.text
@@ -201,14 +256,22 @@ pub fn review(settings: &PolicySettings, action: &Action, target: Option<&Target
                 });
             }
         }
-        (Action::InputText { .. }, Some(target)) if target.is_password => {
+        (Touch::Types, Some(target)) if target.is_password => {
             reasons.push(AskReason::PasswordField);
         }
         // Fail closed: an element the review could not see might be the risky one.
-        (Action::Click { .. } | Action::InputText { .. }, None) => {
+        (Touch::Activates | Touch::Types, None) => {
             reasons.push(AskReason::TargetUnchecked);
         }
         _ => {}
+    }
+    if let Action::Navigate { url } = action {
+        if let Some(word) = find_risky_word(url, &settings.risky_words) {
+            reasons.push(AskReason::RiskyNavigation {
+                word: word.to_owned(),
+                url: shorten(url, 80),
+            });
+        }
     }
     if reasons.is_empty() {
         Verdict::Allow
@@ -480,6 +543,114 @@ mod tests {
             review(&settings, &click(), Some(&button("Buy now"))),
             Verdict::Allow
         );
+    }
+
+    #[test]
+    fn every_action_that_activates_is_reviewed_like_a_click() {
+        use crate::protocol::action::Key;
+        let settings = PolicySettings {
+            approval_mode: ApprovalMode::Auto,
+            ..Default::default()
+        };
+        let target = Selector::css("#x");
+        let activating = [
+            Action::PressKey {
+                key: Key::Enter,
+                selector: Some(target.clone()),
+            },
+            Action::PressKey {
+                key: Key::Space,
+                selector: None,
+            },
+            Action::Check {
+                selector: target.clone(),
+            },
+            Action::Uncheck {
+                selector: target.clone(),
+            },
+            Action::SelectOption {
+                selector: target.clone(),
+                option: "Monthly".into(),
+            },
+        ];
+        for action in &activating {
+            assert!(
+                matches!(
+                    review(&settings, action, Some(&button("Delete account"))),
+                    Verdict::Ask { .. }
+                ),
+                "{action:?} on a risky target must ask"
+            );
+            assert_eq!(
+                review(&settings, action, None),
+                Verdict::Ask {
+                    reasons: vec![AskReason::TargetUnchecked]
+                },
+                "{action:?} on a target nobody could check must ask"
+            );
+            assert_eq!(
+                review(&settings, action, Some(&button("Next"))),
+                Verdict::Allow
+            );
+        }
+        // The chosen option counts too.
+        let plan = Action::SelectOption {
+            selector: target.clone(),
+            option: "Pay yearly".into(),
+        };
+        assert!(matches!(
+            review(&settings, &plan, Some(&button("Plan"))),
+            Verdict::Ask { .. }
+        ));
+        // Tab only moves focus.
+        let tab = Action::PressKey {
+            key: Key::Tab,
+            selector: None,
+        };
+        assert_eq!(review(&settings, &tab, None), Verdict::Allow);
+    }
+
+    #[test]
+    fn each_action_mode_asks_for_everything_but_reading() {
+        let settings = PolicySettings {
+            approval_mode: ApprovalMode::EachAction,
+            ..Default::default()
+        };
+        let hover = Action::Hover {
+            selector: Selector::css("#m"),
+        };
+        let navigate = Action::Navigate {
+            url: "/next".into(),
+        };
+        for action in [hover, navigate] {
+            assert_eq!(
+                review(&settings, &action, Some(&button("Menu"))),
+                Verdict::Ask {
+                    reasons: vec![AskReason::EachActionMode]
+                }
+            );
+        }
+        let observe = Action::Observe { max_elements: None };
+        assert_eq!(review(&settings, &observe, None), Verdict::Allow);
+    }
+
+    #[test]
+    fn risky_addresses_ask() {
+        let settings = PolicySettings {
+            approval_mode: ApprovalMode::Auto,
+            ..Default::default()
+        };
+        let delete = Action::Navigate {
+            url: "/account/delete?confirm=1".into(),
+        };
+        assert!(matches!(
+            review(&settings, &delete, None),
+            Verdict::Ask { reasons } if matches!(reasons.as_slice(), [AskReason::RiskyNavigation { word, .. }] if word == "delete")
+        ));
+        let docs = Action::Navigate {
+            url: "/docs/intro".into(),
+        };
+        assert_eq!(review(&settings, &docs, None), Verdict::Allow);
     }
 
     #[test]

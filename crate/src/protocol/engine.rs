@@ -716,6 +716,24 @@ impl Engine {
             if !wants_results {
                 continue;
             }
+            // A finished workflow gets one last result: for the message that ended it (its
+            // refusal, or the records after it in the same message). Lines in later messages
+            // are still refused, but announce nothing: otherwise every such message would
+            // start another round of result and reply, with nothing left to run.
+            let ended_here = decisions.unwrap_or_default().iter().any(|d| {
+                matches!(d, Decision::StateChanged { workflow_id: changed, .. } if changed == workflow_id)
+            });
+            let already_pending = self
+                .messages
+                .get(index)
+                .is_some_and(|cursor| cursor.pending.iter().any(|p| p.workflow_id == *workflow_id));
+            let finished = self
+                .workflows
+                .iter()
+                .any(|w| w.id == *workflow_id && w.state.is_finished());
+            if finished && !ended_here && !already_pending && executed.is_none() {
+                continue;
+            }
             let Some(cursor) = self.messages.get_mut(index) else {
                 return;
             };
