@@ -51,17 +51,6 @@ struct SavedSession {
     limiter: RateLimiter,
 }
 
-/// Replaces card-like numbers and token-like words in every string of `value`
-/// ([`crate::dom::redact::redact_secrets`]).
-fn redact_strings(value: &mut serde_json::Value) {
-    match value {
-        serde_json::Value::String(text) => *text = crate::dom::redact::redact_secrets(text),
-        serde_json::Value::Array(items) => items.iter_mut().for_each(redact_strings),
-        serde_json::Value::Object(fields) => fields.values_mut().for_each(redact_strings),
-        _ => {}
-    }
-}
-
 /// Reads a saved session; a state saved before the limiter was persisted is a bare engine state.
 fn restore(json: &str) -> Result<(Engine, RateLimiter), serde_json::Error> {
     match serde_json::from_str::<SavedSession>(json) {
@@ -189,7 +178,7 @@ impl ChatSession {
             .map_err(|error| JsError::new(&format!("unreadable result report: {error}")))?;
         // Everything in a result goes to the model: the page's address (reset tokens in a
         // query), reasons and data lose anything that looks like a secret.
-        redact_strings(&mut value);
+        super::redact_strings(&mut value);
         let report: crate::protocol::result::ResultReport = serde_json::from_value(value)
             .map_err(|error| JsError::new(&format!("unreadable result report: {error}")))?;
         self.engine

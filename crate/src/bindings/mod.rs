@@ -159,7 +159,7 @@ fn failure_with_hints(
 
 /// Replaces card-like numbers and token-like words in every string of `value`
 /// ([`crate::dom::redact::redact_secrets`]).
-fn redact_strings(value: &mut serde_json::Value) {
+pub(super) fn redact_strings(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::String(text) => *text = crate::dom::redact::redact_secrets(text),
         serde_json::Value::Array(items) => items.iter_mut().for_each(redact_strings),
@@ -201,7 +201,7 @@ pub async fn review_action(
         loop {
             match resolve(&root, selector) {
                 Ok(element) => {
-                    facts = Some(target_facts(&element));
+                    facts = Some(target_facts(&acted_on(&action, element)));
                     break;
                 }
                 // An ambiguous or invalid selector fails at execution with the same error before
@@ -218,6 +218,13 @@ pub async fn review_action(
                 Err(_) => gloo_timers::future::TimeoutFuture::new(100).await,
             }
         }
+    }
+    // A key pressed without a selector goes to the focused element.
+    if let crate::protocol::Action::PressKey { selector: None, .. } = &action {
+        let focused = web_sys::window()
+            .and_then(|window| window.document())
+            .and_then(|document| document.active_element());
+        facts = focused.map(|element| target_facts(&acted_on(&action, element)));
     }
     let verdict = match review(&settings, &action, facts.as_ref()) {
         crate::policy::Verdict::Allow => serde_json::json!({ "verdict": "allow" }),
@@ -241,6 +248,19 @@ pub async fn review_action(
         }
     };
     Ok(verdict.to_string())
+}
+
+/// The element `action` will really act on, starting from the one its selector found: what
+/// Enter or Space activates (a form's submit button, for Enter in one of its fields), and the
+/// field `input_text` types into (inside a label or a web component).
+fn acted_on(action: &crate::protocol::Action, element: web_sys::Element) -> web_sys::Element {
+    match action {
+        crate::protocol::Action::PressKey { key, .. } => {
+            crate::dom::action::activation_target(*key, &element).unwrap_or(element)
+        }
+        crate::protocol::Action::InputText { .. } => crate::dom::action::field_for(&element),
+        _ => element,
+    }
 }
 
 /// What the policy needs to know about an element.

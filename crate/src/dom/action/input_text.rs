@@ -124,6 +124,12 @@ async fn prepare(selector: &Selector, attempt: u32) -> Result<(Element, Editable
 
 /// A `<label>` stands for its control; a web component stands for the first text field in its
 /// shadow root.
+/// The element `input_text` on `element` types into: a label's control, the first field inside
+/// a web component's shadow root, or the element itself. The safety review looks at this one.
+pub fn field_for(element: &Element) -> Element {
+    retarget(&ShadowAccess::detect(), element.clone())
+}
+
 fn retarget(shadow: &ShadowAccess, element: Element) -> Element {
     if element.local_name() == "label" {
         if let Some(control) = as_element(&js::get(&element, "control")) {

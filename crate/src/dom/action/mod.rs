@@ -30,7 +30,8 @@ use super::selector::{QueryRoot, resolve};
 use super::visibility::{is_disabled, is_visible};
 use crate::protocol::{Action, Selector};
 
-pub use input_text::targets_password_explicitly;
+pub use input_text::{field_for, targets_password_explicitly};
+pub use press_key::activation_target;
 
 /// Back-off between attempts, in milliseconds; the last value repeats.
 const BACKOFF_MS: [u32; 5] = [0, 20, 100, 100, 500];

@@ -334,6 +334,37 @@ fn default_action(
     Ok(())
 }
 
+/// The element `key` pressed on `target` would activate, for the safety review: Enter on a
+/// button, link or summary (and Space on a button, checkbox, radio or summary) activates it;
+/// Enter in a single-line field of a form submits through the form's first submit button (or,
+/// without one, the form itself). `None` when the key activates nothing.
+pub fn activation_target(key: Key, target: &Element) -> Option<Element> {
+    let tag = target.local_name();
+    match key {
+        Key::Enter
+            if is_button(target)
+                || (tag == "a" && target.has_attribute("href"))
+                || tag == "summary" =>
+        {
+            Some(target.clone())
+        }
+        Key::Enter if is_single_line_field(target) => {
+            let form = as_element(&js::get(target, "form"))?.clone();
+            let button = form
+                .query_selector("button:not([type]), button[type=submit], input[type=submit], input[type=image]")
+                .ok()
+                .flatten();
+            Some(button.unwrap_or(form))
+        }
+        Key::Space => {
+            let toggles =
+                tag == "input" && matches!(input_type(target).as_str(), "checkbox" | "radio");
+            (is_button(target) || toggles || tag == "summary").then(|| target.clone())
+        }
+        _ => None,
+    }
+}
+
 /// HTML implicit submission from a single-line field.
 fn implicit_submission(field: &Element) -> Result<(), ActionError> {
     let form = js::get(field, "form");
