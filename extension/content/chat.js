@@ -164,7 +164,7 @@ export async function startChat(core, banner) {
 
   async function onHandshake({ workflow_id, protocol }) {
     pendingHandshakes.set(workflow_id, protocol);
-    const { target } = await ext.runtime.sendMessage({ type: Msg.TARGET_FOR, workflowId: workflow_id });
+    const target = await targetOf(workflow_id);
     const targetName = target ? `${target.title} (${target.origin})` : 'this chat tab';
     report({ kind: 'handshake_found', workflow_id, protocol, target: targetName });
     if (settings.approvalMode === 'auto') {
@@ -266,7 +266,7 @@ export async function startChat(core, banner) {
 
   /** The target page's URL and title, plus what changed since its last observation. */
   async function targetPageState(workflowId, withChanges) {
-    const { target } = await ext.runtime.sendMessage({ type: Msg.TARGET_FOR, workflowId });
+    const target = await targetOf(workflowId);
     if (!target) return pageState(core, { changes: withChanges });
     const state = await ext.runtime.sendMessage({ type: Msg.PAGE_STATE, workflowId, changes: withChanges });
     return state?.error ? null : state;
@@ -321,9 +321,20 @@ export async function startChat(core, banner) {
     });
   }
 
+  // A workflow's target is fixed once its handshake was seen (the background also records this
+  // tab as the workflow's owner on the first question): ask once per workflow, not per action.
+  const targets = new Map();
+  async function targetOf(workflowId) {
+    if (!targets.has(workflowId)) {
+      const { target } = await ext.runtime.sendMessage({ type: Msg.TARGET_FOR, workflowId });
+      targets.set(workflowId, target ?? null);
+    }
+    return targets.get(workflowId);
+  }
+
   /** Runs an action on the workflow's target tab (through the background), or here. */
   async function perform(workflow_id, action_id, action, approved, { timeoutMs, attempt }) {
-    const { target } = await ext.runtime.sendMessage({ type: Msg.TARGET_FOR, workflowId: workflow_id });
+    const target = await targetOf(workflow_id);
     if (!target) {
       // Claimed once, before the first try (the approved retry of the same action is that try).
       if (!approved) {
@@ -439,8 +450,10 @@ export async function startChat(core, banner) {
       await decide(workflow_id, 'stop', 'policy');
       return;
     }
-    // The count is part of the saved state: reloading the chat does not reset the limits.
-    await persist();
+    // The count is part of the saved state, so reloading the chat does not reset the limits.
+    // Not awaited: the action's own safety does not depend on it, and a write costs a storage
+    // round trip per action.
+    persist().catch(() => {});
     const onError = options.on_error ?? { mode: 'stop' };
     const retries = onError.mode === 'retry' && !NEVER_RETRIED.has(action.type) ? onError.count : 0;
     let failure = null;
