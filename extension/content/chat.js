@@ -422,6 +422,13 @@ export async function startChat(core, banner) {
     }
   }
 
+  /** The rate-limit count is part of the saved state, so reloading the chat does not reset the
+   * limits. Saved after the action, not before: the write costs a storage round trip, and the
+   * engine's own state (saved before acting) already keeps the action from running twice. */
+  function persistCount() {
+    persist().catch(() => {});
+  }
+
   async function runAction({ workflow_id, action_id, action, options = {} }, batch) {
     const summary = { workflow_id, action_id, type: action.type, selector: action.payload?.selector ?? null };
     const detail = actionDetail(action);
@@ -450,10 +457,6 @@ export async function startChat(core, banner) {
       await decide(workflow_id, 'stop', 'policy');
       return;
     }
-    // The count is part of the saved state, so reloading the chat does not reset the limits.
-    // Not awaited: the action's own safety does not depend on it, and a write costs a storage
-    // round trip per action.
-    persist().catch(() => {});
     const onError = options.on_error ?? { mode: 'stop' };
     const retries = onError.mode === 'retry' && !NEVER_RETRIED.has(action.type) ? onError.count : 0;
     let failure = null;
@@ -475,6 +478,7 @@ export async function startChat(core, banner) {
         if (outcome.error) throw JSON.stringify(outcome.error);
         report({ kind: 'executed', ...summary, result: outcome.result });
         recordOutcome(workflow_id, successOutcome(action_id, action, outcome.result));
+        persistCount();
         return;
       } catch (error) {
         failure = failureOf(error);
@@ -482,6 +486,7 @@ export async function startChat(core, banner) {
         if (!RETRYABLE.has(failure.code)) break;
       }
     }
+    persistCount();
     const outcome = { action_id, type: action.type, status: 'failed', code: failure?.code ?? 'action_failed', reason: failure?.message ?? '' };
     if (failure?.hints?.length) outcome.hints = failure.hints;
     recordOutcome(workflow_id, outcome);
