@@ -54,7 +54,10 @@ for (const name of browserNames()) {
       assert.match(await panel.evaluate(() => document.getElementById('prompt-target').textContent), /Example shop: sign in \(http:\/\/127\.0\.0\.2:\d+\)/);
       // The grant is the browser's, and the site is listed as a target site.
       assert.equal(await panel.evaluate((site) => (globalThis.browser ?? chrome).permissions.contains({ origins: [site] }), SITE), true);
-      const listed = await panel.waitFor(() => [...document.querySelectorAll('#sites li')].map((li) => `${li.dataset.pattern} ${li.dataset.kind} ${li.textContent}`), { what: 'the sites list' });
+      const listed = await panel.waitFor(() => {
+        const items = [...document.querySelectorAll('#sites li')].map((li) => `${li.dataset.pattern} ${li.dataset.kind} ${li.textContent}`);
+        return items.length > 0 && items;
+      }, { what: 'the sites list' });
       assert.equal(listed.length, 1);
       assert.match(listed[0], /^http:\/\/127\.0\.0\.2\/\* target http:\/\/127\.0\.0\.2target siteRemove$/);
       // The page that was already open got the content script (injected), as the executor only.
@@ -105,6 +108,57 @@ for (const name of browserNames()) {
       const afterRemoval = await browser.openExtensionPage(`extension/panel/panel.html?tabUrl=${encodeURIComponent(againUrl)}`);
       await afterRemoval.waitFor(() => document.body.dataset.ready);
       assert.equal(await afterRemoval.evaluate(() => document.getElementById('core-tab').textContent), 'not running in this tab');
+    });
+  });
+
+  describe(`a chat site the user adds, in ${name}`, () => {
+    let chatServer;
+    let siteServer;
+    let browser;
+
+    before(async () => {
+      chatServer = await startServer();
+      siteServer = await startServer({ host: '127.0.0.2' });
+      browser = await BROWSERS[name].launch({ grantedHosts: [SITE] });
+    });
+
+    after(async () => {
+      await browser?.close();
+      await chatServer?.close();
+      await siteServer?.close();
+    });
+
+    test('a self-hosted chat UI is read only after the user adds it as a chat site', async () => {
+      // A ChatGPT-compatible chat served from a site BAI has no access to yet.
+      const chatUrl = `${siteServer.origin}/chat/c/self-hosted-${name}`;
+      const chat = await browser.newTab(chatUrl);
+      await chat.waitFor(() => window.chatFixture && document.readyState === 'complete', { what: 'the chat page' });
+      const panel = await browser.openExtensionPage(`extension/panel/panel.html?tabUrl=${encodeURIComponent(chatUrl)}`);
+      await panel.waitFor(() => document.body.dataset.ready);
+      assert.equal(await panel.evaluate(() => document.getElementById('core-tab').textContent), 'not running in this tab');
+      assert.equal(await chat.evaluate(() => document.querySelector('bai-banner')), null, 'no BAI before the user adds the site');
+
+      // Settings › Sites › Add chat site.
+      await panel.evaluate((origin) => {
+        document.getElementById('add-chat-site').value = origin;
+      }, siteServer.origin);
+      await panel.click('#add-chat-site-button');
+      const listed = await panel.waitFor(() => {
+        const items = [...document.querySelectorAll('#sites li')].map((li) => `${li.dataset.pattern} ${li.dataset.kind}`);
+        return items.length > 0 && items;
+      }, { what: 'the sites list' });
+      assert.deepEqual(listed, ['http://127.0.0.2/* chat']);
+
+      // The open tab gets the content script, as a chat page: the model's handshake is asked
+      // about and acknowledged through the page's own composer.
+      await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session on the added site' });
+      const workflowId = `wf-self-hosted-${name}`;
+      await chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeBlock(workflowId));
+      await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
+      await answerBanner(chat, 'allow');
+      const ack = await chat.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text, { what: 'the ACK' });
+      assert.match(ack, new RegExp(`"workflow_id":"${workflowId}"`));
+      await panel.screenshot('panel-chat-site-added');
     });
   });
 }
