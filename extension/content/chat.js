@@ -23,7 +23,17 @@ function freshNonce() {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function startChat(core, banner) {
-  const stored = await ext.storage.local.get(conversationKey());
+  // Element refs on this tab, when a workflow acts on the chat tab itself: the next number is
+  // kept across reloads (targets in other tabs keep theirs in the background), so a ref from
+  // before a reload never names a new element.
+  const REFS_KEY = 'bai:chat-tab-refs';
+  const stored = await ext.storage.local.get([conversationKey(), REFS_KEY]);
+  let chatTabRefFloor = stored[REFS_KEY] ?? 1;
+  const keepRefFloor = (next) => {
+    if (!next || next <= chatTabRefFloor) return;
+    chatTabRefFloor = next;
+    ext.storage.local.set({ [REFS_KEY]: next }).catch(() => {});
+  };
   let settings = await loadSettings();
   ext.storage.onChanged.addListener((changes, area) => {
     if (area === 'local' && changes[SETTINGS_KEY]) loadSettings().then((fresh) => { settings = fresh; });
@@ -267,7 +277,11 @@ export async function startChat(core, banner) {
   /** The target page's URL and title, plus what changed since its last observation. */
   async function targetPageState(workflowId, withChanges) {
     const target = await targetOf(workflowId);
-    if (!target) return pageState(core, { changes: withChanges });
+    if (!target) {
+      const state = pageState(core, { changes: withChanges, refFloor: chatTabRefFloor });
+      keepRefFloor(state.nextRef);
+      return state;
+    }
     const state = await ext.runtime.sendMessage({ type: Msg.PAGE_STATE, workflowId, changes: withChanges });
     return state?.error ? null : state;
   }
@@ -342,7 +356,9 @@ export async function startChat(core, banner) {
         const claim = await ext.runtime.sendMessage({ type: Msg.CLAIM_ACTION, workflowId: workflow_id, actionId: claimId });
         if (claim?.error) return { error: claim.error };
       }
-      return executeHere(core, { action, approved, timeoutMs });
+      const reply = await executeHere(core, { action, approved, timeoutMs, refFloor: chatTabRefFloor });
+      keepRefFloor(reply.nextRef);
+      return reply;
     }
     return ext.runtime.sendMessage({ type: Msg.RUN_ACTION, workflowId: workflow_id, actionId: action_id, action, approved, timeoutMs, attempt });
   }
