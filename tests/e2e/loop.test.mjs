@@ -37,9 +37,10 @@ async function nextResult(browser, chat, n) {
 
 /** Waits for the in-page question about action `key` (`workflow:action`), checks its text and
  * allows it, as the user would. */
-async function approve(chat, key, text) {
+async function approve(chat, key, text, screenshot) {
   await chat.waitFor((k) => document.querySelector('bai-banner')?.dataset.question === k, { args: [key], what: `the question about ${key}`, timeout: 15000 });
   assert.match(await chat.evaluate(() => document.querySelector('bai-banner').shadowRoot.textContent), text);
+  if (screenshot) await chat.screenshot(screenshot);
   await answerBanner(chat, 'allow');
 }
 
@@ -125,7 +126,7 @@ for (const name of browserNames()) {
 
       // "Checkout" is a risky word: the user is asked, with the model's reason beside it.
       await say([['click', { selector: { type: 'ref', value: checkout } }, { reason: 'Go to the checkout' }]]);
-      await approve(chat, `${workflowId}:3`, /ChatGPT says: “Go to the checkout”.*the button “Checkout” looks like it will checkout something/);
+      await approve(chat, `${workflowId}:3`, /ChatGPT says: “Go to the checkout”.*the button “Checkout” looks like it will checkout something/, 'loop-question-with-reason');
       const r3 = await nextResult(browser, chat, 3);
       // The link's click reports its navigation (with or without the focus it also moved: the
       // new page can replace the old one before the click's report comes back).
