@@ -1,0 +1,164 @@
+#![cfg(target_arch = "wasm32")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "tests"
+)]
+//! The safety review looks at what an action will really press or type into: Enter in a form
+//! field is the form's submit button, a key without a selector goes to the focused element,
+//! `check` / `select_option` are clicks, and a web component's password field is a password
+//! field. Runs the binding the executor calls (`bindings::review_action`) on live pages.
+
+use bai::bindings::review_action;
+use bai::dom::fixture::{Fixture, add_style, run_script};
+use bai::protocol::action::Key;
+use bai::protocol::{Action, Selector};
+use serde_json::Value;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// The verdict and the codes of its reasons, with the default settings ("once per workflow").
+async fn review(action: &Action) -> (String, Vec<String>) {
+    let json = serde_json::to_string(action).unwrap();
+    let verdict: Value = serde_json::from_str(
+        &review_action(json, "{}".into(), Some(500))
+            .await
+            .map_err(|e| format!("{e:?}"))
+            .unwrap(),
+    )
+    .unwrap();
+    let codes = verdict["reasons"]
+        .as_array()
+        .map(|reasons| {
+            reasons
+                .iter()
+                .map(|r| r["code"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    (verdict["verdict"].as_str().unwrap().to_owned(), codes)
+}
+
+fn press(key: Key, css: Option<&str>) -> Action {
+    Action::PressKey {
+        key,
+        selector: css.map(Selector::css),
+    }
+}
+
+#[wasm_bindgen_test]
+async fn enter_in_a_form_field_is_reviewed_as_the_submit_button() {
+    let _f = Fixture::mount(
+        r#"<form><input id="card" aria-label="Card number"><button type="submit">Pay now</button></form>
+           <form><input id="q" aria-label="Search"><button type="submit">Search</button></form>"#,
+    )
+    .unwrap();
+    assert_eq!(
+        review(&press(Key::Enter, Some("#card"))).await,
+        ("ask".into(), vec!["risky_click".into()])
+    );
+    assert_eq!(
+        review(&press(Key::Enter, Some("#q"))).await,
+        ("allow".into(), vec![])
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_key_without_a_selector_goes_to_the_focused_element() {
+    let f = Fixture::mount(r#"<button id="del">Delete account</button>"#).unwrap();
+    f.find("#del")
+        .unwrap()
+        .unchecked_into::<web_sys::HtmlElement>()
+        .focus()
+        .unwrap();
+    assert_eq!(
+        review(&press(Key::Space, None)).await,
+        ("ask".into(), vec!["risky_click".into()])
+    );
+    // Tab only moves the focus on.
+    assert_eq!(
+        review(&press(Key::Tab, None)).await,
+        ("allow".into(), vec![])
+    );
+}
+
+#[wasm_bindgen_test]
+async fn check_and_select_option_are_reviewed_like_clicks() {
+    let _f = Fixture::mount(
+        r#"<label><input type="checkbox" id="news"> Subscribe to the newsletter</label>
+           <label><input type="checkbox" id="dark"> Dark mode</label>
+           <select id="plan" aria-label="Plan"><option>Free</option><option>Pay yearly</option></select>"#,
+    )
+    .unwrap();
+    let check = |css: &str| Action::Check {
+        selector: Selector::css(css),
+    };
+    assert_eq!(
+        review(&check("#news")).await,
+        ("ask".into(), vec!["risky_click".into()])
+    );
+    assert_eq!(review(&check("#dark")).await, ("allow".into(), vec![]));
+    let choose = |option: &str| Action::SelectOption {
+        selector: Selector::css("#plan"),
+        option: option.into(),
+    };
+    assert_eq!(
+        review(&choose("Pay yearly")).await,
+        ("ask".into(), vec!["risky_click".into()])
+    );
+    assert_eq!(review(&choose("Free")).await, ("allow".into(), vec![]));
+}
+
+const SHOELACE: &str = include_str!("../../tests/fixtures/build/shoelace.js");
+const THEME: &str = include_str!("../../tests/fixtures/build/shoelace-light.css");
+
+#[wasm_bindgen_test]
+async fn typing_into_a_web_components_password_field_asks() {
+    let style = add_style(THEME).unwrap();
+    let global = js_sys::global();
+    let ready_key = JsValue::from_str("__shoelaceReady");
+    if js_sys::Reflect::get(&global, &ready_key)
+        .unwrap()
+        .is_undefined()
+    {
+        run_script(SHOELACE).unwrap();
+    }
+    let ready: js_sys::Promise = js_sys::Reflect::get(&global, &ready_key).unwrap().into();
+    JsFuture::from(ready).await.unwrap();
+    let _f = Fixture::mount(
+        r#"<sl-input id="pass" label="Password" type="password"></sl-input>
+           <sl-input id="email" label="Email" type="email"></sl-input>"#,
+    )
+    .unwrap();
+    // The component renders its inner field asynchronously; the review waits for the host.
+    let typing = |css: &str| Action::InputText {
+        selector: Selector::css(css),
+        text: "x".into(),
+    };
+    let mut verdict = review(&typing("#pass")).await;
+    // Lit renders on a microtask after upgrade: until the inner field exists, the host is all
+    // there is. Wait for the shadow root's field, on animation frames.
+    for _ in 0..120 {
+        if verdict.1.contains(&"password_field".to_string()) {
+            break;
+        }
+        JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
+            web_sys::window()
+                .unwrap()
+                .request_animation_frame(&resolve)
+                .unwrap();
+        }))
+        .await
+        .unwrap();
+        verdict = review(&typing("#pass")).await;
+    }
+    assert_eq!(verdict, ("ask".into(), vec!["password_field".into()]));
+    assert_eq!(review(&typing("#email")).await, ("allow".into(), vec![]));
+    style.remove();
+}
