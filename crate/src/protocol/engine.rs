@@ -956,16 +956,11 @@ impl Engine {
                 Flow::Continue
             }
             (RecordPrefix::Ack, Role::Assistant) => {
-                let workflow_id = parsed
-                    .as_ref()
-                    .ok()
-                    .and_then(workflow_field)
-                    .map(str::to_owned);
                 let refusal = (
                     RejectCode::AckFromAssistant,
                     "an ACK line in an assistant message was ignored; only the extension writes BAI_ACK lines, wait for it".to_owned(),
                 );
-                self.refuse(site, refusal, workflow_id.as_deref(), None, out);
+                self.refuse_extension_line(site, &parsed, refusal, out);
                 Flow::Continue
             }
             (RecordPrefix::Action, Role::User) => {
@@ -989,19 +984,31 @@ impl Engine {
             // Like an ACK written by the model: reported, never read, and it does not fail the
             // workflow (the model may be quoting an earlier result back).
             (RecordPrefix::Result, Role::Assistant) => {
-                let workflow_id = parsed
-                    .as_ref()
-                    .ok()
-                    .and_then(workflow_field)
-                    .map(str::to_owned);
                 let refusal = (
                     RejectCode::ResultFromAssistant,
                     "a BAI_RESULT line in an assistant message was ignored; only the extension writes results, read them in the user messages and never write them".to_owned(),
                 );
-                self.refuse(site, refusal, workflow_id.as_deref(), None, out);
+                self.refuse_extension_line(site, &parsed, refusal, out);
                 Flow::Continue
             }
         }
+    }
+
+    /// A line only the extension writes (ACK, result) found in an assistant message: reported
+    /// with the workflow it names, never read, and the workflow goes on.
+    fn refuse_extension_line(
+        &mut self,
+        site: &Site<'_>,
+        parsed: &Result<Map<String, Value>, Refusal>,
+        refusal: Refusal,
+        out: &mut Vec<Decision>,
+    ) {
+        let workflow_id = parsed
+            .as_ref()
+            .ok()
+            .and_then(workflow_field)
+            .map(str::to_owned);
+        self.refuse(site, refusal, workflow_id.as_deref(), None, out);
     }
 
     /// A `BAI_RESULT` line in a user message: ours (issued by [`Engine::result_line`]) is noted

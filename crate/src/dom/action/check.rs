@@ -85,13 +85,7 @@ pub(super) async fn run(
 /// Resolves the selector to a checkable element and its state.
 fn checkable(selector: &Selector, wanted: bool) -> Result<(QueryRoot, Element, bool), ActionError> {
     let (root, found) = find(selector)?;
-    let element = if found.local_name() == "label" {
-        as_element(&js::get(&found, "control"))
-            .cloned()
-            .unwrap_or(found)
-    } else {
-        found
-    };
+    let element = super::label_control_or_self(found);
     let Some(state) = current_state(&element) else {
         return Err(ActionError::NotCheckable {
             element: describe(&element),

@@ -132,9 +132,7 @@ pub fn field_for(element: &Element) -> Element {
 
 fn retarget(shadow: &ShadowAccess, element: Element) -> Element {
     if element.local_name() == "label" {
-        if let Some(control) = as_element(&js::get(&element, "control")) {
-            return control.clone();
-        }
+        return super::label_control_or_self(element);
     }
     if element.local_name().contains('-') && !is_content_editable(&element) {
         if let Some(inner) = first_field_in_shadow(shadow, &element, 0) {

@@ -129,6 +129,17 @@ pub(crate) fn query_root() -> Result<QueryRoot, ActionError> {
 }
 
 /// Resolves `selector` to one element.
+/// A `<label>` stands for its control (what a click on it would toggle or focus); any other
+/// element for itself.
+pub(crate) fn label_control_or_self(found: Element) -> Element {
+    if found.local_name() == "label" {
+        if let Some(control) = super::tree::as_element(&js::get(&found, "control")) {
+            return control.clone();
+        }
+    }
+    found
+}
+
 pub(crate) fn find(selector: &Selector) -> Result<(QueryRoot, Element), ActionError> {
     let root = query_root()?;
     let element = resolve(&root, selector)?;

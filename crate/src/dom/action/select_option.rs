@@ -25,7 +25,6 @@ use super::{check_actionable, find, focus, retry, scroll_into_view};
 use crate::dom::accname::accessible_name_with;
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
-use crate::dom::js;
 use crate::dom::matching::normalize_whitespace;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
 use crate::dom::roles::role_of;
@@ -87,13 +86,7 @@ pub(super) async fn run(
 
 fn prepare(selector: &Selector, attempt: u32) -> Result<(QueryRoot, Element, Target), ActionError> {
     let (root, found) = find(selector)?;
-    let element = if found.local_name() == "label" {
-        as_element(&js::get(&found, "control"))
-            .cloned()
-            .unwrap_or(found)
-    } else {
-        found
-    };
+    let element = super::label_control_or_self(found);
     let target = if element.local_name() == "select" {
         Target::Native(element.clone().unchecked_into())
     } else {
