@@ -13,11 +13,11 @@
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use web_sys::{CssStyleDeclaration, Element, HtmlSlotElement, Node};
+use web_sys::{Element, HtmlSlotElement, Node};
 
 use super::js;
 use super::matching::normalize_whitespace;
-use super::roles::{allows_name_from_content, role_of};
+use super::roles::{allows_name_from_content, implicit_role_for, role_of};
 use super::tree::{ShadowAccess, as_element, as_tag, assigned_or_fallback, element_by_id_near};
 use super::visibility::is_hidden_for_accessibility;
 
@@ -29,6 +29,36 @@ extern "C" {
     /// above, a closed `<details>`' content, a `content-visibility: hidden` subtree).
     #[wasm_bindgen(method, catch, js_name = checkVisibility)]
     fn check_visibility(this: &VisibilityCheck) -> Result<JsValue, JsValue>;
+    /// `Element.checkVisibility(options)`.
+    #[wasm_bindgen(method, catch, js_name = checkVisibility)]
+    fn check_visibility_with(this: &VisibilityCheck, options: &JsValue)
+    -> Result<JsValue, JsValue>;
+
+    /// An element whose attributes are read by a name already in JS.
+    type AttributeRead;
+    #[wasm_bindgen(method, js_name = getAttribute)]
+    fn attribute(this: &AttributeRead, name: &JsValue) -> Option<String>;
+
+    /// A computed style read by a property name already in JS.
+    type StyleRead;
+    #[wasm_bindgen(method, js_name = getPropertyValue)]
+    fn property(this: &StyleRead, name: &JsValue) -> String;
+
+    /// A window asked for computed styles.
+    type StyleSource;
+    #[wasm_bindgen(method, catch, js_name = getComputedStyle)]
+    fn computed_style(this: &StyleSource, element: &Element) -> Result<StyleRead, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = getComputedStyle)]
+    fn computed_pseudo_style(
+        this: &StyleSource,
+        element: &Element,
+        pseudo: &JsValue,
+    ) -> Result<StyleRead, JsValue>;
+}
+
+/// `element.getAttribute(name)`.
+fn attr(element: &Element, name: &JsValue) -> Option<String> {
+    element.unchecked_ref::<AttributeRead>().attribute(name)
 }
 
 /// `checkVisibility()` of `element`, `None` where the browser has no such method.
@@ -40,15 +70,84 @@ fn has_box(element: &Element) -> Option<bool> {
         .and_then(|v| v.as_bool())
 }
 
+/// `checkVisibility({visibilityProperty: true})`: a box and `visibility: visible`.
+fn is_seen(element: &Element, options: &JsValue) -> Option<bool> {
+    element
+        .unchecked_ref::<VisibilityCheck>()
+        .check_visibility_with(options)
+        .ok()
+        .and_then(|v| v.as_bool())
+}
+
 /// The accessible name of `element`.
 pub fn accessible_name(element: &Element) -> String {
     accessible_name_with(&ShadowAccess::detect(), element)
 }
 
+/// The attribute, property and pseudo-element names a computation passes to the page, made
+/// into JS strings once per thread instead of being decoded again on each of the thousands of
+/// calls a page's names take.
+struct JsNames {
+    aria_hidden: JsValue,
+    aria_labelledby: JsValue,
+    aria_labeledby: JsValue,
+    aria_label: JsValue,
+    aria_owns: JsValue,
+    role: JsValue,
+    labels: JsValue,
+    title: JsValue,
+    content: JsValue,
+    display: JsValue,
+    visibility: JsValue,
+    before: JsValue,
+    after: JsValue,
+    /// `{visibilityProperty: true}` for `checkVisibility`.
+    visibility_options: JsValue,
+}
+
+impl JsNames {
+    fn new() -> Self {
+        let options = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(
+            &options,
+            &JsValue::from_str("visibilityProperty"),
+            &JsValue::TRUE,
+        );
+        Self {
+            aria_hidden: JsValue::from_str("aria-hidden"),
+            aria_labelledby: JsValue::from_str("aria-labelledby"),
+            aria_labeledby: JsValue::from_str("aria-labeledby"),
+            aria_label: JsValue::from_str("aria-label"),
+            aria_owns: JsValue::from_str("aria-owns"),
+            role: JsValue::from_str("role"),
+            labels: JsValue::from_str("labels"),
+            title: JsValue::from_str("title"),
+            content: JsValue::from_str("content"),
+            display: JsValue::from_str("display"),
+            visibility: JsValue::from_str("visibility"),
+            before: JsValue::from_str("::before"),
+            after: JsValue::from_str("::after"),
+            visibility_options: options.into(),
+        }
+    }
+}
+
+thread_local! {
+    static JS_NAMES: JsNames = JsNames::new();
+}
+
 /// The accessible name of `element`, opening shadow roots with `shadow`.
 pub fn accessible_name_with(shadow: &ShadowAccess, element: &Element) -> String {
-    let window = element.owner_document().and_then(|d| d.default_view());
+    JS_NAMES.with(|names| name_with(names, shadow, element))
+}
+
+fn name_with(names: &JsNames, shadow: &ShadowAccess, element: &Element) -> String {
+    let window = element
+        .owner_document()
+        .and_then(|d| d.default_view())
+        .map(|w| w.unchecked_into::<StyleSource>());
     let mut computation = Computation {
+        names,
         shadow,
         window,
         root: element.clone(),
@@ -79,9 +178,10 @@ struct Flags {
 }
 
 struct Computation<'a> {
+    names: &'a JsNames,
     shadow: &'a ShadowAccess,
     /// The root's window, looked up once: styles are read for every descendant.
-    window: Option<web_sys::Window>,
+    window: Option<StyleSource>,
     root: Element,
     /// The root and every node reached through a reference, so a loop of references ends.
     visited: Vec<Element>,
@@ -104,22 +204,19 @@ struct Look {
 }
 
 impl Computation<'_> {
-    fn style(&self, element: &Element) -> Option<CssStyleDeclaration> {
-        self.window
-            .as_ref()?
-            .get_computed_style(element)
-            .ok()
-            .flatten()
+    fn style(&self, element: &Element) -> Option<StyleRead> {
+        self.window.as_ref()?.computed_style(element).ok()
     }
 
-    /// The state of an element whose parent is shown.
-    fn look(&self, element: &Element, tag: &str) -> Look {
+    /// The state of an element whose parent is shown (`has_attributes`: whether it has any
+    /// attribute at all, so a bare `<b>` or `<span>` costs no attribute lookups).
+    fn look(&self, element: &Element, tag: &str, has_attributes: bool) -> Look {
         let gone = Look {
             gone: true,
             invisible: false,
             breaks_words: false,
         };
-        if element.get_attribute("aria-hidden").as_deref() == Some("true") {
+        if has_attributes && attr(element, &self.names.aria_hidden).as_deref() == Some("true") {
             return gone;
         }
         if matches!(tag, "option" | "optgroup") {
@@ -137,19 +234,39 @@ impl Computation<'_> {
                 breaks_words: false,
             };
         };
-        let display = style.get_property_value("display").unwrap_or_default();
+        let display = style.property(&self.names.display);
         if display == "none" {
             return gone;
         }
-        let contents = display == "contents";
-        if !contents && has_box(element) == Some(false) {
-            return gone;
+        if display == "contents" {
+            // No box of its own, but its children render; `visibility` still applies to them.
+            let visibility = style.property(&self.names.visibility);
+            return Look {
+                gone: false,
+                invisible: visibility == "hidden" || visibility == "collapse",
+                breaks_words: false,
+            };
         }
-        let visibility = style.get_property_value("visibility").unwrap_or_default();
+        let breaks_words = !(display.is_empty() || display == "inline");
+        // One call answers the usual case (rendered and visible); the rare rest is told apart
+        // by a second one.
+        let invisible = match is_seen(element, &self.names.visibility_options) {
+            Some(true) => false,
+            Some(false) => {
+                if has_box(element) == Some(false) {
+                    return gone;
+                }
+                true
+            }
+            None => {
+                let visibility = style.property(&self.names.visibility);
+                visibility == "hidden" || visibility == "collapse"
+            }
+        };
         Look {
             gone: false,
-            invisible: visibility == "hidden" || visibility == "collapse",
-            breaks_words: !(display.is_empty() || display == "inline" || contents),
+            invisible,
+            breaks_words,
         }
     }
 
@@ -172,12 +289,16 @@ impl Computation<'_> {
             // A label around its own control: the control is not part of its own name.
             return String::new();
         }
-        self.named(element, &tag, flags, is_root)
+        self.named(element, &tag, flags, is_root, true)
     }
 
     /// A child element's contribution, with the word breaks its layout implies. Its parent is
     /// shown, so only its own state can hide it (one style read).
     fn child_name(&mut self, child: &Element, flags: Flags) -> String {
+        self.child_name_with(child, flags, child.has_attributes())
+    }
+
+    fn child_name_with(&mut self, child: &Element, flags: Flags, has_attributes: bool) -> String {
         let tag = child.local_name();
         if tag == "br" {
             return " ".to_owned();
@@ -185,7 +306,7 @@ impl Computation<'_> {
         if flags.may_reach_root && child == &self.root {
             return String::new();
         }
-        let look = self.look(child, &tag);
+        let look = self.look(child, &tag, has_attributes);
         if !flags.hidden_ok {
             if look.gone {
                 return String::new();
@@ -194,7 +315,7 @@ impl Computation<'_> {
                 return self.visible_descendants_name(child, flags);
             }
         }
-        let text = self.named(child, &tag, flags, false);
+        let text = self.named(child, &tag, flags, false, has_attributes);
         if look.breaks_words {
             format!(" {text} ")
         } else {
@@ -202,20 +323,27 @@ impl Computation<'_> {
         }
     }
 
-    /// Steps 2B to 2I for an element already known to count.
-    fn named(&mut self, element: &Element, tag: &str, flags: Flags, is_root: bool) -> String {
+    /// Steps 2B to 2I for an element already known to count (`has_attributes` false: it has
+    /// no attribute, so none is looked up).
+    fn named(
+        &mut self,
+        element: &Element,
+        tag: &str,
+        flags: Flags,
+        is_root: bool,
+        has_attributes: bool,
+    ) -> String {
         // A <slot> is not in the accessibility tree: only what it renders counts, not its
         // own aria-label.
         if tag == "slot" {
-            return self.content_name(element, tag, flags);
+            return self.content_name(element, tag, flags, has_attributes);
         }
 
         // 2B: aria-labelledby (not followed twice).
-        if !flags.in_labelledby {
+        if has_attributes && !flags.in_labelledby {
             // Browsers also honour the common misspelling `aria-labeledby`.
-            let ids = element
-                .get_attribute("aria-labelledby")
-                .or_else(|| element.get_attribute("aria-labeledby"));
+            let ids = attr(element, &self.names.aria_labelledby)
+                .or_else(|| attr(element, &self.names.aria_labeledby));
             if let Some(ids) = ids {
                 let mut parts = Vec::new();
                 for id in ids.split_whitespace() {
@@ -241,7 +369,15 @@ impl Computation<'_> {
             }
         }
 
-        let role = role_of(element);
+        // Inside content the role only matters for embedded controls: a bare element that
+        // is not a form control has none worth computing.
+        let role = if has_attributes && attr(element, &self.names.role).is_some() {
+            role_of(element)
+        } else if !has_attributes && flags.in_content && !is_control_tag(tag) {
+            None
+        } else {
+            implicit_role_for(element, tag).map(str::to_owned)
+        };
 
         // 2C: a control embedded in another element's label contributes its value.
         if !is_root && (flags.in_labelledby || flags.in_content) {
@@ -251,9 +387,11 @@ impl Computation<'_> {
         }
 
         // 2D: aria-label.
-        if let Some(label) = element.get_attribute("aria-label") {
-            if !label.trim().is_empty() {
-                return label;
+        if has_attributes {
+            if let Some(label) = attr(element, &self.names.aria_label) {
+                if !label.trim().is_empty() {
+                    return label;
+                }
             }
         }
 
@@ -273,14 +411,17 @@ impl Computation<'_> {
             || role.as_deref().is_some_and(allows_name_from_content)
             || (role.is_none() && !is_root);
         if from_content && role.as_deref() != Some("textbox") {
-            let content = self.content_name(element, tag, flags);
+            let content = self.content_name(element, tag, flags, has_attributes);
             if !content.trim().is_empty() {
                 return content;
             }
         }
 
         // 2I: tooltip.
-        if let Some(title) = element.get_attribute("title") {
+        if !has_attributes {
+            return String::new();
+        }
+        if let Some(title) = attr(element, &self.names.title) {
             if !title.trim().is_empty() {
                 return title;
             }
@@ -354,28 +495,39 @@ impl Computation<'_> {
     }
 
     fn labels_name(&mut self, element: &Element, flags: Flags) -> Option<String> {
-        let labels = js::get(element, "labels");
-        let labels = labels.dyn_ref::<web_sys::NodeList>()?;
+        let labels = js_sys::Reflect::get(element, &self.names.labels).ok()?;
+        if labels.is_undefined() || labels.is_null() {
+            return None;
+        }
+        let labels: &web_sys::NodeList = labels.unchecked_ref();
         let mut parts = Vec::new();
         for i in 0..labels.length() {
             let Some(label) = labels.item(i) else {
                 continue;
             };
-            let Some(label) = as_element(&label) else {
-                continue;
-            };
+            // `labels` holds only <label> elements.
+            let label: &Element = label.unchecked_ref();
             if self.visited.contains(label) {
                 continue;
             }
             self.visited.push(label.clone());
-            // A hidden label still names its control (and then its hidden content counts).
             let label_flags = Flags {
                 in_content: true,
-                hidden_ok: flags.hidden_ok || is_hidden_for_accessibility(label),
                 may_reach_root: label.contains(Some(self.root.as_ref())),
                 ..flags
             };
-            let part = normalize_whitespace(&self.named(label, "label", label_flags, false));
+            let mut part =
+                normalize_whitespace(&self.named(label, "label", label_flags, false, true));
+            // A hidden label still names its control, with its hidden content. Checked only
+            // when the label gave nothing (a shown label's text was found above): the check
+            // walks every ancestor.
+            if part.is_empty() && !flags.hidden_ok && is_hidden_for_accessibility(label) {
+                let hidden_flags = Flags {
+                    hidden_ok: true,
+                    ..label_flags
+                };
+                part = normalize_whitespace(&self.named(label, "label", hidden_flags, false, true));
+            }
             if !part.is_empty() {
                 parts.push(part);
             }
@@ -444,7 +596,7 @@ impl Computation<'_> {
 
     /// The elements `element`'s `aria-owns` moves under it, in order, each once.
     fn owned_by(&mut self, element: &Element) -> Vec<Element> {
-        let Some(ids) = element.get_attribute("aria-owns") else {
+        let Some(ids) = attr(element, &self.names.aria_owns) else {
             return Vec::new();
         };
         let mut owned = Vec::new();
@@ -466,14 +618,24 @@ impl Computation<'_> {
         owned
     }
 
-    fn content_name(&mut self, element: &Element, tag: &str, flags: Flags) -> String {
+    fn content_name(
+        &mut self,
+        element: &Element,
+        tag: &str,
+        flags: Flags,
+        has_attributes: bool,
+    ) -> String {
         let child_flags = Flags {
             in_content: true,
             ..flags
         };
-        let owned = self.owned_by(element);
-        let mut out = self.pseudo_content(element, tag, "::before");
-        let nodes = match as_tag::<HtmlSlotElement>(element, "slot") {
+        let owned = if has_attributes {
+            self.owned_by(element)
+        } else {
+            Vec::new()
+        };
+        let mut out = self.pseudo_content(element, tag, false);
+        let nodes = match (tag == "slot").then(|| element.unchecked_ref::<HtmlSlotElement>()) {
             Some(slot) => assigned_or_fallback(slot),
             None => match self.shadow.shadow_root(element) {
                 Some(root) => super::tree::children(root.as_ref()),
@@ -500,7 +662,12 @@ impl Computation<'_> {
             if !self.claimed.is_empty() && self.claimed.contains(child) {
                 continue;
             }
-            let id = child.id();
+            let has_attributes = child.has_attributes();
+            let id = if has_attributes {
+                child.id()
+            } else {
+                String::new()
+            };
             if !id.is_empty() && self.owned_elsewhere(child, &id) {
                 // Moved under its owner by aria-owns: counted there (if at all), not here.
                 let owned_here = owned.iter().any(|o| o == child);
@@ -508,7 +675,7 @@ impl Computation<'_> {
                     continue;
                 }
             }
-            out.push_str(&self.child_name(child, child_flags));
+            out.push_str(&self.child_name_with(child, child_flags, has_attributes));
         }
         for target in &owned {
             // An owned node sits elsewhere in the page: its whole ancestry decides.
@@ -516,13 +683,13 @@ impl Computation<'_> {
             out.push_str(&self.element_name(target, child_flags));
             out.push(' ');
         }
-        out.push_str(&self.pseudo_content(element, tag, "::after"));
+        out.push_str(&self.pseudo_content(element, tag, true));
         out
     }
 
     /// The text of CSS generated content (`content: "..."`, or the alternative text after `/`)
     /// on a pseudo element that is displayed.
-    fn pseudo_content(&self, element: &Element, tag: &str, pseudo: &str) -> String {
+    fn pseudo_content(&self, element: &Element, tag: &str, after: bool) -> String {
         if is_void(tag) {
             // Replaced and void elements have no ::before / ::after boxes.
             return String::new();
@@ -530,14 +697,19 @@ impl Computation<'_> {
         let Some(window) = &self.window else {
             return String::new();
         };
-        let Ok(Some(style)) = window.get_computed_style_with_pseudo_elt(element, pseudo) else {
+        let pseudo = if after {
+            &self.names.after
+        } else {
+            &self.names.before
+        };
+        let Ok(style) = window.computed_pseudo_style(element, pseudo) else {
             return String::new();
         };
-        let content = style.get_property_value("content").unwrap_or_default();
+        let content = style.property(&self.names.content);
         if content.is_empty() || content == "none" || content == "normal" {
             return String::new();
         }
-        if style.get_property_value("display").ok().as_deref() == Some("none") {
+        if style.property(&self.names.display) == "none" {
             return String::new();
         }
         let text = parse_css_content(&content);
@@ -547,6 +719,14 @@ impl Computation<'_> {
         // Generated content is its own text run: browsers separate it from the element's text.
         format!(" {text} ")
     }
+}
+
+/// Elements whose implicit role makes them an embedded control (accname step 2C).
+fn is_control_tag(tag: &str) -> bool {
+    matches!(
+        tag,
+        "input" | "textarea" | "select" | "meter" | "progress" | "datalist"
+    )
 }
 
 /// Elements that render no ::before / ::after.

@@ -238,9 +238,13 @@ pub fn allows_name_from_content(role: &str) -> bool {
 
 /// The implicit ARIA role of an HTML element.
 pub fn implicit_role(element: &Element) -> Option<&'static str> {
-    let tag = element.local_name();
+    implicit_role_for(element, &element.local_name())
+}
+
+/// [`implicit_role`] of an element whose local name the caller already read.
+pub fn implicit_role_for(element: &Element, tag: &str) -> Option<&'static str> {
     let has = |attr: &str| element.has_attribute(attr);
-    Some(match tag.as_str() {
+    Some(match tag {
         "a" | "area" if has("href") => "link",
         "address" | "hgroup" => "group",
         "article" => "article",
@@ -260,9 +264,9 @@ pub fn implicit_role(element: &Element) -> Option<&'static str> {
         "fieldset" | "optgroup" => "group",
         "figure" => "figure",
         "footer" if !in_sectioning(element) => "contentinfo",
-        // HTML-AAM and the browsers: a form is a `form` whether or not it is named (only a
-        // named one is also a landmark).
-        "form" => "form",
+        // Only a named form is a `form` (a landmark), as Playwright's `getByRole('form')` has
+        // it; browsers' own trees also call an unnamed form `form`.
+        "form" if has_author_name(element) => "form",
         "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => "heading",
         "header" if !in_sectioning(element) => "banner",
         "hr" => "separator",
