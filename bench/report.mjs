@@ -38,6 +38,7 @@ const machine = rerender ? rerender.machine : {
   chromium: browser.browsers?.chromium?.version ?? sh('/usr/bin/chromium', ['--version']),
   firefox: browser.browsers?.firefox?.version ?? sh('/usr/bin/firefox-esr', ['--version']),
   playwright_core: JSON.parse(fs.readFileSync(path.join(root, 'node_modules/playwright-core/package.json'), 'utf8')).version,
+  dom_accessibility_api: (() => { try { return JSON.parse(fs.readFileSync(path.join(root, 'node_modules/dom-accessibility-api/package.json'), 'utf8')).version; } catch { return undefined; } })(),
   load_average_at_report: os.loadavg().map((x) => +x.toFixed(2)),
   commit: sh('git', ['-C', root, 'rev-parse', '--short', 'HEAD']),
   date: new Date().toISOString(),
@@ -117,6 +118,11 @@ if (obs.length) {
   p(`| 8 | Observation size: ours ÷ Playwright's \`locator('body').ariaSnapshot()\`, chars, worst of ${obs.length} pages (ours as the BAI_RESULT line carries it; in parentheses, the binding's JSON with url + title) | budget 60: ${f(worst('ratio_as_sent_default_budget'))}× (${worstPage('ratio_as_sent_default_budget')}) (with url + title ${f(worst('ratio_size_default_budget'))}×); budget 300: ${f(worst('ratio_as_sent_max_budget'))}× (${worstPage('ratio_as_sent_max_budget')}) (${f(worst('ratio_size_max_budget'))}×); best page ${f(obs.reduce((a, e) => Math.min(a, e.ratio_as_sent_default_budget), Infinity))}× @60 | ≤ 1.0 on every page | 60: ${verdict(worst('ratio_as_sent_default_budget') <= 1)}, 300: ${verdict(worst('ratio_as_sent_max_budget') <= 1)} (${obs.filter((e) => e.ratio_as_sent_max_budget > 1).map((e) => e.name).join(', ') || 'no page'} over) |`, '');
 } else {
   p(`| 8 | Observation size | ${chromium.observe?.error ? 'error' : 'not run'} | ≤ 1.0 on every page | – |`, '');
+}
+const names = chromium.names;
+if (names && !names.error) {
+  // The row goes before the blank line that ends the table.
+  lines.splice(lines.length - 1, 0, `| 9 | Accessible names of every element of a ${names.elements.toLocaleString('en')}-element page, ours ÷ dom-accessibility-api in the same page | ${ms(names.ratio_ours_over_dom_accessibility_api_with_pseudo_elements)}× against the same work (its \`computedStyleSupportsPseudoElements: true\`); ${ms(names.ratio_ours_over_dom_accessibility_api)}× against its defaults (no \`::before\`/\`::after\`) | ≤ 1.0 | same work ${verdict(names.ratio_ours_over_dom_accessibility_api_with_pseudo_elements.median <= 1)}, defaults ${verdict(names.ratio_ours_over_dom_accessibility_api.median <= 1)} |`);
 }
 
 p('## 1. Scanner throughput (native)', '');
@@ -220,6 +226,16 @@ if (sample) {
   p('```', ...sample.ours.sample, '```', '', '```yaml', ...sample.playwright.default.sample, '```');
 }
 p('');
+
+if (names && !names.error) {
+  p('## 9. Accessible names (Chromium, in page)', '');
+  p(`${names.elements.toLocaleString('en')} elements (625 rows of a \`<label for>\` with bold text, a number input, a button with an aria-hidden icon span, a link with a nested span), every element named once per round. **Ours**: \`dom::accname\` in the extension's wasm (the \`bench\` feature's build, as in figure 4), timed in Rust around the loop (\`bench_names\` in \`crate/src/bindings/bench.rs\`). **dom-accessibility-api** ${machine.dom_accessibility_api ?? ''} (npm, what testing-library uses), bundled by esbuild into the same page, timed around the same loop twice: with its defaults, which skip CSS generated content unless the caller passes a \`getComputedStyle\`, and with \`computedStyleSupportsPseudoElements: true\`, the work ours always does. Rounds alternate; ratios per round. \`bench/browser/names.mjs\`.`, '');
+  p('| | ms (median / p95) | ours ÷ this (median / p95) |', '|---|---|---|');
+  p(`| ours | ${ms(names.ours_ms, 1)} | – |`);
+  p(`| dom-accessibility-api, with pseudo-elements | ${ms(names.dom_accessibility_api_with_pseudo_elements_ms, 1)} | ${ms(names.ratio_ours_over_dom_accessibility_api_with_pseudo_elements)} |`);
+  p(`| dom-accessibility-api, defaults | ${ms(names.dom_accessibility_api_ms, 1)} | ${ms(names.ratio_ours_over_dom_accessibility_api)} |`, '');
+  p(`Names that differ between the two (defaults): ${names.names_differ} of ${names.named_per_run}${names.names_differ_examples?.length ? `, e.g. \`${names.names_differ_examples[0].element}\`: ours ${JSON.stringify(names.names_differ_examples[0].ours)}, theirs ${JSON.stringify(names.names_differ_examples[0].theirs)}` : ''}.`, '');
+}
 
 const notesFile = path.join(here, 'NOTES.md');
 if (fs.existsSync(notesFile)) p(fs.readFileSync(notesFile, 'utf8').trim(), '');
