@@ -274,9 +274,9 @@ pub fn implicit_role_for(element: &Element, tag: &str) -> Option<&'static str> {
             // `alt=""` marks a decorative image (a `title` does not change that), unless it
             // is named by ARIA or focusable.
             let decorative = element.get_attribute("alt").is_some_and(|a| a.is_empty())
-                && !element
+                && element
                     .get_attribute("aria-label")
-                    .is_some_and(|v| !v.trim().is_empty())
+                    .is_none_or(|v| v.trim().is_empty())
                 && !has("aria-labelledby")
                 && !presentation_conflicts(element);
             if decorative { "presentation" } else { "img" }
