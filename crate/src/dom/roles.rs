@@ -264,9 +264,10 @@ pub fn implicit_role_for(element: &Element, tag: &str) -> Option<&'static str> {
         "fieldset" | "optgroup" => "group",
         "figure" => "figure",
         "footer" if !in_sectioning(element) => "contentinfo",
-        // Only a named form is a `form` (a landmark), as Playwright's `getByRole('form')` has
-        // it; browsers' own trees also call an unnamed form `form`.
-        "form" if has_author_name(element) => "form",
+        // Every form is a `form`, named or not: html-aria#402, WPT html-aam/roles.html and both
+        // browsers' own trees agree (only its landmark status needs a name). Playwright's
+        // `getByRole('form')` still requires a name; we follow the browser.
+        "form" => "form",
         "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => "heading",
         "header" if !in_sectioning(element) => "banner",
         "hr" => "separator",
