@@ -16,7 +16,7 @@
 )]
 
 use bai::chat::transcript::observer_options;
-use bai::chat::{MutationWatcher, SITES, SiteProfile, TranscriptReader};
+use bai::chat::{MutationWatcher, SiteProfile, TranscriptReader};
 use bai::protocol::{Message, Role};
 use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
@@ -40,7 +40,7 @@ return {
       container.append(parts.turn);
       if (role === 'assistant') {
         renderMarkdown(parts.body, text, generation.codeBlock);
-        parts.actionsParent.append(actionBar());
+        parts.actionsParent.append((generation.actionBar ?? actionBar)());
         last = parts;
       }
     });
@@ -51,12 +51,14 @@ return {
     const generation = GENERATIONS[markup];
     const parts = generation.turn({ role: 'assistant', index: 99, text: '' });
     if (generation.streamingClass) parts.body.classList.add(generation.streamingClass);
+    generation.startStreaming?.(parts);
     container.append(parts.turn);
     let source = '';
     return (chunk) => {
       if (chunk === null) {
         if (generation.streamingClass) parts.body.classList.remove(generation.streamingClass);
-        parts.actionsParent.append(actionBar());
+        generation.finishStreaming?.(parts);
+        parts.actionsParent.append((generation.actionBar ?? actionBar)());
         return;
       }
       source += chunk;
@@ -66,7 +68,7 @@ return {
 };
 "#;
 
-const GENERATIONS: [&str; 4] = ["2024", "2025", "codemirror", "2026"];
+const GENERATIONS: [&str; 5] = ["2024", "2025", "codemirror", "2026", "li"];
 
 fn builders() -> JsValue {
     let strip = |source: &str| {
@@ -95,11 +97,20 @@ fn document() -> Document {
     web_sys::window().unwrap().document().unwrap()
 }
 
+/// The profile the page would be read with: chosen by what it shows, as the extension does.
 fn profile() -> &'static SiteProfile {
-    SITES
-        .iter()
-        .find(|profile| profile.hosts.is_empty())
-        .unwrap()
+    bai::chat::choose_profile(&document(), "127.0.0.1")
+        .expect("a profile reads the page")
+        .profile
+}
+
+/// The profile each generation must be read with.
+fn expected_profile(markup: &str) -> &'static str {
+    if markup == "li" {
+        "chatgpt-li"
+    } else {
+        "chatgpt"
+    }
 }
 
 struct Page {
@@ -155,6 +166,7 @@ fn every_generation_reads_back_what_was_written() {
                 turns(&conversation),
             ],
         );
+        assert_eq!(profile().name, expected_profile(markup), "markup {markup}");
         let mut reader = TranscriptReader::new(document(), profile());
         reader.full_scan();
         let expected_handshake = HANDSHAKE

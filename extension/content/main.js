@@ -40,7 +40,7 @@ export async function start() {
   // Every page the content script runs on can be a workflow's target; chat pages can too (a
   // workflow may act on its own chat tab), but `navigate` never takes a chat page away from
   // its conversation.
-  if (coreVersion) startExecutor(core, { canNavigate: !chat?.site });
+  if (coreVersion) startExecutor(core, { canNavigate: !chat?.site_name && !chat?.site });
 
   const reply = await ext.runtime.sendMessage({
     type: Msg.CONTENT_READY,
@@ -52,14 +52,17 @@ export async function start() {
     chat,
   });
 
-  if (chat?.site) {
+  // 'messages': a readable chat; 'composer_only': watched (a new chat, whose first messages
+  // show its layout); 'unrecognized': a chat host or an added chat site whose markup no profile
+  // reads: say so instead of seeing nothing.
+  if (chat && chat.layout !== 'not_a_chat') {
     const banner = Banner.mount();
     banner.setCoreStatus({
       contentVersion: coreVersion,
       backgroundVersion: reply?.coreVersion ?? null,
-      transcriptReadable: chat.transcript_readable,
-      site: chat.site,
+      layout: chat.layout,
+      siteName: chat.site_name,
     });
-    if (chat.transcript_readable && reply?.coreVersion) await startChat(core, banner);
+    if (chat.site && reply?.coreVersion) await startChat(core, banner);
   }
 }
