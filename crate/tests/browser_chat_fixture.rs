@@ -27,13 +27,15 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 const MARKDOWN_JS: &str = include_str!("../../tests/fixtures/chat-src/markdown.js");
 const MARKUP_JS: &str = include_str!("../../tests/fixtures/chat-src/markup.js");
+const SITES_MARKUP_JS: &str = include_str!("../../tests/fixtures/chat-src/sites-markup.js");
 
 /// What the test page needs from the builders, written against their exported API.
 const GLUE_JS: &str = r#"
+const ALL = { ...GENERATIONS, ...SITE_GENERATIONS };
 return {
   /** Renders complete turns into `container`; returns the last assistant body. */
   render(markup, container, turns) {
-    const generation = GENERATIONS[markup];
+    const generation = ALL[markup];
     let last = null;
     turns.forEach(([role, text], index) => {
       const parts = generation.turn({ role, index: index + 1, text });
@@ -48,7 +50,7 @@ return {
   },
   /** Starts a streaming assistant turn; returns a function that re-renders it with more text. */
   stream(markup, container) {
-    const generation = GENERATIONS[markup];
+    const generation = ALL[markup];
     const parts = generation.turn({ role: 'assistant', index: 99, text: '' });
     if (generation.streamingClass) parts.body.classList.add(generation.streamingClass);
     generation.startStreaming?.(parts);
@@ -68,7 +70,17 @@ return {
 };
 "#;
 
-const GENERATIONS: [&str; 5] = ["2024", "2025", "codemirror", "2026", "li"];
+const GENERATIONS: [&str; 9] = [
+    "2024",
+    "2025",
+    "codemirror",
+    "2026",
+    "li",
+    "claude",
+    "gemini",
+    "copilot",
+    "open-webui",
+];
 
 fn builders() -> JsValue {
     let strip = |source: &str| {
@@ -79,7 +91,12 @@ fn builders() -> JsValue {
             .collect::<Vec<_>>()
             .join("\n")
     };
-    let body = format!("{}\n{}\n{GLUE_JS}", strip(MARKDOWN_JS), strip(MARKUP_JS));
+    let body = format!(
+        "{}\n{}\n{}\n{GLUE_JS}",
+        strip(MARKDOWN_JS),
+        strip(MARKUP_JS),
+        strip(SITES_MARKUP_JS)
+    );
     Function::new_no_args(&body).call0(&JsValue::NULL).unwrap()
 }
 
@@ -105,12 +122,18 @@ fn profile() -> &'static SiteProfile {
 }
 
 /// The profile each generation must be read with.
-fn expected_profile(markup: &str) -> &'static str {
-    if markup == "li" {
-        "chatgpt-li"
-    } else {
-        "chatgpt"
+fn expected_profile(markup: &str) -> &str {
+    match markup {
+        "li" => "chatgpt-li",
+        "claude" | "gemini" | "copilot" | "open-webui" => markup,
+        _ => "chatgpt",
     }
+}
+
+/// The fence a site renders for a ```` ```bai ```` block whose content is not a handshake:
+/// Gemini shows "Code snippet" for a language it does not know, so the label is lost.
+fn fence_for(markup: &str) -> &'static str {
+    if markup == "gemini" { "```" } else { "```bai" }
 }
 
 struct Page {
@@ -170,6 +193,7 @@ fn every_generation_reads_back_what_was_written() {
         let mut reader = TranscriptReader::new(document(), profile());
         reader.full_scan();
         let expected_handshake = HANDSHAKE
+            .replace("```bai", fence_for(markup))
             .replace("`inline`", "inline")
             .replace("code and\na soft break.\n\n", "code and\na soft break.\n");
         assert_eq!(
@@ -219,8 +243,12 @@ fn every_generation_streams_one_change_per_chunk() {
                 turns(&[("user", "go")]),
             ],
         );
+        // A stop button every profile recognizes (each site names it its own way).
         let stop = document().create_element("button").unwrap();
         stop.set_attribute("data-testid", "stop-button").unwrap();
+        stop.set_attribute("aria-label", "Stop response").unwrap();
+        stop.set_attribute("title", "Stop responding").unwrap();
+        stop.set_attribute("id", "stop-response-button").unwrap();
         page.container.append_child(&stop).unwrap();
         let mut reader = TranscriptReader::new(document(), profile());
         let watcher = MutationWatcher::new(&page.container, &observer_options(), |_| {}).unwrap();
@@ -256,7 +284,7 @@ fn every_generation_streams_one_change_per_chunk() {
                 1,
                 Message {
                     role: Role::Assistant,
-                    text: "Handshake:\n```bai\n{\"a\":1}\n```\nend".to_owned(),
+                    text: format!("Handshake:\n{}\n{{\"a\":1}}\n```\nend", fence_for(markup)),
                     complete: true
                 }
             )],

@@ -462,6 +462,44 @@ async function renderSites() {
   }));
 }
 
+/** The public chat sites BAI reads but has no access to by default (crate/src/sites.rs), each
+ * with a one-click "Turn on" (the browser asks) or, once on, its place in the list above. */
+async function renderOptionalChatSites() {
+  const sites = await loadSites();
+  const offered = JSON.parse(core.optional_chat_sites());
+  $('optional-chat-sites').replaceChildren(...offered.map((entry) => {
+    const parsed = siteOf(entry.origin).site;
+    const li = document.createElement('li');
+    li.dataset.pattern = parsed.pattern;
+    const name = document.createElement('span');
+    name.className = 'site-origin';
+    name.textContent = `${entry.name} (${parsed.host})`;
+    li.append(name);
+    if (sites.some((site) => site.pattern === parsed.pattern && site.kind === 'chat')) {
+      const on = document.createElement('span');
+      on.className = 'site-kind';
+      on.textContent = 'on (remove it above)';
+      li.append(on);
+      return li;
+    }
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = 'Turn on';
+    button.setAttribute('aria-label', `Turn on ${entry.name}`);
+    button.addEventListener('click', () => {
+      // Synchronous up to the permission request (see askForSite).
+      const asked = askForSite(parsed);
+      settleGrant(parsed, asked, 'chat').then((refused) => {
+        $('sites-status').textContent = refused
+          ? `${entry.name} stays off: ${refused.message}`
+          : `${entry.name} is on. Reload its open pages if BAI's badge does not appear there.`;
+      });
+    });
+    li.append(button);
+    return li;
+  }));
+}
+
 function addChatSite() {
   // Synchronous up to the permission request (see askForSite).
   const input = $('add-chat-site');
@@ -501,9 +539,13 @@ async function main() {
   await setupSettings();
   $('add-chat-site-button').addEventListener('click', addChatSite);
   ext.storage.onChanged.addListener((changes, area) => {
-    if (area === 'local' && changes[SITES_KEY]) renderSites();
+    if (area === 'local' && changes[SITES_KEY]) {
+      renderSites();
+      renderOptionalChatSites();
+    }
   });
   await renderSites();
+  await renderOptionalChatSites().catch(() => {});
   // The tab's address is needed inside the click (no await before the permission request).
   ext.tabs.onUpdated.addListener((id, change) => {
     if (id === tabId && (change.url || change.title)) refresh();

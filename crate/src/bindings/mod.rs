@@ -145,6 +145,13 @@ pub fn site_for_address(address: &str) -> Result<String, JsValue> {
     }
 }
 
+/// The public chat sites the panel offers to turn on, as JSON
+/// ([`crate::sites::OPTIONAL_CHAT_SITES`]).
+#[wasm_bindgen]
+pub fn optional_chat_sites() -> String {
+    serde_json::to_string(crate::sites::OPTIONAL_CHAT_SITES).unwrap_or_default()
+}
+
 /// The protocol text users paste into ChatGPT, with `workflow_id` in place of the placeholder.
 #[wasm_bindgen]
 pub fn protocol_prompt(workflow_id: &str) -> String {

@@ -187,7 +187,8 @@ const CLAUDE_STOP: &[&str] = &[
     "button[aria-label='Stop response']",
     "button[data-testid=stop-button]",
 ];
-const GENERIC_CODE_BLOCK: &str = "pre";
+// The 2025-08 block: an icon-only Copy button and the language as text beside the `pre`.
+const CLAUDE_CODE_BLOCK: &str = "div:has(> pre.code-block__code), pre";
 const GENERIC_CODE_BODY: &[&str] = &["code"];
 const GENERIC_UI: &str = "button, svg, script, style, template, .sr-only";
 
@@ -269,6 +270,8 @@ const OPEN_WEBUI_ROLES: &[RoleSource] = &[
 ];
 const OPEN_WEBUI_ASSISTANT_BODY: &[&str] = &[".markdown-prose", "#response-content-container"];
 const OPEN_WEBUI_USER_BODY: &[&str] = &[".markdown-prose", ".whitespace-pre-wrap"];
+// A header (language, Copy button) above the `pre`: the block is their common parent.
+const OPEN_WEBUI_CODE_BLOCK: &str = "div:has(> pre):has(> div > button), pre";
 const OPEN_WEBUI_COMPOSER: &[&str] = &[
     "#chat-input[contenteditable=true]",
     "#chat-input .ProseMirror[contenteditable=true]",
@@ -324,7 +327,7 @@ pub static SITES: &[SiteProfile] = &[
         role_sources: CLAUDE_ROLES,
         assistant_body_selectors: CLAUDE_ASSISTANT_BODY,
         user_body_selectors: CLAUDE_USER_BODY,
-        code_block_selector: GENERIC_CODE_BLOCK,
+        code_block_selector: CLAUDE_CODE_BLOCK,
         code_body_selectors: GENERIC_CODE_BODY,
         ui_selector: GENERIC_UI,
     },
@@ -369,7 +372,7 @@ pub static SITES: &[SiteProfile] = &[
         role_sources: OPEN_WEBUI_ROLES,
         assistant_body_selectors: OPEN_WEBUI_ASSISTANT_BODY,
         user_body_selectors: OPEN_WEBUI_USER_BODY,
-        code_block_selector: GENERIC_CODE_BLOCK,
+        code_block_selector: OPEN_WEBUI_CODE_BLOCK,
         code_body_selectors: GENERIC_CODE_BODY,
         ui_selector: GENERIC_UI,
     },
