@@ -70,7 +70,7 @@ return {
 };
 "#;
 
-const GENERATIONS: [&str; 9] = [
+const GENERATIONS: [&str; 10] = [
     "2024",
     "2025",
     "codemirror",
@@ -80,6 +80,7 @@ const GENERATIONS: [&str; 9] = [
     "gemini",
     "copilot",
     "open-webui",
+    "librechat",
 ];
 
 fn builders() -> JsValue {
@@ -125,7 +126,7 @@ fn profile() -> &'static SiteProfile {
 fn expected_profile(markup: &str) -> &str {
     match markup {
         "li" => "chatgpt-li",
-        "claude" | "gemini" | "copilot" | "open-webui" => markup,
+        "claude" | "gemini" | "copilot" | "open-webui" | "librechat" => markup,
         _ => "chatgpt",
     }
 }
@@ -243,12 +244,13 @@ fn every_generation_streams_one_change_per_chunk() {
                 turns(&[("user", "go")]),
             ],
         );
-        // A stop button every profile recognizes (each site names it its own way).
-        let stop = document().create_element("button").unwrap();
-        stop.set_attribute("data-testid", "stop-button").unwrap();
-        stop.set_attribute("aria-label", "Stop response").unwrap();
-        stop.set_attribute("title", "Stop responding").unwrap();
-        stop.set_attribute("id", "stop-response-button").unwrap();
+        // A stop button every profile recognizes (each site names it its own way; LibreChat's
+        // has its own test id).
+        let stop = document().create_element("div").unwrap();
+        stop.set_inner_html(
+            r#"<button data-testid="stop-button" aria-label="Stop response" title="Stop responding"
+            id="stop-response-button"></button><button data-testid="stop-generation-button"></button>"#,
+        );
         page.container.append_child(&stop).unwrap();
         let mut reader = TranscriptReader::new(document(), profile());
         let watcher = MutationWatcher::new(&page.container, &observer_options(), |_| {}).unwrap();

@@ -479,6 +479,7 @@ async function renderOptionalChatSites() {
       const on = document.createElement('span');
       on.className = 'site-kind';
       on.textContent = 'on (remove it above)';
+      li.dataset.on = '1';
       li.append(on);
       return li;
     }

@@ -1,8 +1,11 @@
 // Chat layouts beyond ChatGPT's older generations, end to end in the real extension (one browser
 // start per browser for the whole file): ChatGPT's July 2026 "li" layout with its signed-out
 // React-controlled textarea (handshake streamed, Allow, ACK through that composer, actions,
-// BAI_RESULT posted through it), a handshake whose code block lost its "bai" label (recognized
-// by its content, logged with its rule), and a page whose chat layout BAI does not read.
+// BAI_RESULT posted through it), the same flow on the Claude (ProseMirror), Gemini (Quill),
+// Copilot (React textarea), Open WebUI (ProseMirror) and LibreChat (React textarea) fixture
+// pages, a handshake whose code
+// block lost its "bai" label (recognized by its content, logged with its rule), a page whose
+// chat layout BAI does not read, and turning a public chat site on from the panel.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +14,7 @@ import { startServer } from './lib/server.mjs';
 import { actionLine, answerBanner, handshakeBlock, installTarget, openChat } from './lib/chat.mjs';
 
 const OTHER_SITE = 'http://127.0.0.2/*';
+const CLAUDE_SITE = 'https://claude.ai/*';
 const ACK = /^BAI_ACK \{"protocol":"BAI\/0\.3","workflow_id":"([^"]+)","kind":"ack","state":"extension_acknowledged","ack_nonce":"(n_[0-9a-f]{32})"/;
 
 /** The panel's log for the tab showing `url`, once an entry starts with `prefix`. */
@@ -38,7 +42,7 @@ for (const name of browserNames()) {
     before(async () => {
       server = await startServer();
       otherSite = await startServer({ host: '127.0.0.2' });
-      browser = await BROWSERS[name].launch({ grantedHosts: [OTHER_SITE] });
+      browser = await BROWSERS[name].launch({ grantedHosts: [OTHER_SITE, CLAUDE_SITE] });
     });
 
     after(async () => {
@@ -144,6 +148,50 @@ for (const name of browserNames()) {
       }, { what: 'the diagnostics' });
       assert.match(diagnostics, /^BAI does not recognize this page's chat layout/);
       await panel.screenshot('panel-unrecognized-layout');
+      await panel.close();
+    });
+
+    for (const site of ['claude', 'gemini', 'copilot', 'open-webui', 'librechat']) {
+      test(`${site}: handshake, Allow, ACK through its composer, an action, the result`, async () => {
+        const workflowId = `wf-${site}-${name}`;
+        const url = `${server.origin}/chat/c/${site}-${name}?markup=${site}`;
+        const tab = await openChat(browser, url);
+        await tab.evaluate(installTarget);
+        // The model's handshake (Gemini renders the ```bai block as "Code snippet").
+        await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), `Sure.\n\n${handshakeBlock(workflowId, { capabilities: ['action_lines', 'result_lines'] })}`);
+        assert.equal(await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' }), workflowId);
+        await answerBanner(tab, 'allow');
+        const ack = await tab.waitFor(() => window.chatFixture.sentMessages().find((text) => text.startsWith('BAI_ACK ')), { what: `the ACK through ${site}'s composer` });
+        const match = ACK.exec(ack);
+        assert.ok(match, ack);
+        assert.equal(await tab.evaluate(() => window.chatFixture.composerText()), '', 'the composer is empty again');
+        await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), actionLine(workflowId, match[2], 1, 'click', { selector: { type: 'css', value: '#counter' } }));
+        const result = await tab.waitFor(() => window.chatFixture.sentMessages().find((text) => text.startsWith('BAI_RESULT ')), { what: 'the result line', timeout: 20000 });
+        const report = JSON.parse(result.slice('BAI_RESULT '.length));
+        assert.deepEqual(report.actions.map((a) => [a.action_id, a.status]), [[1, 'ok']]);
+        assert.equal(await tab.evaluate(() => window.__target.clicks), 1);
+        const { panel, items } = await panelLog(browser, url, 'Told ChatGPT what happened');
+        assert.ok(items.some((t) => t.startsWith(`Reading this chat (layout ${site})`)), items.join('\n'));
+        const byContent = items.some((t) => t.startsWith('Took a code block for a handshake by its content'));
+        assert.equal(byContent, site === 'gemini', `content rule used only where the label is lost: ${items.join('\n')}`);
+        await tab.screenshot(`chat-${site}-after-result`);
+        await panel.close();
+      });
+    }
+
+    test('a public chat site is turned on from the panel in one click, and removed', async () => {
+      const panel = await browser.openExtensionPage('extension/panel/panel.html');
+      await panel.waitFor(() => document.querySelector('#optional-chat-sites li[data-pattern="https://claude.ai/*"] button'), { what: 'the offered chat sites' });
+      const offered = await panel.evaluate(() => [...document.querySelectorAll('#optional-chat-sites li')].map((li) => li.dataset.pattern));
+      assert.deepEqual(offered, ['https://claude.ai/*', 'https://gemini.google.com/*', 'https://copilot.microsoft.com/*']);
+      await panel.click('#optional-chat-sites li[data-pattern="https://claude.ai/*"] button');
+      const listed = await panel.waitFor(() => [...document.querySelectorAll('#sites li')].map((li) => `${li.dataset.pattern} ${li.dataset.kind}`).find((t) => t.startsWith('https://claude.ai/')), { what: 'Claude in the sites list' });
+      assert.equal(listed, 'https://claude.ai/* chat');
+      assert.equal(await panel.evaluate(() => (globalThis.browser ?? chrome).permissions.contains({ origins: ['https://claude.ai/*'] })), true);
+      await panel.waitFor(() => document.querySelector('#optional-chat-sites li[data-pattern="https://claude.ai/*"]')?.dataset.on, { what: 'Claude shown as on' });
+      await panel.screenshot('panel-chat-site-turned-on');
+      await panel.click('#sites li[data-pattern="https://claude.ai/*"] button');
+      await panel.waitFor(() => document.querySelector('#optional-chat-sites li[data-pattern="https://claude.ai/*"] button'), { what: 'Claude offered again' });
       await panel.close();
     });
   });

@@ -283,6 +283,33 @@ const OPEN_WEBUI_STOP: &[&str] = &[
     "form button[aria-label*=stop i]:not([aria-label*=dictat i]):not([aria-label*=voice i])",
 ];
 
+// ---------------------------------------------------------------------------------------------
+// LibreChat (self-hosted): each message row holds `.user-turn` or `.agent-turn` around a
+// `[data-testid=message-body]` (its MessageRow component); a react-hook-form textarea composer;
+// the send button turns into `stop-generation-button` while the reply streams.
+
+const LIBRECHAT_MESSAGES: &[&str] = &[".user-turn, .agent-turn"];
+const LIBRECHAT_ROLES: &[RoleSource] = &[
+    RoleSource::Matches {
+        selector: ".user-turn",
+        role: Role::User,
+    },
+    RoleSource::Matches {
+        selector: ".agent-turn",
+        role: Role::Assistant,
+    },
+];
+const LIBRECHAT_BODY: &[&str] = &["[data-testid=message-body]"];
+const LIBRECHAT_COMPOSER: &[&str] = &[
+    "textarea#prompt-textarea[data-testid=text-input]",
+    "form textarea#prompt-textarea",
+];
+const LIBRECHAT_SEND: &[&str] = &[
+    "button#send-button[data-testid=send-button]",
+    "form button[data-testid=send-button]",
+];
+const LIBRECHAT_STOP: &[&str] = &["button[data-testid=stop-generation-button]"];
+
 /// Every chat layout the extension reads. The profile of a page is chosen by what the page
 /// shows (see [`super::page_status`]); order breaks ties, so more specific layouts come first.
 pub static SITES: &[SiteProfile] = &[
@@ -375,6 +402,21 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: OPEN_WEBUI_CODE_BLOCK,
         code_body_selectors: GENERIC_CODE_BODY,
         ui_selector: GENERIC_UI,
+    },
+    SiteProfile {
+        name: "librechat",
+        site: "LibreChat",
+        hosts: &[],
+        message_selectors: LIBRECHAT_MESSAGES,
+        composer_selectors: LIBRECHAT_COMPOSER,
+        send_button_selectors: LIBRECHAT_SEND,
+        stop_button_selectors: LIBRECHAT_STOP,
+        role_sources: LIBRECHAT_ROLES,
+        assistant_body_selectors: LIBRECHAT_BODY,
+        user_body_selectors: LIBRECHAT_BODY,
+        code_block_selector: CHATGPT_CODE_BLOCK,
+        code_body_selectors: CHATGPT_CODE_BODY,
+        ui_selector: "button, svg, script, style, template, h2, .sr-only",
     },
 ];
 
