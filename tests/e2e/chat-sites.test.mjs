@@ -73,7 +73,7 @@ for (const name of browserNames()) {
       await tab.evaluate((id, chunk) => window.chatFixture.appendAssistantChunk(id, chunk), id, `${block.slice(40)}\n`);
       // Streaming, flagged on the item itself: nothing is asked before it completes.
       await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.messages === '1', { what: 'the streaming reply to be read' });
-      assert.equal(await tab.evaluate(() => document.querySelector('bai-banner').dataset.question), undefined, 'no question while streaming');
+      assert.equal(await tab.evaluate(() => document.querySelector('bai-banner').dataset.question ?? null), null, 'no question while streaming');
       await tab.evaluate((id) => window.chatFixture.finishAssistantMessage(id), id);
       assert.equal(await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' }), workflowId);
       assert.equal(await tab.evaluate(() => document.querySelector('bai-banner').dataset.state), 'ready');
