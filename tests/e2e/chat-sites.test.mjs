@@ -125,6 +125,25 @@ for (const name of browserNames()) {
       await panel.close();
     });
 
+    test('a site that does not take the inserted line: the panel says so, the box is left empty', async () => {
+      const workflowId = `wf-deaf-${name}`;
+      const url = `${server.origin}/chat/c/deaf-${name}?markup=li&composer=deaf`;
+      const tab = await openChat(browser, url);
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeBlock(workflowId));
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
+      await answerBanner(tab, 'allow');
+      const { panel, items } = await panelLog(browser, url, 'Could not post the acknowledgement');
+      const failure = items.find((t) => t.startsWith('Could not post the acknowledgement'));
+      // The React textarea reverts the text it ignored (insert_rejected); a site that keeps the
+      // text but never enables send gives send_disabled (crate/tests/browser_chat_li.rs).
+      assert.match(failure, /(insert_rejected|send_disabled): the chat did not take the text BAI inserted/);
+      assert.ok(!items.some((t) => t.includes('when the message box is empty')), items.join('\n'));
+      assert.equal(await tab.evaluate(() => document.querySelector('textarea#mobile-composer-prompt').value), '', 'BAI took its line back out');
+      assert.deepEqual(await tab.evaluate(() => window.chatFixture.sentMessages()), []);
+      assert.match(await tab.evaluate(() => document.querySelector('bai-banner').shadowRoot.textContent), /did not take the text/);
+      await panel.close();
+    });
+
     test('a chat site whose layout no profile reads says so, in the page and in the panel', async () => {
       // A page on a site the user adds as a chat site, whose markup is no chat BAI knows.
       const url = `${otherSite.origin}/plain.html`;

@@ -40,8 +40,11 @@ pub enum ComposerError {
     /// The user has text in the composer; writing would destroy it.
     #[error("you are typing in the chat's message box; BAI will post when it is empty")]
     UserIsTyping,
-    /// The inserted text did not read back as the line.
-    #[error("the message box did not accept the text")]
+    /// The inserted text did not read back as the line: the site's editor dropped or changed it
+    /// (a framework that reverts input it did not see).
+    #[error(
+        "the chat did not take the text BAI inserted: its message box did not keep it. Post the line yourself or reload the chat"
+    )]
     InsertRejected,
     /// No send button became available.
     #[error("the chat's send button did not appear")]
