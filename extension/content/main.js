@@ -63,6 +63,26 @@ export async function start() {
       layout: chat.layout,
       siteName: chat.site_name,
     });
-    if (chat.site && reply?.coreVersion) await startChat(core, banner);
+    if (!reply?.coreVersion) return;
+    if (chat.site) {
+      await startChat(core, banner);
+      return;
+    }
+    // Single-page apps render their chat after the page loaded: look again when the page
+    // changes (at most once a second) and start as soon as a layout profile matches.
+    const recheck = new MutationObserver(() => {
+      if (recheckScheduled) return;
+      recheckScheduled = true;
+      setTimeout(() => {
+        recheckScheduled = false;
+        const now = JSON.parse(core.chat_page_status(userChatSite));
+        if (!now.site) return;
+        recheck.disconnect();
+        banner.setLayout(now.layout);
+        startChat(core, banner);
+      }, 1000);
+    });
+    let recheckScheduled = false;
+    recheck.observe(document, { childList: true, subtree: true });
   }
 }

@@ -301,17 +301,20 @@ function renderDiagnostics(status, log = []) {
   }
   if (tab.startError) {
     show('chat-site', 'unknown: the core could not start on this page', 'warn');
-  } else if (tab.chat?.layout === 'unrecognized') {
-    show('chat-site', `BAI does not recognize this page's chat layout${tab.chat.site_name ? ` (${tab.chat.site_name})` : ''}`, 'warn');
-  } else if (tab.chat?.site) {
-    // The layout as the chat session last reported it (a new chat shows it with its first
-    // messages), else as the page started.
-    const latest = [...log].reverse().find((event) => event.kind === 'chat_layout');
-    const site = latest?.site ?? tab.chat.site;
-    const messages = latest ? latest.messages : tab.chat.messages;
-    show('chat-site', messages > 0
-      ? `${site}: transcript readable`
-      : `${site}: no message read yet (a new chat, or BAI does not recognize this page's chat layout)`, messages > 0 ? 'ok' : 'warn');
+  } else if (tab.chat?.site || tab.chat?.layout === 'unrecognized') {
+    // The layout as the chat session last reported it since this page started (a new chat, or
+    // a page that rendered its chat late, shows it with its first messages), else as the page
+    // started.
+    const latest = [...log].reverse().find((event) => event.kind === 'chat_layout' && event.at >= (tab.at ?? 0));
+    if (!latest && tab.chat.layout === 'unrecognized') {
+      show('chat-site', `BAI does not recognize this page's chat layout${tab.chat.site_name ? ` (${tab.chat.site_name})` : ''}`, 'warn');
+    } else {
+      const site = latest?.site ?? tab.chat.site;
+      const messages = latest ? latest.messages : tab.chat.messages;
+      show('chat-site', messages > 0
+        ? `${site}: transcript readable`
+        : `${site}: no message read yet (a new chat, or BAI does not recognize this page's chat layout)`, messages > 0 ? 'ok' : 'warn');
+    }
   } else {
     show('chat-site', 'not a chat page');
   }

@@ -167,6 +167,27 @@ for (const name of browserNames()) {
       }, { what: 'the diagnostics' });
       assert.match(diagnostics, /^BAI does not recognize this page's chat layout/);
       await panel.screenshot('panel-unrecognized-layout');
+      // The page renders a chat late (as single-page apps do): BAI starts reading it.
+      await page.evaluate(() => {
+        const list = document.createElement('ol');
+        const item = document.createElement('li');
+        item.setAttribute('data-message-role', 'user');
+        item.id = 'late-1';
+        const bubble = document.createElement('button');
+        bubble.setAttribute('data-user-message-bubble', '');
+        const copy = document.createElement('p');
+        copy.setAttribute('data-user-message-copy', '');
+        copy.textContent = 'hello';
+        bubble.append(copy);
+        item.append(bubble);
+        list.append(item);
+        document.body.append(list);
+      });
+      assert.equal(await page.waitFor(() => document.querySelector('bai-banner')?.dataset.state === 'ready' && document.querySelector('bai-banner').dataset.messages, { what: 'the late chat to be read' }), '1');
+      assert.match(await panel.waitFor(() => {
+        const text = document.getElementById('chat-site').textContent;
+        return text.includes('readable') && text;
+      }, { what: 'the diagnostics after the late chat' }), /^chatgpt-li: transcript readable/);
       await panel.close();
     });
 
