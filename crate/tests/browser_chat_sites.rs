@@ -55,6 +55,11 @@ fn an_added_chat_site_with_unknown_markup_is_an_unrecognized_layout() {
             ChatLayout::NotAChat,
             "a local page is a chat only by its markup"
         );
+        assert!(
+            local.may_run_chat,
+            "watched for a chat rendered late (single-page apps)"
+        );
+        assert!(!bai::chat::ChatPageStatus::not_a_chat().may_run_chat);
     });
 }
 

@@ -55,34 +55,54 @@ export async function start() {
   // 'messages': a readable chat; 'composer_only': watched (a new chat, whose first messages
   // show its layout); 'unrecognized': a chat host or an added chat site whose markup no profile
   // reads: say so instead of seeing nothing.
-  if (chat && chat.layout !== 'not_a_chat') {
-    const banner = Banner.mount();
+  let banner = null;
+  const mountBanner = (status) => {
+    banner = Banner.mount();
     banner.setCoreStatus({
       contentVersion: coreVersion,
       backgroundVersion: reply?.coreVersion ?? null,
-      layout: chat.layout,
-      siteName: chat.site_name,
+      layout: status.layout,
+      siteName: status.site_name,
     });
-    if (!reply?.coreVersion) return;
-    if (chat.site) {
-      await startChat(core, banner);
+  };
+  if (chat && chat.layout !== 'not_a_chat') mountBanner(chat);
+  if (!chat?.may_run_chat || !reply?.coreVersion) return;
+  if (chat.site) {
+    await startChat(core, banner);
+    return;
+  }
+  watchForLateChat(core, userChatSite, chat.layout === 'unrecognized', (status) => {
+    if (banner) banner.setLayout(status.layout);
+    else mountBanner(status);
+    startChat(core, banner);
+  });
+}
+
+/** How long a local page that shows no chat is watched for one rendered late. */
+const LOCAL_WATCH_MS = 60_000;
+
+/**
+ * Single-page apps render their chat after the page loaded: look again when the page changes
+ * (at most once a second) and call `found` once a layout profile matches. A page that should be
+ * a chat (`keepWatching`) is watched until then; a local page for a minute.
+ */
+function watchForLateChat(core, userChatSite, keepWatching, found) {
+  const started = performance.now();
+  let scheduled = false;
+  const observer = new MutationObserver(() => {
+    if (scheduled) return;
+    if (!keepWatching && performance.now() - started > LOCAL_WATCH_MS) {
+      observer.disconnect();
       return;
     }
-    // Single-page apps render their chat after the page loaded: look again when the page
-    // changes (at most once a second) and start as soon as a layout profile matches.
-    const recheck = new MutationObserver(() => {
-      if (recheckScheduled) return;
-      recheckScheduled = true;
-      setTimeout(() => {
-        recheckScheduled = false;
-        const now = JSON.parse(core.chat_page_status(userChatSite));
-        if (!now.site) return;
-        recheck.disconnect();
-        banner.setLayout(now.layout);
-        startChat(core, banner);
-      }, 1000);
-    });
-    let recheckScheduled = false;
-    recheck.observe(document, { childList: true, subtree: true });
-  }
+    scheduled = true;
+    setTimeout(() => {
+      scheduled = false;
+      const status = JSON.parse(core.chat_page_status(userChatSite));
+      if (!status.site) return;
+      observer.disconnect();
+      found(status);
+    }, 1000);
+  });
+  observer.observe(document, { childList: true, subtree: true });
 }

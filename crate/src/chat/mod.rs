@@ -48,6 +48,9 @@ pub struct ChatPageStatus {
     pub messages: u32,
     /// The profile's composer was found.
     pub composer: bool,
+    /// The page may run the chat role ([`crate::sites::may_run_chat`]): if its chat renders
+    /// later (single-page apps), the content script looks again.
+    pub may_run_chat: bool,
 }
 
 impl ChatPageStatus {
@@ -60,6 +63,7 @@ impl ChatPageStatus {
             transcript_readable: false,
             messages: 0,
             composer: false,
+            may_run_chat: false,
         }
     }
 }
@@ -101,7 +105,7 @@ pub fn choose_profile(document: &Document, hostname: &str) -> Option<ProfileMatc
 }
 
 /// Classifies a page that may run the chat role (see [`crate::sites::may_run_chat`]) by its
-/// markup. `should_be_chat`: the host is a chat site's own or one the user added as a chat site,
+/// markup (`may_run_chat` is true in every answer). `should_be_chat`: the host is a chat site's own or one the user added as a chat site,
 /// so a page matching no profile is reported as an unrecognized layout instead of "not a chat".
 pub fn page_status(document: &Document, hostname: &str, should_be_chat: bool) -> ChatPageStatus {
     let host_site = SITES
@@ -124,12 +128,17 @@ pub fn page_status(document: &Document, hostname: &str, should_be_chat: bool) ->
             transcript_readable: messages > 0,
             messages,
             composer,
+            may_run_chat: true,
         },
         None if should_be_chat || host_site.is_some() => ChatPageStatus {
             site_name: host_site,
             layout: ChatLayout::Unrecognized,
+            may_run_chat: true,
             ..ChatPageStatus::not_a_chat()
         },
-        None => ChatPageStatus::not_a_chat(),
+        None => ChatPageStatus {
+            may_run_chat: true,
+            ..ChatPageStatus::not_a_chat()
+        },
     }
 }
