@@ -28,7 +28,7 @@ fn document() -> Document {
 fn profile() -> &'static SiteProfile {
     SITES
         .iter()
-        .find(|profile| profile.hosts.is_empty())
+        .find(|profile| profile.name == "chatgpt")
         .unwrap()
 }
 

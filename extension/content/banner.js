@@ -80,20 +80,41 @@ export class Banner {
     }));
   }
 
-  setCoreStatus({ contentVersion, backgroundVersion, transcriptReadable }) {
+  /**
+   * `layout` (crate/src/chat ChatLayout): 'messages' (a readable chat), 'composer_only' (no
+   * message read yet: a new chat, or a layout BAI does not read) or 'unrecognized'.
+   */
+  setCoreStatus({ contentVersion, backgroundVersion, layout, siteName }) {
     const ready = contentVersion && backgroundVersion;
-    this.host.dataset.state = !ready ? 'core_error' : transcriptReadable ? 'ready' : 'transcript_unreadable';
+    this.contentVersion = contentVersion;
+    this.siteName = siteName ?? 'this chat';
     this.host.dataset.coreContent = contentVersion ?? '';
     this.host.dataset.coreBackground = backgroundVersion ?? '';
     if (!ready) {
+      this.host.dataset.state = 'core_error';
       this.card.dataset.tone = 'error';
       this.text.textContent = 'BAI could not start here. Open the BAI panel for details.';
-    } else if (!transcriptReadable) {
-      this.card.dataset.tone = 'warn';
-      this.text.textContent = "BAI: ChatGPT's page changed, the transcript is not readable.";
-    } else {
+      return;
+    }
+    this.setLayout(layout);
+  }
+
+  /** What BAI reads on this page (see setCoreStatus). */
+  setLayout(layout) {
+    if (this.host.dataset.state === 'core_error' || this.host.dataset.layout === layout) return;
+    this.host.dataset.layout = layout;
+    if (layout === 'messages') {
+      this.host.dataset.state = 'ready';
       this.card.dataset.tone = 'ok';
-      this.text.textContent = `BAI ${contentVersion} is watching this chat`;
+      this.text.textContent = `BAI ${this.contentVersion} is watching this chat`;
+    } else if (layout === 'composer_only') {
+      this.host.dataset.state = 'no_messages';
+      this.card.dataset.tone = 'ok';
+      this.text.textContent = `BAI ${this.contentVersion}: no message read here yet`;
+    } else {
+      this.host.dataset.state = 'transcript_unreadable';
+      this.card.dataset.tone = 'warn';
+      this.text.textContent = `BAI does not recognize this page's chat layout (${this.siteName}).`;
     }
   }
 
@@ -178,6 +199,7 @@ export class Banner {
   }
 
   setProgress({ polls, actionsRun, messages }) {
+    if (messages > 0) this.setLayout('messages');
     this.host.dataset.polls = String(polls);
     this.host.dataset.actionsRun = String(actionsRun);
     this.host.dataset.messages = String(messages);

@@ -110,6 +110,7 @@ export async function startChat(core, banner) {
 
   let polls = 0;
   let actionsRun = 0;
+  let reportedLayout = {};
   async function poll() {
     pollScheduled = false;
     await followConversation();
@@ -118,6 +119,16 @@ export async function startChat(core, banner) {
     const started = performance.now();
     const result = JSON.parse(session.poll());
     performance.measure('bai:poll', { start: started, end: performance.now(), detail: { messages: result.messages, reads: result.reads } });
+    // What BAI reads here, logged when it changes (a new chat shows its layout with its first
+    // messages), and every code block taken for a handshake by its content alone.
+    const layout = { site: result.site, reading: result.messages > 0 };
+    if (layout.site !== reportedLayout.site || layout.reading !== reportedLayout.reading) {
+      reportedLayout = layout;
+      report({ kind: 'chat_layout', site: result.site, messages: result.messages });
+    }
+    for (const { message_index, rule } of result.handshake_recognitions ?? []) {
+      report({ kind: 'handshake_recognized', message_index, rule });
+    }
     if (result.decisions.length > 0) {
       await persist();
       const batch = { failedWorkflows: new Set() };
@@ -241,13 +252,16 @@ export async function startChat(core, banner) {
         break;
       }
       try {
-        posted(await core.post_line(line, settings.insertOnly));
+        posted(await core.post_line(line, settings.insertOnly, session.site()));
         return true;
       } catch (error) {
         lastError = error;
         // The send button was pressed but the line did not show up: sending again could post
         // it twice. Say so instead.
         if (error?.code === 'not_confirmed') break;
+        // The site does not take the text BAI inserts (its send button stays disabled, or the
+        // box rejects it): trying again cannot help, and the panel must say so.
+        if (error?.code === 'send_disabled' || error?.code === 'insert_rejected') break;
         if (error?.code === 'user_is_typing' || error?.code === 'composer_changed') {
           banner.setNote(`BAI will post its ${what} when the message box is empty.`);
           continue;

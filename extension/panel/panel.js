@@ -109,6 +109,16 @@ function describeEvent(event) {
       };
     case 'state_changed':
       return { what: `Workflow${wf}: ${STATE_WORDS[event.state] ?? event.state}`, tone: event.state === 'failed' ? 'err' : 'ok' };
+    case 'chat_layout':
+      return event.messages > 0
+        ? { what: `Reading this chat (layout ${event.site}): ${event.messages} message${event.messages === 1 ? '' : 's'}`, tone: 'ok' }
+        : { what: `No message read yet (layout ${event.site})`, why: 'a new chat, or BAI does not recognize this page’s chat layout', tone: 'info' };
+    case 'handshake_recognized':
+      return {
+        what: 'Took a code block for a handshake by its content',
+        why: `rule ${event.rule}: the page ${event.rule === 'display_cased_label' ? 'showed the block’s label display-cased' : 'lost the block’s “bai” label'}; it holds exactly one BAI handshake object, in the assistant’s message ${event.message_index + 1}`,
+        tone: 'info',
+      };
     case 'session_error':
       return { what: 'BAI could not read this chat', why: `${event.code}: ${event.message}`, tone: 'err' };
     default:
@@ -158,7 +168,7 @@ async function refresh() {
   if (generation !== refreshGeneration) return;
   tabId = id;
   currentTab = tab && { id: tab.id, url: tab.url, title: tab.title };
-  renderDiagnostics(status);
+  renderDiagnostics(status, log);
   renderWorkflow(currentWorkflow(log));
   renderActionQuestion(openActionQuestion(log));
   renderLog(log);
@@ -267,7 +277,7 @@ function renderLog(log) {
   }));
 }
 
-function renderDiagnostics(status) {
+function renderDiagnostics(status, log = []) {
   const bg = status?.background;
   show('core-background', bg?.version ? `ready (${bg.version})` : `failed: ${bg?.error ?? 'no answer'}`, bg?.version ? 'ok' : 'err');
   const tab = status?.tab;
@@ -291,10 +301,20 @@ function renderDiagnostics(status) {
   }
   if (tab.startError) {
     show('chat-site', 'unknown: the core could not start on this page', 'warn');
-  } else if (tab.chat?.site) {
-    show('chat-site', tab.chat.transcript_readable
-      ? `${tab.chat.site}: transcript readable`
-      : `${tab.chat.site}: ChatGPT's page changed, transcript not readable`, tab.chat.transcript_readable ? 'ok' : 'warn');
+  } else if (tab.chat?.site || tab.chat?.layout === 'unrecognized') {
+    // The layout as the chat session last reported it since this page started (a new chat, or
+    // a page that rendered its chat late, shows it with its first messages), else as the page
+    // started.
+    const latest = [...log].reverse().find((event) => event.kind === 'chat_layout' && event.at >= (tab.at ?? 0));
+    if (!latest && tab.chat.layout === 'unrecognized') {
+      show('chat-site', `BAI does not recognize this page's chat layout${tab.chat.site_name ? ` (${tab.chat.site_name})` : ''}`, 'warn');
+    } else {
+      const site = latest?.site ?? tab.chat.site;
+      const messages = latest ? latest.messages : tab.chat.messages;
+      show('chat-site', messages > 0
+        ? `${site}: transcript readable`
+        : `${site}: no message read yet (a new chat, or BAI does not recognize this page's chat layout)`, messages > 0 ? 'ok' : 'warn');
+    }
   } else {
     show('chat-site', 'not a chat page');
   }
@@ -445,6 +465,45 @@ async function renderSites() {
   }));
 }
 
+/** The public chat sites BAI reads but has no access to by default (crate/src/sites.rs), each
+ * with a one-click "Turn on" (the browser asks) or, once on, its place in the list above. */
+async function renderOptionalChatSites() {
+  const sites = await loadSites();
+  const offered = JSON.parse(core.optional_chat_sites());
+  $('optional-chat-sites').replaceChildren(...offered.map((entry) => {
+    const parsed = siteOf(entry.origin).site;
+    const li = document.createElement('li');
+    li.dataset.pattern = parsed.pattern;
+    const name = document.createElement('span');
+    name.className = 'site-origin';
+    name.textContent = `${entry.name} (${parsed.host})`;
+    li.append(name);
+    if (sites.some((site) => site.pattern === parsed.pattern && site.kind === 'chat')) {
+      const on = document.createElement('span');
+      on.className = 'site-kind';
+      on.textContent = 'on (remove it above)';
+      li.dataset.on = '1';
+      li.append(on);
+      return li;
+    }
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = 'Turn on';
+    button.setAttribute('aria-label', `Turn on ${entry.name}`);
+    button.addEventListener('click', () => {
+      // Synchronous up to the permission request (see askForSite).
+      const asked = askForSite(parsed);
+      settleGrant(parsed, asked, 'chat').then((refused) => {
+        $('sites-status').textContent = refused
+          ? `${entry.name} stays off: ${refused.message}`
+          : `${entry.name} is on. Reload its open pages if BAI's badge does not appear there.`;
+      });
+    });
+    li.append(button);
+    return li;
+  }));
+}
+
 function addChatSite() {
   // Synchronous up to the permission request (see askForSite).
   const input = $('add-chat-site');
@@ -484,9 +543,13 @@ async function main() {
   await setupSettings();
   $('add-chat-site-button').addEventListener('click', addChatSite);
   ext.storage.onChanged.addListener((changes, area) => {
-    if (area === 'local' && changes[SITES_KEY]) renderSites();
+    if (area === 'local' && changes[SITES_KEY]) {
+      renderSites();
+      renderOptionalChatSites();
+    }
   });
   await renderSites();
+  await renderOptionalChatSites().catch(() => {});
   // The tab's address is needed inside the click (no await before the permission request).
   ext.tabs.onUpdated.addListener((id, change) => {
     if (id === tabId && (change.url || change.title)) refresh();

@@ -11,8 +11,9 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::chat::observer::MutationWatcher;
+use crate::chat::text::HandshakeRule;
 use crate::chat::transcript::{TranscriptReader, observer_options};
-use crate::chat::{SITES, SiteProfile, page_status};
+use crate::chat::{SiteProfile, choose_profile};
 use crate::policy::{PolicySettings, RateLimiter};
 use crate::protocol::{Decision, Engine, EngineError};
 
@@ -25,12 +26,25 @@ struct PollResult<'a> {
     messages: usize,
     /// Messages read from the DOM since the session started (incrementality check).
     reads: u64,
+    /// The layout profile reading this page (it can change while no message was read: a new
+    /// chat whose first messages show which layout the page uses).
+    site: &'static str,
+    /// Code blocks read as handshakes by their content, by message index and rule (logged).
+    handshake_recognitions: Vec<HandshakeRecognition>,
+}
+
+/// A code block read as a handshake by its content (see [`crate::chat::text::read_message`]).
+#[derive(Debug, Serialize)]
+struct HandshakeRecognition {
+    message_index: usize,
+    rule: HandshakeRule,
 }
 
 /// The content script's session on a chat tab.
 #[wasm_bindgen]
 #[derive(Debug)]
 pub struct ChatSession {
+    document: web_sys::Document,
     engine: Engine,
     reader: Rc<RefCell<TranscriptReader>>,
     watcher: Option<MutationWatcher>,
@@ -67,19 +81,17 @@ fn engine_error(error: EngineError) -> JsError {
     JsError::new(&error.to_string())
 }
 
-/// The site profile for this page, or an error the panel can show.
-fn profile_for_page() -> Result<&'static SiteProfile, JsError> {
-    let window = web_sys::window().ok_or_else(|| JsError::new("no window"))?;
-    let document = window
-        .document()
-        .ok_or_else(|| JsError::new("no document"))?;
-    let hostname = window.location().hostname().unwrap_or_default();
-    let status = page_status(&document, &hostname);
-    let name = status.site.ok_or_else(|| JsError::new("not a chat page"))?;
-    SITES
-        .iter()
-        .find(|profile| profile.name == name)
-        .ok_or_else(|| JsError::new("unknown site profile"))
+fn hostname() -> String {
+    web_sys::window()
+        .and_then(|window| window.location().hostname().ok())
+        .unwrap_or_default()
+}
+
+/// The layout profile for this page, or an error the panel can show.
+fn profile_for_page(document: &web_sys::Document) -> Result<&'static SiteProfile, JsError> {
+    choose_profile(document, &hostname())
+        .map(|found| found.profile)
+        .ok_or_else(|| JsError::new("BAI does not recognize this page's chat layout"))
 }
 
 #[wasm_bindgen]
@@ -90,10 +102,10 @@ impl ChatSession {
     /// [`ChatSession::poll`] (coalescing bursts of calls).
     #[wasm_bindgen(constructor)]
     pub fn new(saved_state: Option<String>, notify: Function) -> Result<ChatSession, JsError> {
-        let profile = profile_for_page()?;
         let document = web_sys::window()
             .and_then(|window| window.document())
             .ok_or_else(|| JsError::new("no document"))?;
+        let profile = profile_for_page(&document)?;
         let opened_fresh = saved_state.is_none();
         let (engine, limiter) = match saved_state {
             Some(json) => restore(&json).map_err(|error| {
@@ -105,6 +117,7 @@ impl ChatSession {
             document.clone(),
             profile,
         )));
+        let document_for_session = document.clone();
         reader.borrow_mut().full_scan();
         let body = document.body().ok_or_else(|| JsError::new("no body"))?;
         let reader_for_observer = Rc::clone(&reader);
@@ -114,6 +127,7 @@ impl ChatSession {
         })
         .map_err(|_| JsError::new("could not observe the page"))?;
         Ok(ChatSession {
+            document: document_for_session,
             engine,
             reader,
             watcher: Some(watcher),
@@ -127,8 +141,17 @@ impl ChatSession {
     /// `{decisions: [...], messages, reads}`. Save the state (see [`ChatSession::save`]) before
     /// acting on the decisions, so a reload in between never repeats an action.
     pub fn poll(&mut self) -> Result<String, JsError> {
+        self.follow_layout();
         let mut reader = self.reader.borrow_mut();
         let changes = reader.take_changes();
+        let handshake_recognitions = reader
+            .take_handshake_recognitions()
+            .into_iter()
+            .map(|(message_index, rule)| HandshakeRecognition {
+                message_index,
+                rule,
+            })
+            .collect();
         let decisions = if self.first_poll_done {
             let len = reader.len();
             self.engine.update_messages(
@@ -147,7 +170,32 @@ impl ChatSession {
             decisions: &decisions,
             messages: reader.len(),
             reads: reader.reads(),
+            site: reader.profile().name,
+            handshake_recognitions,
         })
+    }
+
+    /// The layout profile reading this page (its name, as in the panel's diagnostics).
+    pub fn site(&self) -> String {
+        self.reader.borrow().profile().name.to_owned()
+    }
+
+    /// While no message was read, the page may show another layout than the one chosen at
+    /// start (a new chat: the composer matched one profile, the first messages show which
+    /// layout the page really uses). Switch to the profile that reads messages.
+    fn follow_layout(&mut self) {
+        let current = self.reader.borrow().profile();
+        if !self.reader.borrow().is_empty() || current.count_messages(&self.document) > 0 {
+            return;
+        }
+        let Some(found) = choose_profile(&self.document, &hostname()) else {
+            return;
+        };
+        if found.messages > 0 && !std::ptr::eq(found.profile, current) {
+            let mut reader = TranscriptReader::new(self.document.clone(), found.profile);
+            reader.full_scan();
+            *self.reader.borrow_mut() = reader;
+        }
     }
 
     /// The user allowed the handshake: returns the decisions (the ACK line to post first).

@@ -33,8 +33,9 @@ pub fn chat_page_status(user_chat_site: Option<bool>) -> Result<String, JsError>
         .document()
         .ok_or_else(|| JsError::new("no document"))?;
     let hostname = window.location().hostname().unwrap_or_default();
-    let status = if crate::sites::may_run_chat(&hostname, user_chat_site.unwrap_or(false)) {
-        crate::chat::page_status(&document, &hostname)
+    let user_chat_site = user_chat_site.unwrap_or(false);
+    let status = if crate::sites::may_run_chat(&hostname, user_chat_site) {
+        crate::chat::page_status(&document, &hostname, user_chat_site)
     } else {
         crate::chat::ChatPageStatus::not_a_chat()
     };
@@ -42,19 +43,31 @@ pub fn chat_page_status(user_chat_site: Option<bool>) -> Result<String, JsError>
 }
 
 /// Writes `line` into the chat's composer and sends it (unless `insert_only`), then confirms it
-/// appeared as a user message. Resolves to `"sent_and_confirmed"` or `"inserted"`; rejects with
-/// an object `{code, message}` (see [`crate::chat::composer::ComposerError`]).
+/// appeared as a user message. `site`: the layout profile the chat session reads the page with
+/// ([`ChatSession::site`]); without it, the profile that best matches the page. Resolves to
+/// `"sent_and_confirmed"` or `"inserted"`; rejects with an object `{code, message}` (see
+/// [`crate::chat::composer::ComposerError`]).
 #[wasm_bindgen]
-pub async fn post_line(line: String, insert_only: bool) -> Result<JsValue, JsValue> {
+pub async fn post_line(
+    line: String,
+    insert_only: bool,
+    site: Option<String>,
+) -> Result<JsValue, JsValue> {
     use crate::chat::composer::{self, SendMode};
     let document = web_sys::window()
         .and_then(|window| window.document())
         .ok_or_else(|| JsValue::from_str("no document"))?;
     let hostname = web_sys::window().map(|w| w.location().hostname().unwrap_or_default());
-    let status = crate::chat::page_status(&document, hostname.as_deref().unwrap_or_default());
-    let profile = crate::chat::SITES
-        .iter()
-        .find(|profile| Some(profile.name) == status.site)
+    let named = site.and_then(|site| {
+        crate::chat::SITES
+            .iter()
+            .find(|profile| profile.name == site)
+    });
+    let profile = named
+        .or_else(|| {
+            crate::chat::choose_profile(&document, hostname.as_deref().unwrap_or_default())
+                .map(|found| found.profile)
+        })
         .ok_or_else(|| error_object("composer_not_found", "this is not a chat page"))?;
     let mode = if insert_only {
         SendMode::InsertOnly
@@ -130,6 +143,13 @@ pub fn site_for_address(address: &str) -> Result<String, JsValue> {
         }
         Err(error) => Err(error_object(error.code(), &error.to_string())),
     }
+}
+
+/// The public chat sites the panel offers to turn on, as JSON
+/// ([`crate::sites::OPTIONAL_CHAT_SITES`]).
+#[wasm_bindgen]
+pub fn optional_chat_sites() -> String {
+    serde_json::to_string(crate::sites::OPTIONAL_CHAT_SITES).unwrap_or_default()
 }
 
 /// The protocol text users paste into ChatGPT, with `workflow_id` in place of the placeholder.

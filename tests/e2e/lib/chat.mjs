@@ -23,9 +23,10 @@ export function actionLine(workflowId, nonce, actionId, type, payload) {
   return `BAI_ACTION ${JSON.stringify({ protocol: 'BAI/0.3', workflow_id: workflowId, kind: 'action', ack_nonce: nonce, action_id: actionId, type, payload })}`;
 }
 
-/** The 0.3 handshake block a model writes. */
-export function handshakeBlock(workflowId) {
-  return '```bai\n' + JSON.stringify({ protocol: 'BAI/0.3', workflow_id: workflowId, kind: 'handshake', state: 'awaiting_extension_ack', capabilities: ['action_lines'] }) + '\n```';
+/** The 0.3 handshake block a model writes. `fence`: the fence's language ('' for an unlabelled
+ * block, as some sites render it). */
+export function handshakeBlock(workflowId, { capabilities = ['action_lines'], fence = 'bai' } = {}) {
+  return '```' + fence + '\n' + JSON.stringify({ protocol: 'BAI/0.3', workflow_id: workflowId, kind: 'handshake', state: 'awaiting_extension_ack', capabilities }) + '\n```';
 }
 
 /** Puts a small target area on the chat page: a click counter and an email field whose values
@@ -35,7 +36,16 @@ export function installTarget() {
   const area = document.createElement('div');
   area.id = 'target-area';
   area.style.cssText = 'padding:8px;border-bottom:1px solid #888';
-  area.innerHTML = '<button id="counter" type="button">Clicked 0</button> <label>Email <input id="email" type="email"></label> <button id="buy" type="button">Buy now</button>';
+  // Built element by element: a page that enforces Trusted Types refuses innerHTML.
+  const make = (tag, attributes, text) => {
+    const element = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+    if (text) element.textContent = text;
+    return element;
+  };
+  const label = make('label', {}, 'Email ');
+  label.append(make('input', { id: 'email', type: 'email' }));
+  area.append(make('button', { id: 'counter', type: 'button' }, 'Clicked 0'), ' ', label, ' ', make('button', { id: 'buy', type: 'button' }, 'Buy now'));
   document.body.prepend(area);
   window.__target = { clicks: 0, email: '', purchases: 0 };
   area.querySelector('#buy').addEventListener('click', () => {
