@@ -638,6 +638,13 @@ impl Engine {
                                 prefix.as_str()
                             ),
                         ),
+                        RecordProblem::TrailingText => (
+                            RejectCode::InvalidJson,
+                            format!(
+                                "the {} record's line goes on after its JSON object; write the prefix and one JSON object alone on the line",
+                                prefix.as_str()
+                            ),
+                        ),
                     };
                     let before = out.len();
                     let flow = self.handle_record(*prefix, message, &site, Err(refusal), out);
@@ -841,7 +848,8 @@ impl Engine {
                 } => {
                     let refusal = (
                         RejectCode::InvalidHandshake,
-                        "the BAI_HANDSHAKE line has no complete JSON object on its line".to_owned(),
+                        "the BAI_HANDSHAKE line is not one complete JSON object alone on its line"
+                            .to_owned(),
                     );
                     candidates.push((span, Err(refusal), HandshakeForm::Line));
                 }
@@ -1021,9 +1029,15 @@ impl Engine {
     ) {
         let map = match parsed {
             Ok(map) => map,
-            Err((_, why)) => {
+            Err((code, why)) => {
+                // A duplicate key keeps its own code: it is how a copy of our line could be made
+                // to read as ours to one reader and as something else to another.
+                let code = match code {
+                    RejectCode::DuplicateKey => code,
+                    _ => RejectCode::ForeignResult,
+                };
                 let refusal = (
-                    RejectCode::ForeignResult,
+                    code,
                     format!("a result line this extension did not write was ignored ({why})"),
                 );
                 self.refuse(site, refusal, None, None, out);
@@ -1067,9 +1081,13 @@ impl Engine {
     ) {
         let ack = match parsed.and_then(|map| parse_ack(&map)) {
             Ok(ack) => ack,
-            Err((_, why)) => {
+            Err((code, why)) => {
+                let code = match code {
+                    RejectCode::DuplicateKey => code,
+                    _ => RejectCode::ForeignAck,
+                };
                 let refusal = (
-                    RejectCode::ForeignAck,
+                    code,
                     format!("an ACK line this extension did not write was ignored ({why})"),
                 );
                 self.refuse(site, refusal, None, None, out);
@@ -1098,12 +1116,6 @@ impl Engine {
             ),
         );
         self.refuse(site, refusal, Some(&ack.workflow_id), None, out);
-    }
-
-    fn active_position(&self) -> Option<usize> {
-        self.workflows
-            .iter()
-            .position(|w| w.state == WorkflowState::Active)
     }
 
     /// Reject a record of the active workflow after its ACK: the workflow fails.
@@ -1220,19 +1232,22 @@ impl Engine {
         }
         let before_ack =
             state == WorkflowState::AwaitingExtensionAck || index <= workflow.handshake_message;
-        if before_ack {
-            if protocol == ProtocolVersion::V0_2 && state == WorkflowState::AwaitingExtensionAck {
-                self.hold(position, site, &map, action_id, fingerprint, out);
-            } else {
-                let refusal = (
-                    RejectCode::BeforeAck,
-                    "this action was written before the extension's ACK and was ignored; wait for the BAI_ACK line, then resend the actions with its ack_nonce, starting at action_id 1".to_owned(),
-                );
-                self.refuse(site, refusal, Some(&workflow_id), known_id, out);
-            }
+        // BAI/0.2 lets the model write actions before the ACK: they are held and run once the
+        // user approves. A held line goes through exactly the checks of a live one, and a refused
+        // one fails the workflow exactly as a live one does: there is one rejection path.
+        let held = before_ack
+            && protocol == ProtocolVersion::V0_2
+            && state == WorkflowState::AwaitingExtensionAck;
+        if before_ack && !held {
+            let refusal = (
+                RejectCode::BeforeAck,
+                "this action was written before the extension's ACK and was ignored; wait for the BAI_ACK line, then resend the actions with its ack_nonce, starting at action_id 1".to_owned(),
+            );
+            self.refuse(site, refusal, Some(&workflow_id), known_id, out);
             return Flow::Continue;
         }
-        // The active workflow, after its ACK: any problem fails it.
+        // The workflow the line counts for (active after its ACK, or holding BAI/0.2 lines):
+        // any problem fails it.
         let action_id = match action_id {
             Ok(id) => id,
             Err(refusal) => {
@@ -1240,9 +1255,25 @@ impl Engine {
                 return Flow::Continue;
             }
         };
-        match self.check_active_record(position, &map, action_id, fingerprint) {
+        if held && workflow.held_identical(action_id, fingerprint) {
+            // The same held line again (a re-render): already held.
+            return Flow::Continue;
+        }
+        match self.check_record(position, &map, action_id, fingerprint, held) {
             Ok((action, options)) => {
-                if let Some(workflow) = self.workflows.get_mut(position) {
+                let Some(workflow) = self.workflows.get_mut(position) else {
+                    return Flow::Continue;
+                };
+                if held {
+                    // BAI/0.2 negotiates no capabilities, so a held action has no options.
+                    workflow.held.push(HeldAction {
+                        action_id,
+                        fingerprint,
+                        action,
+                        message_index: index,
+                        excerpt: excerpt(site.text),
+                    });
+                } else {
                     Self::execute(workflow, action_id, fingerprint, action, options, out);
                 }
             }
@@ -1252,7 +1283,7 @@ impl Engine {
     }
 
     /// A record whose workflow cannot be read: it fails the active workflow if it comes after that
-    /// workflow's ACK, and is only reported otherwise.
+    /// workflow's ACK, and any BAI/0.2 workflow holding lines, and is only reported otherwise.
     fn refuse_unattributed(
         &mut self,
         site: &Site<'_>,
@@ -1260,30 +1291,58 @@ impl Engine {
         action_id: Option<u64>,
         out: &mut Vec<Decision>,
     ) {
-        let active = self.active_position().filter(|&p| {
-            self.workflows
-                .get(p)
-                .is_some_and(|w| site.message_index > w.handshake_message)
-        });
-        match active {
-            Some(position) => self.fail(position, site, refusal, action_id, out),
-            None => self.refuse(site, refusal, None, action_id, out),
+        // The workflows the line would count for had it named one: the active workflow after its
+        // ACK, and every BAI/0.2 workflow holding lines written since its handshake.
+        let counted: Vec<usize> = self
+            .workflows
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| match w.state {
+                WorkflowState::Active => site.message_index > w.handshake_message,
+                WorkflowState::AwaitingExtensionAck => {
+                    w.protocol == ProtocolVersion::V0_2 && site.message_index >= w.handshake_message
+                }
+                _ => false,
+            })
+            .map(|(p, _)| p)
+            .collect();
+        if counted.is_empty() {
+            self.refuse(site, refusal, None, action_id, out);
+            return;
+        }
+        for position in counted {
+            self.fail(position, site, refusal.clone(), action_id, out);
         }
     }
 
-    /// Checks an action record of an active workflow after its ACK; the action to run.
-    fn check_active_record(
+    /// Checks an action record of a workflow it counts for: live (active, after the ACK) or held
+    /// (BAI/0.2, before the ACK, numbered after the lines already held). The action to run.
+    fn check_record(
         &self,
         position: usize,
         map: &Map<String, Value>,
         action_id: u64,
         fingerprint: Fingerprint,
+        held: bool,
     ) -> Result<(Action, ActionOptions), Refusal> {
         let Some(workflow) = self.workflows.get(position) else {
             return Err((RejectCode::UnknownWorkflow, "the workflow is gone".into()));
         };
-        let next = workflow.executed.len() as u64 + 1;
-        if action_id < next && !workflow.executed_identical(action_id, fingerprint) {
+        let (accepted, identical, limit) = if held {
+            (
+                workflow.held.len(),
+                workflow.held_identical(action_id, fingerprint),
+                MAX_HELD_ACTIONS,
+            )
+        } else {
+            (
+                workflow.executed.len(),
+                workflow.executed_identical(action_id, fingerprint),
+                MAX_ACTIONS_PER_WORKFLOW,
+            )
+        };
+        let next = accepted as u64 + 1;
+        if action_id < next && !identical {
             return Err((
                 RejectCode::IdReused,
                 format!(
@@ -1326,84 +1385,17 @@ impl Engine {
                 format!("action {action_id} skipped an id: expected {next}"),
             ));
         }
-        if workflow.executed.len() >= MAX_ACTIONS_PER_WORKFLOW {
-            return Err((
-                RejectCode::TooManyActions,
+        if accepted >= limit {
+            let what = if held {
+                format!("more than {limit} actions were written before the ACK; wait for the ACK")
+            } else {
                 format!(
-                    "the workflow reached {MAX_ACTIONS_PER_WORKFLOW} actions; finish it with done and start a new handshake"
-                ),
-            ));
+                    "the workflow reached {limit} actions; finish it with done and start a new handshake"
+                )
+            };
+            return Err((RejectCode::TooManyActions, what));
         }
         action_of(map, action_id, workflow.protocol, &workflow.capabilities)
-    }
-
-    /// Hold a BAI/0.2 action written before the ACK.
-    fn hold(
-        &mut self,
-        position: usize,
-        site: &Site<'_>,
-        map: &Map<String, Value>,
-        action_id: Result<u64, Refusal>,
-        fingerprint: Fingerprint,
-        out: &mut Vec<Decision>,
-    ) {
-        let Some(workflow) = self.workflows.get(position) else {
-            return;
-        };
-        let workflow_id = workflow.id.clone();
-        let action_id = match action_id {
-            Ok(id) => id,
-            Err(refusal) => {
-                self.refuse(site, refusal, Some(&workflow_id), None, out);
-                return;
-            }
-        };
-        if workflow
-            .held
-            .iter()
-            .any(|h| h.action_id == action_id && h.fingerprint == fingerprint)
-        {
-            return;
-        }
-        let next = workflow.held.len() as u64 + 1;
-        let checked = if action_id < next {
-            Err((
-                RejectCode::IdReused,
-                format!(
-                    "action {action_id} was already used for a different action; the next action must have action_id {next}"
-                ),
-            ))
-        } else if action_id > next {
-            Err((
-                RejectCode::IdOutOfSequence,
-                format!("action {action_id} skipped an id: expected {next}"),
-            ))
-        } else if workflow.held.len() >= MAX_HELD_ACTIONS {
-            Err((
-                RejectCode::TooManyActions,
-                format!(
-                    "more than {MAX_HELD_ACTIONS} actions were written before the ACK; wait for the ACK"
-                ),
-            ))
-        } else {
-            check_protocol(map, workflow.protocol)
-                .and_then(|()| action_of(map, action_id, workflow.protocol, &workflow.capabilities))
-        };
-        match checked {
-            // Held actions are BAI/0.2, which has no capabilities and so no options.
-            Ok((action, _options)) => {
-                if let Some(workflow) = self.workflows.get_mut(position) {
-                    workflow.held.push(HeldAction {
-                        action_id,
-                        fingerprint,
-                        action,
-                        message_index: site.message_index,
-                        excerpt: excerpt(site.text),
-                    });
-                }
-            }
-            Err(refusal) => self.refuse(site, refusal, Some(&workflow_id), Some(action_id), out),
-        }
     }
 
     fn execute(

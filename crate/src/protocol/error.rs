@@ -31,7 +31,8 @@ pub const EXCERPT_MAX_CHARS: usize = 200;
 /// | `placeholder_workflow_id` | A workflow_id that is still the template placeholder (`{{RANDOM_UUID}}`) or the protocol's example id (`wf_123`). |
 /// | `missing_json` | A record prefix not followed by a JSON object on the same line. |
 /// | `unterminated_record` | A record whose JSON object is still open at the end of its line. |
-/// | `invalid_json` | A record whose JSON does not parse, or is not an object. |
+/// | `invalid_json` | A record whose JSON does not parse, is not an object, or is read differently by different JSON readers (a lone surrogate, a number beyond 2^53 or out of range, `-0`, an escaped or non-ASCII key, text after the object). |
+/// | `duplicate_key` | A record, handshake, ACK or result whose JSON names the same key twice in one object (at any depth, after decoding escapes). |
 /// | `invalid_record` | A record missing a required field (`protocol`, `workflow_id`, `type`, `payload`), or with a wrong field type. |
 /// | `unknown_workflow` | A record for a workflow_id no handshake introduced. |
 /// | `not_acknowledged` | A record for a workflow whose handshake was never acknowledged here (old conversation). |
@@ -76,8 +77,11 @@ pub enum RejectCode {
     MissingJson,
     /// A record whose JSON object is still open at the end of its line.
     UnterminatedRecord,
-    /// A record whose JSON does not parse, or is not an object.
+    /// A record whose JSON does not parse, is not an object, or is read differently by
+    /// different JSON readers.
     InvalidJson,
+    /// A record whose JSON names the same key twice in one object.
+    DuplicateKey,
     /// A record missing a required field, or with a wrong field type.
     InvalidRecord,
     /// A record for a workflow_id no handshake introduced.
@@ -131,6 +135,7 @@ impl RejectCode {
         Self::MissingJson,
         Self::UnterminatedRecord,
         Self::InvalidJson,
+        Self::DuplicateKey,
         Self::InvalidRecord,
         Self::UnknownWorkflow,
         Self::NotAcknowledged,
@@ -166,6 +171,7 @@ impl RejectCode {
             Self::MissingJson => "missing_json",
             Self::UnterminatedRecord => "unterminated_record",
             Self::InvalidJson => "invalid_json",
+            Self::DuplicateKey => "duplicate_key",
             Self::InvalidRecord => "invalid_record",
             Self::UnknownWorkflow => "unknown_workflow",
             Self::NotAcknowledged => "not_acknowledged",
@@ -226,6 +232,9 @@ impl RejectCode {
             }
             Self::InvalidJson => {
                 "A record's JSON could not be read. Write one valid JSON object after the prefix."
+            }
+            Self::DuplicateKey => {
+                "A record names the same key twice, so readers could disagree on its value. Write each key once."
             }
             Self::InvalidRecord => {
                 "A record is missing a required field or has a field of the wrong type. Follow the protocol's record format."

@@ -23,6 +23,7 @@ use super::engine::{Decision, Engine, Message, RejectedAction, Role};
 use super::error::EngineError;
 use super::record::is_valid_nonce;
 use super::result::{ActionResult, ResultReport, ResultStatus};
+use super::workflow::WorkflowState;
 
 /// A transcript file: `{"messages": [{"role": "user"|"assistant", "text": "...", "complete": true}]}`.
 /// `complete` defaults to true; unknown keys are ignored.
@@ -334,6 +335,14 @@ pub fn replay(
         events.extend(decisions.iter().filter_map(Event::from_decision));
         for decision in &decisions {
             if let Decision::HandshakeFound { workflow_id, .. } = decision {
+                // A workflow that failed in the same observation (a refused BAI/0.2 line held
+                // in its handshake message) is no longer asked about, as in the extension.
+                let awaiting = engine
+                    .workflow(workflow_id)
+                    .is_some_and(|w| w.state == WorkflowState::AwaitingExtensionAck);
+                if !awaiting {
+                    continue;
+                }
                 let nonce = nonces.next().unwrap_or_else(&mut *fresh_nonce);
                 let approved = engine.approve(workflow_id, &nonce)?;
                 events.extend(approved.iter().filter_map(Event::from_decision));

@@ -59,6 +59,10 @@ pub enum RecordProblem {
     MissingJson,
     /// The JSON object is still open at the end of the line.
     Unterminated,
+    /// Text other than spaces or another record follows the JSON object on its line
+    /// (`BAI_ACTION {...}} ...`): a reader that takes the whole rest of the line as the JSON
+    /// refuses what the engine would otherwise accept.
+    TrailingText,
 }
 
 /// One thing the scanner found.
@@ -172,6 +176,25 @@ impl<'t> RecordScanner<'t> {
         (end, end < self.text.len())
     }
 
+    /// Whether only blanks (and a `\r` before the line break), or another record joined on the
+    /// same line, follow a record's object that ends at `end`.
+    fn clean_after(&self, end: usize, line_end: usize) -> bool {
+        let mut i = end;
+        while i < line_end && self.byte(i).is_some_and(|b| is_blank(b) || b == b'\r') {
+            i += 1;
+        }
+        if i >= line_end {
+            return true;
+        }
+        let rest = self.text.get(i..line_end).unwrap_or_default();
+        RecordPrefix::at(rest).is_some_and(|prefix| {
+            matches!(
+                rest.get(prefix.as_str().len()),
+                Some(b'{' | b' ' | b'\t' | b'\r') | None
+            )
+        })
+    }
+
     /// Index just after the `}` closing the object opened at `open`, or `None` if the line (which
     /// ends at `line_end`) ends first.
     fn object_end(&self, open: usize, line_end: usize) -> Option<usize> {
@@ -257,6 +280,11 @@ impl Iterator for RecordScanner<'_> {
                 return Some(invalid(RecordProblem::MissingJson));
             }
             match self.object_end(open, line_end) {
+                Some(end) if !self.clean_after(end, line_end) => {
+                    self.pos = line_end;
+                    self.joined_after = None;
+                    return Some(invalid(RecordProblem::TrailingText));
+                }
                 Some(end) => {
                     self.pos = end;
                     self.joined_after = Some(end);
@@ -385,12 +413,32 @@ mod tests {
 
     #[test]
     fn finds_line_records_and_joined_records() {
-        let t = "hi\nBAI_ACTION {\"a\":1}\n  BAI_ACK{\"b\":\"}\"} BAI_ACTION {\"c\":3} tail\n";
+        let t = "hi\nBAI_ACTION {\"a\":1}\n  BAI_ACK{\"b\":\"}\"} BAI_ACTION {\"c\":3} \r\n";
         assert_eq!(
             records(t, true),
             vec![
                 ("BAI_ACTION".into(), "{\"a\":1}".into()),
                 ("BAI_ACK".into(), "{\"b\":\"}\"}".into()),
+                ("BAI_ACTION".into(), "{\"c\":3}".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn text_after_a_record_makes_it_invalid() {
+        let t = "BAI_ACTION {\"a\":1}} x\nBAI_ACTION {\"a\":1} tail BAI_ACTION {\"b\":2}\nBAI_ACTION {\"a\":1}BAI_ACTIONS {}\nBAI_ACTION {\"c\":3}\n";
+        assert_eq!(
+            records(t, true),
+            vec![
+                ("TrailingText".into(), "BAI_ACTION {\"a\":1}} x".into()),
+                (
+                    "TrailingText".into(),
+                    "BAI_ACTION {\"a\":1} tail BAI_ACTION {\"b\":2}".into()
+                ),
+                (
+                    "TrailingText".into(),
+                    "BAI_ACTION {\"a\":1}BAI_ACTIONS {}".into()
+                ),
                 ("BAI_ACTION".into(), "{\"c\":3}".into()),
             ]
         );
