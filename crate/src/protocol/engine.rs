@@ -1472,7 +1472,7 @@ fn action_of(
     };
     let with_id = |(code, reason): Refusal| (code, format!("action {action_id}: {reason}"));
     let action = action_from_wire(type_name, payload, capabilities).map_err(with_id)?;
-    let options = options_from_wire(map, capabilities.unwrap_or_default()).map_err(with_id)?;
+    let options = options_from_wire(map, capabilities).map_err(with_id)?;
     Ok((action, options))
 }
 
