@@ -188,8 +188,12 @@ impl TextWriter<'_> {
             .or_else(|| language_from_attributes(block))
             .or_else(|| language_from_header(block, body.as_ref()))
             .unwrap_or_default();
+        // The fence is longer than any backtick run in the code, so no line of the code (a
+        // "```" followed by "```bai", say) can close it early and turn the rest into a block
+        // the page does not show (CommonMark's own rule for writing fences).
+        let fence = "`".repeat(longest_backtick_run(&code).max(2) + 1);
         self.end_line();
-        self.out.push_str("```");
+        self.out.push_str(&fence);
         self.out.push_str(&language);
         self.out.push('\n');
         let code = code.trim_end_matches(['\n', '\r']);
@@ -197,7 +201,8 @@ impl TextWriter<'_> {
             self.out.push_str(code);
             self.out.push('\n');
         }
-        self.out.push_str("```\n");
+        self.out.push_str(&fence);
+        self.out.push('\n');
     }
 
     fn finish(self) -> String {
@@ -206,6 +211,11 @@ impl TextWriter<'_> {
         }
         self.out.trim_start_matches('\n').trim_end().to_owned()
     }
+}
+
+/// The longest run of backticks in `code`.
+fn longest_backtick_run(code: &str) -> usize {
+    code.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
 /// The code exactly as written: text nodes verbatim, `<br>` and line elements (CodeMirror's

@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 
 use super::action::{Action, ActionOptions};
 use super::error::{EngineError, RejectCode, Rejection, excerpt};
+use super::fence::{bai_blocks, bai_fence_lines};
 use super::fingerprint::Fingerprint;
 use super::record::{
     Capability, HandshakeForm, ProtocolVersion, Refusal, ack_line_with_capabilities,
@@ -24,9 +25,7 @@ use super::record::{
     protocol_field, str_field, workflow_field,
 };
 use super::result::{RESULT_PREFIX, ResultReport, build_line};
-use super::scanner::{
-    RecordPrefix, RecordProblem, RecordScanner, ScanItem, bai_blocks, processable_len,
-};
+use super::scanner::{RecordPrefix, RecordProblem, RecordScanner, ScanItem, processable_len};
 use super::validate::{action_from_wire, options_from_wire};
 use super::workflow::{
     HeldAction, IssuedResult, MAX_REMEMBERED_RESULTS, Workflow, WorkflowInfo, WorkflowState,
@@ -865,12 +864,16 @@ impl Engine {
             text: text.get(span.clone()).unwrap_or_default(),
             offset: span.start,
         };
-        if candidates.len() > 1 {
+        // A `bai` fence line the top-level reading does not count as a block (in a quote or a
+        // list, over-indented, upper case, or inside another block that a container may end
+        // early) could still be a second handshake to some renderer: it counts too.
+        let hidden = bai_fence_lines(text).saturating_sub(blocks.len());
+        let count = candidates.len() + hidden;
+        if count > 1 {
             let refusal = (
                 RejectCode::MultipleHandshakeBlocks,
                 format!(
-                    "the message holds {} handshakes (```bai blocks or BAI_HANDSHAKE lines); send exactly one ```bai block",
-                    candidates.len()
+                    "the message holds {count} handshakes (```bai or ~~~bai fences, wherever they are, or BAI_HANDSHAKE lines); send exactly one ```bai block and no other line starting a bai fence"
                 ),
             );
             self.refuse(&site, refusal, None, None, out);

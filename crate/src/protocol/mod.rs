@@ -4,6 +4,7 @@
 //! passes nonces, approvals and time in. That keeps it deterministic, testable natively and
 //! usable unchanged from the wasm content script and from the `bai` CLI.
 //!
+//! - [`fence`]: CommonMark fenced code blocks, for "the only ```` ```bai ```` block".
 //! - [`scanner`]: finds `PREFIX {json}` records and ```` ```bai ```` blocks in a message's text.
 //! - [`json`]: the one JSON reader; refuses duplicate keys and what JSON readers disagree on.
 //! - [`record`]: typed handshakes, ACKs and action records for each version.
@@ -18,6 +19,7 @@
 pub mod action;
 pub mod engine;
 pub mod error;
+pub mod fence;
 pub mod fingerprint;
 pub mod json;
 pub mod prompt;
