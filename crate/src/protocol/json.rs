@@ -112,7 +112,7 @@ impl Reader<'_> {
         (
             RejectCode::InvalidJson,
             format!(
-                "{what} at column {}: JSON readers disagree on it, so it was refused",
+                "{what} (column {}): JSON readers disagree on it, so it was refused",
                 self.column()
             ),
         )
