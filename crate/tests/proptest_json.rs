@@ -300,7 +300,7 @@ fn js_equal(a: &Js, b: &Js) -> bool {
                 && x.fract() == 0.0
                 && x.abs() < 1e38
                 && (*x as i128) == *n
-                && !(x.to_bits() == (-0.0f64).to_bits())
+                && x.to_bits() != (-0.0f64).to_bits()
         }
         (Js::Arr(x), Js::Arr(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(a, b)| js_equal(a, b))
@@ -498,7 +498,7 @@ const NONCE: &str = "n_0123456789abcdef0123456789abcdef";
 
 /// Fields of an action record, some of them written twice or in a form readers disagree on.
 fn action_record() -> impl Strategy<Value = String> {
-    let base = vec![
+    let base = [
         ("protocol", "\"BAI/0.3\"".to_owned()),
         ("workflow_id", format!("\"{WF}\"")),
         ("kind", "\"action\"".to_owned()),
