@@ -24,6 +24,7 @@ use bai::protocol::json::read_object;
 use bai::protocol::scanner::{RecordScanner, ScanItem, bai_blocks};
 use bai::protocol::{
     ActionResult, Decision, Engine, Message, RejectCode, ResultReport, ResultStatus, Role,
+    WorkflowState,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -156,6 +157,14 @@ fn respond(engine: &mut Engine, decisions: &[Decision], deny: bool, ledger: &mut
     ledger.take(decisions);
     for d in decisions {
         if let Decision::HandshakeFound { workflow_id, .. } = d {
+            // A workflow that failed in the same observation (a refused BAI/0.2 line held in
+            // its handshake message) is no longer asked about, as in the extension.
+            let awaiting = engine
+                .workflow(workflow_id)
+                .is_some_and(|w| w.state == WorkflowState::AwaitingExtensionAck);
+            if !awaiting {
+                continue;
+            }
             let answer = if deny {
                 engine.deny(workflow_id)
             } else {

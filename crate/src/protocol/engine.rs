@@ -255,6 +255,7 @@ impl Engine {
         for (index, message) in messages.iter().take(count).enumerate() {
             self.process_message(index, message, index + 1 == count, &mut out);
         }
+        self.drop_unaskable_handshakes(&mut out);
         out
     }
 
@@ -274,6 +275,7 @@ impl Engine {
         for (index, message) in messages.iter().take(count).enumerate() {
             self.process_message(index, message, false, &mut out);
         }
+        self.drop_unaskable_handshakes(&mut out);
         out
     }
 
@@ -291,6 +293,7 @@ impl Engine {
         self.transcript_len = self.transcript_len.max(index + 1);
         let is_last = index + 1 == self.transcript_len;
         self.process_message(index, message, is_last, &mut out);
+        self.drop_unaskable_handshakes(&mut out);
         out
     }
 
@@ -315,7 +318,21 @@ impl Engine {
             }
             self.process_message(index, message, index + 1 == count, &mut out);
         }
+        self.drop_unaskable_handshakes(&mut out);
         out
+    }
+
+    /// A handshake whose workflow already failed in the same call (a refused BAI/0.2 line held
+    /// in its own message) is not offered: the host would ask the user about a workflow that
+    /// can no longer be approved. Its rejection and state change still go out.
+    fn drop_unaskable_handshakes(&self, out: &mut Vec<Decision>) {
+        out.retain(|d| match d {
+            Decision::HandshakeFound { workflow_id, .. } => self
+                .workflows
+                .iter()
+                .any(|w| w.id == *workflow_id && w.state == WorkflowState::AwaitingExtensionAck),
+            _ => true,
+        });
     }
 
     /// The user approved the handshake of `workflow_id`; `nonce` (`n_` + 16-64 lowercase hex

@@ -188,6 +188,21 @@ fn a_refused_held_line_in_a_later_message_fails_the_workflow_like_a_live_one() {
 }
 
 #[test]
+fn a_handshake_whose_held_line_is_refused_in_the_same_message_is_not_offered() {
+    let mut engine = Engine::new();
+    let text = format!("{V02_HANDSHAKE}\n{}", v02_action("2", "#b"));
+    let decisions = engine.observe(&[Message::new(Role::Assistant, text)]);
+    assert!(
+        !decisions
+            .iter()
+            .any(|d| matches!(d, Decision::HandshakeFound { .. })),
+        "{decisions:?}"
+    );
+    assert_eq!(codes(&decisions), vec!["id_out_of_sequence"]);
+    assert_eq!(engine.workflow("w2").unwrap().state, WorkflowState::Failed);
+}
+
+#[test]
 fn held_v02_actions_survive_save_and_restore() {
     let mut engine = Engine::new();
     let text = "```bai\n{\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w2\",\"state\":\"awaiting_extension_ack\"}\n```\nBAI_ACTION {\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w2\",\"action_id\":1,\"type\":\"input_text\",\"payload\":{\"selector\":{\"type\":\"aria\",\"value\":\"Email\"},\"text\":\"a@b.c\"}}\nBAI_ACTION {\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w2\",\"action_id\":2,\"type\":\"scroll\",\"payload\":{\"y\":40}}";
