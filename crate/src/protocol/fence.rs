@@ -18,6 +18,9 @@
 //! position, so a handshake is accepted only when there is no other candidate anywhere, and a
 //! difference in container handling can only make the engine refuse, never accept more.
 //!
+//! HTML code blocks marked `language-bai` count as candidates too (a renderer that passes HTML
+//! through shows them as `bai` blocks).
+//!
 //! Linear: only lines holding a run of three fence characters are looked at, found with `memchr2`.
 
 use std::ops::Range;
@@ -254,16 +257,50 @@ pub fn bai_blocks(text: &str) -> Vec<BaiBlock> {
 /// block or not. At least [`bai_blocks`]' count; more means a `bai` block the top-level reading
 /// does not see (in a container, or hidden in another block by a container that ends it early).
 pub fn bai_fence_lines(text: &str) -> usize {
-    fence_candidates(text)
-        .filter(|&(start, end, _)| {
-            let line = text.get(start..end).unwrap_or_default();
-            let stripped = strip_containers(line);
-            let offset = line.len() - stripped.len();
-            fence_line(stripped, start + offset).is_some_and(|f| {
-                language_of(f.rest.trim_matches([' ', '\t'])).eq_ignore_ascii_case("bai")
+    html_bai_blocks(text)
+        + fence_candidates(text)
+            .filter(|&(start, end, _)| {
+                let line = text.get(start..end).unwrap_or_default();
+                let stripped = strip_containers(line);
+                let offset = line.len() - stripped.len();
+                fence_line(stripped, start + offset).is_some_and(|f| {
+                    language_of(f.rest.trim_matches([' ', '\t'])).eq_ignore_ascii_case("bai")
+                })
             })
-        })
-        .count()
+            .count()
+}
+
+/// HTML code blocks marked as `bai` (`<code class="language-bai">`, `lang-bai`,
+/// `data-language="bai"`), which a renderer that passes HTML through shows as `bai` blocks and
+/// the chat layer reads back as fences. Counted wherever they are, in any letter case.
+fn html_bai_blocks(text: &str) -> usize {
+    let lower = text.to_ascii_lowercase();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
+    let mut count = 0;
+    for marker in [
+        "language-bai",
+        "lang-bai",
+        "data-language=\"bai",
+        "data-language='bai",
+    ] {
+        for (at, _) in lower.match_indices(marker) {
+            let next = lower.as_bytes().get(at + marker.len()).copied();
+            let before = at
+                .checked_sub(1)
+                .and_then(|i| lower.as_bytes().get(i))
+                .copied();
+            let quoted_end = marker.starts_with("data-");
+            let ends = if quoted_end {
+                matches!(next, Some(b'"' | b'\''))
+            } else {
+                !next.is_some_and(word)
+            };
+            if ends && !before.is_some_and(word) {
+                count += 1;
+            }
+        }
+    }
+    count
 }
 
 /// `line` without its leading indentation and block-quote / list-item markers.
@@ -397,6 +434,20 @@ mod tests {
                 1,
                 "{line:?}"
             );
+        }
+        for html in [
+            "<pre><code class=\"language-bai\">{}</code></pre>",
+            "<code class='x LANG-BAI'>",
+            "<pre data-language=\"bai\">",
+        ] {
+            assert_eq!(bai_fence_lines(html), 1, "{html}");
+        }
+        for html in [
+            "<code class=\"language-bairn\">",
+            "<code class=\"xlang-bai\">",
+            "<pre data-language=\"bait\">",
+        ] {
+            assert_eq!(bai_fence_lines(html), 0, "{html}");
         }
         for line in [
             "-```bai",
