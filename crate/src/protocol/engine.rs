@@ -210,6 +210,11 @@ pub struct Engine {
     /// Length of the transcript as last observed.
     #[serde(default)]
     transcript_len: usize,
+    /// Messages whose scan stopped before the end of what could be processed (a streaming record
+    /// names a workflow not known yet), in index order: fed again unchanged, they are scanned on
+    /// from there. Usually empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    waiting: Vec<usize>,
 }
 
 /// Whether scanning the rest of a message goes on now or waits.
@@ -515,6 +520,18 @@ impl Engine {
         Ok(line)
     }
 
+    /// The messages below `before` whose scan is waiting (see [`Engine::update_messages`]): fed
+    /// again unchanged they may decide something, while any other message already seen and fed
+    /// again unchanged costs a fingerprint and decides nothing. A host that only appends
+    /// messages (`bai replay`) feeds these and the new one, instead of the whole transcript.
+    pub fn waiting_messages(&self, before: usize) -> Vec<usize> {
+        self.waiting
+            .iter()
+            .copied()
+            .take_while(|&index| index < before)
+            .collect()
+    }
+
     /// What the engine knows about one workflow.
     pub fn workflow(&self, workflow_id: &str) -> Option<WorkflowInfo> {
         self.workflows
@@ -675,6 +692,14 @@ impl Engine {
         }
         if let Some(cursor) = self.messages.get_mut(index) {
             let processed = processed.max(from);
+            let waiting = processed < processable_len(text, message.complete);
+            match (self.waiting.binary_search(&index), waiting) {
+                (Err(at), true) => self.waiting.insert(at, index),
+                (Ok(at), false) => {
+                    self.waiting.remove(at);
+                }
+                _ => {}
+            }
             cursor.processed = processed;
             cursor.prefix = Fingerprint::of(text.as_bytes().get(..processed).unwrap_or_default());
             if message.complete {
