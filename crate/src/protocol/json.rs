@@ -14,7 +14,8 @@
 //!   replace it;
 //! - a U+0000 (NUL) in a string, which C-string readers cut at;
 //! - a number JavaScript reads differently: an integer beyond ±(2^53 − 1), `-0`, or a fraction or
-//!   exponent that overflows (`1e400`) or that serde_json's float reader would round differently;
+//!   exponent beyond what every reader provably rounds alike (more than 15 significant digits,
+//!   a decimal exponent beyond ±22: `1e400`, `0.1000000000000000055511151231257827`);
 //! - anything but JSON's four whitespace characters around tokens (no BOM, no NBSP), and any text
 //!   after the value;
 //! - nesting deeper than [`MAX_DEPTH`].
@@ -445,31 +446,73 @@ impl Reader<'_> {
                 ),
             };
         }
-        // Rust's float parsing is correctly rounded, as JavaScript's is; serde_json's default
-        // reader is not always, so both must agree on the value.
-        let value = token.parse::<f64>().ok().filter(|v| v.is_finite());
-        let agreed = value.filter(|v| {
-            serde_json::from_str::<f64>(token).is_ok_and(|other| other.to_bits() == v.to_bits())
-        });
-        match agreed.and_then(Number::from_f64) {
-            Some(_) if value.is_some_and(|v| v == 0.0 && v.is_sign_negative()) => refuse(
+        // A fraction or an exponent: read only where every reader provably gets the same double
+        // (Clinger's fast path): at most 15 significant digits and a decimal exponent within
+        // ±22, so the value is one correctly rounded multiplication or division of exact
+        // doubles, which is what JavaScript's and serde_json's readers compute too. Protocol
+        // numbers with a fraction are pixel positions; nothing needs more.
+        match fast_path_value(token) {
+            Some(v) if v == 0.0 && negative => refuse(
                 self,
                 format!("the number {} (negative zero)", excerpt(token)),
             ),
-            Some(number) => Ok(Value::Number(number)),
-            None if value.is_none() => refuse(
-                self,
-                format!("the number {} is out of range", excerpt(token)),
-            ),
+            Some(v) => match Number::from_f64(v) {
+                Some(number) => Ok(Value::Number(number)),
+                None => refuse(
+                    self,
+                    format!("the number {} is out of range", excerpt(token)),
+                ),
+            },
             None => refuse(
                 self,
                 format!(
-                    "the number {} rounds differently in different readers",
+                    "the number {} has more than 15 significant digits or an exponent beyond ±22, which readers may round differently",
                     excerpt(token)
                 ),
             ),
         }
     }
+}
+
+/// Exact powers of ten (every one up to 10^22 is a double exactly).
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// The value of a JSON number token with a fraction or exponent, when it has at most 15
+/// significant digits and a decimal exponent within ±22 (signed by the token).
+fn fast_path_value(token: &str) -> Option<f64> {
+    let (negative, rest) = match token.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, token),
+    };
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(at) => (rest.get(..at)?, rest.get(at + 1..)?.parse::<i32>().ok()?),
+        None => (rest, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = int.bytes().chain(frac.bytes()).skip_while(|b| *b == b'0');
+    let mut significand: u64 = 0;
+    let mut count = 0;
+    for digit in digits {
+        count += 1;
+        if count > 15 {
+            return None;
+        }
+        significand = significand * 10 + u64::from(digit - b'0');
+    }
+    let exponent = exponent.checked_sub(i32::try_from(frac.len()).ok()?)?;
+    // 15 digits are below 2^53: the significand is exact as a double.
+    let m = significand as f64;
+    let value = if significand == 0 {
+        0.0
+    } else if exponent >= 0 {
+        m * *POW10.get(usize::try_from(exponent).ok()?)?
+    } else {
+        m / *POW10.get(usize::try_from(-exponent).ok()?)?
+    };
+    Some(if negative { -value } else { value })
 }
 
 #[cfg(test)]
@@ -487,6 +530,7 @@ mod tests {
             r#" {"a":1,"b":[true,false,null,-2,3.5,1e3,"x\"\\\/\b\f\n\r\tz"],"c":{"d":{}}} "#,
             r#"{"s":"\ud83d\ude00 é \u00e9 \u2028"}"#,
             r#"{"n":9007199254740991,"m":-9007199254740991,"f":0.1,"g":0.0,"h":1E-2}"#,
+            r#"{"a":123456789012345e-22,"b":1e22,"c":0.000123,"d":10.5,"e":1.0,"f":-2.5E+3}"#,
             "{\"a\"\t:\r\n1}",
         ] {
             let ours = read_object(text).unwrap();
@@ -523,6 +567,10 @@ mod tests {
             r#"{"a":"\ud800\u0041"}"#,
             r#"{"a":"x\u0000"}"#,
             r#"{"a":1e400}"#,
+            r#"{"a":1e23}"#,
+            r#"{"a":1e-23}"#,
+            r#"{"a":0.1234567890123456}"#,
+            r#"{"a":2.2250738585072011e-308}"#,
             r#"{"a":-1e400}"#,
             r#"{"a":-0}"#,
             r#"{"a":-0.0}"#,
