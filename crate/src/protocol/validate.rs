@@ -4,8 +4,9 @@
 //! What a record may use depends on the capabilities its workflow negotiated: plain BAI/0.3 (and
 //! BAI/0.2) accept exactly the [`WIRE_ACTION_TYPES`] and [`WIRE_SELECTOR_KINDS`]; `extended_actions`
 //! adds [`EXTENDED_ACTION_TYPES`], [`EXTENDED_SELECTOR_KINDS`] and the per-action fields;
-//! `observe` adds the `observe` type and `ref` selectors. A type or kind this engine knows but the
-//! workflow did not negotiate is refused with `capability_not_negotiated`, naming what to add.
+//! `observe` adds the `observe` type and `ref` selectors. A type, kind or field this engine knows
+//! but the workflow did not negotiate is refused with `capability_not_negotiated`, naming what to
+//! add: a reader of the line would expect it to count, so it is neither honoured nor dropped.
 //!
 //! Adding an action type is one [`Action`] variant, one entry in the type lists and one arm in
 //! [`action_from_wire`].
