@@ -128,6 +128,25 @@ fn markup_2024_code_block_is_rebuilt_and_ui_text_dropped() {
     );
 }
 
+/// A code block whose code holds fence lines (the model wrote a ```` ````text ```` block with a
+/// `bai` example inside) is rebuilt with a longer fence, so its lines stay its content: the
+/// engine finds no `bai` block in it, as the page shows none.
+#[wasm_bindgen_test]
+fn code_with_fence_lines_gets_a_longer_fence() {
+    let fixture = Fixture::new(
+        r#"<div data-message-author-role="assistant" data-message-id="a1"><div class="markdown prose"><p>Example:</p><pre><div><div class="flex items-center">text</div><div class="overflow-y-auto"><code class="whitespace-pre! language-text">```
+```bai
+{"h":1}
+```</code></div></div></pre></div></div>"#,
+    );
+    let text = fixture.text_of("[data-message-author-role=assistant]");
+    assert_eq!(
+        text,
+        "Example:\n````text\n```\n```bai\n{\"h\":1}\n```\n````"
+    );
+    assert!(bai::protocol::fence::bai_blocks(&text).is_empty());
+}
+
 const GEN_2025: &str = r#"<article data-testid="conversation-turn-2" data-turn="assistant">
 <div data-message-author-role="assistant" data-message-id="a1" data-message-model-slug="gpt-5"><div class="markdown prose dark:prose-invert w-full break-words light markdown-new-styling"><p data-start="0" data-end="10">Labelled:</p><pre class="overflow-visible!" data-start="12" data-end="40"><div class="contain-inline-size rounded-2xl relative bg-token-sidebar-surface-primary"><div class="flex items-center text-token-text-secondary px-4 py-2 text-xs font-sans justify-between h-9 bg-token-sidebar-surface-primary select-none rounded-t-2xl">bai</div><div class="sticky top-9"><div class="absolute end-0 bottom-0 flex h-9 items-center pe-2"><div class="bg-token-bg-elevated-secondary text-token-text-secondary flex items-center gap-4 rounded-sm px-2 font-sans text-xs"><button class="flex gap-1 items-center select-none py-1" aria-label="Copy"><svg width="20" height="20"></svg>Copy</button></div></div></div><div class="overflow-y-auto p-4" dir="ltr"><code class="whitespace-pre! language-bai"><span><span>BAI_ACTION </span><span class="hljs-punctuation">{</span><span class="hljs-attr">"id"</span><span>: </span><span class="hljs-number">1</span><span class="hljs-punctuation">}</span></span>
 <span>second line</span></code></div></div></pre><p>Unlabelled:</p><pre class="overflow-visible!"><div class="contain-inline-size rounded-2xl relative bg-token-sidebar-surface-primary"><div class="flex items-center text-token-text-secondary px-4 py-2 text-xs font-sans justify-between h-9 bg-token-sidebar-surface-primary select-none rounded-t-2xl"></div><div class="sticky top-9"><div class="absolute end-0 bottom-0 flex h-9 items-center pe-2"><button aria-label="Copy"><svg></svg>Copy</button></div></div><div class="overflow-y-auto p-4" dir="ltr"><code class="whitespace-pre!"><span>plain text</span></code></div></div></pre><p>Header only:</p><pre class="overflow-visible!"><div><div class="flex items-center">json</div><div class="overflow-y-auto p-4"><code class="whitespace-pre!"><span>{}</span></code></div></div></pre></div></div></article>"#;

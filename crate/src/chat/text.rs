@@ -243,8 +243,12 @@ impl TextWriter<'_> {
             }
             _ => language,
         };
+        // The fence is longer than any backtick run in the code, so no line of the code (a
+        // "```" followed by "```bai", say) can close it early and turn the rest into a block
+        // the page does not show (CommonMark's own rule for writing fences).
+        let fence = "`".repeat(longest_backtick_run(&code).max(2) + 1);
         self.end_line();
-        self.out.push_str("```");
+        self.out.push_str(&fence);
         self.out.push_str(&language);
         self.out.push('\n');
         let code = code.trim_end_matches(['\n', '\r']);
@@ -252,7 +256,8 @@ impl TextWriter<'_> {
             self.out.push_str(code);
             self.out.push('\n');
         }
-        self.out.push_str("```\n");
+        self.out.push_str(&fence);
+        self.out.push('\n');
     }
 
     fn finish(mut self) -> String {
@@ -283,6 +288,11 @@ fn handshake_rule(language: &str, code: &str) -> Option<HandshakeRule> {
     let protocol = object.get("protocol")?.as_str()?;
     let kind = object.get("kind")?.as_str()?;
     (protocol.starts_with("BAI/") && kind == "handshake").then_some(rule)
+}
+
+/// The longest run of backticks in `code`.
+fn longest_backtick_run(code: &str) -> usize {
+    code.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
 /// The code exactly as written: text nodes verbatim, `<br>` and line elements (CodeMirror's

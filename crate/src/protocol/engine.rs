@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 
 use super::action::{Action, ActionOptions};
 use super::error::{EngineError, RejectCode, Rejection, excerpt};
+use super::fence::{bai_blocks, bai_fence_lines};
 use super::fingerprint::Fingerprint;
 use super::record::{
     Capability, HandshakeForm, ProtocolVersion, Refusal, ack_line_with_capabilities,
@@ -24,9 +25,7 @@ use super::record::{
     protocol_field, str_field, workflow_field,
 };
 use super::result::{RESULT_PREFIX, ResultReport, build_line};
-use super::scanner::{
-    RecordPrefix, RecordProblem, RecordScanner, ScanItem, bai_blocks, processable_len,
-};
+use super::scanner::{RecordPrefix, RecordProblem, RecordScanner, ScanItem, processable_len};
 use super::validate::{action_from_wire, options_from_wire};
 use super::workflow::{
     HeldAction, IssuedResult, MAX_REMEMBERED_RESULTS, Workflow, WorkflowInfo, WorkflowState,
@@ -211,6 +210,11 @@ pub struct Engine {
     /// Length of the transcript as last observed.
     #[serde(default)]
     transcript_len: usize,
+    /// Messages whose scan stopped before the end of what could be processed (a streaming record
+    /// names a workflow not known yet), in index order: fed again unchanged, they are scanned on
+    /// from there. Usually empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    waiting: Vec<usize>,
 }
 
 /// Whether scanning the rest of a message goes on now or waits.
@@ -256,6 +260,7 @@ impl Engine {
         for (index, message) in messages.iter().take(count).enumerate() {
             self.process_message(index, message, index + 1 == count, &mut out);
         }
+        self.drop_unaskable_handshakes(&mut out);
         out
     }
 
@@ -275,6 +280,7 @@ impl Engine {
         for (index, message) in messages.iter().take(count).enumerate() {
             self.process_message(index, message, false, &mut out);
         }
+        self.drop_unaskable_handshakes(&mut out);
         out
     }
 
@@ -292,6 +298,7 @@ impl Engine {
         self.transcript_len = self.transcript_len.max(index + 1);
         let is_last = index + 1 == self.transcript_len;
         self.process_message(index, message, is_last, &mut out);
+        self.drop_unaskable_handshakes(&mut out);
         out
     }
 
@@ -316,7 +323,21 @@ impl Engine {
             }
             self.process_message(index, message, index + 1 == count, &mut out);
         }
+        self.drop_unaskable_handshakes(&mut out);
         out
+    }
+
+    /// A handshake whose workflow already failed in the same call (a refused BAI/0.2 line held
+    /// in its own message) is not offered: the host would ask the user about a workflow that
+    /// can no longer be approved. Its rejection and state change still go out.
+    fn drop_unaskable_handshakes(&self, out: &mut Vec<Decision>) {
+        out.retain(|d| match d {
+            Decision::HandshakeFound { workflow_id, .. } => self
+                .workflows
+                .iter()
+                .any(|w| w.id == *workflow_id && w.state == WorkflowState::AwaitingExtensionAck),
+            _ => true,
+        });
     }
 
     /// The user approved the handshake of `workflow_id`; `nonce` (`n_` + 16-64 lowercase hex
@@ -499,6 +520,18 @@ impl Engine {
         Ok(line)
     }
 
+    /// The messages below `before` whose scan is waiting (see [`Engine::update_messages`]): fed
+    /// again unchanged they may decide something, while any other message already seen and fed
+    /// again unchanged costs a fingerprint and decides nothing. A host that only appends
+    /// messages (`bai replay`) feeds these and the new one, instead of the whole transcript.
+    pub fn waiting_messages(&self, before: usize) -> Vec<usize> {
+        self.waiting
+            .iter()
+            .copied()
+            .take_while(|&index| index < before)
+            .collect()
+    }
+
     /// What the engine knows about one workflow.
     pub fn workflow(&self, workflow_id: &str) -> Option<WorkflowInfo> {
         self.workflows
@@ -638,6 +671,13 @@ impl Engine {
                                 prefix.as_str()
                             ),
                         ),
+                        RecordProblem::TrailingText => (
+                            RejectCode::InvalidJson,
+                            format!(
+                                "the {} record's line goes on after its JSON object; write the prefix and one JSON object alone on the line",
+                                prefix.as_str()
+                            ),
+                        ),
                     };
                     let before = out.len();
                     let flow = self.handle_record(*prefix, message, &site, Err(refusal), out);
@@ -652,6 +692,14 @@ impl Engine {
         }
         if let Some(cursor) = self.messages.get_mut(index) {
             let processed = processed.max(from);
+            let waiting = processed < processable_len(text, message.complete);
+            match (self.waiting.binary_search(&index), waiting) {
+                (Err(at), true) => self.waiting.insert(at, index),
+                (Ok(at), false) => {
+                    self.waiting.remove(at);
+                }
+                _ => {}
+            }
             cursor.processed = processed;
             cursor.prefix = Fingerprint::of(text.as_bytes().get(..processed).unwrap_or_default());
             if message.complete {
@@ -841,7 +889,8 @@ impl Engine {
                 } => {
                     let refusal = (
                         RejectCode::InvalidHandshake,
-                        "the BAI_HANDSHAKE line has no complete JSON object on its line".to_owned(),
+                        "the BAI_HANDSHAKE line is not one complete JSON object alone on its line"
+                            .to_owned(),
                     );
                     candidates.push((span, Err(refusal), HandshakeForm::Line));
                 }
@@ -857,12 +906,16 @@ impl Engine {
             text: text.get(span.clone()).unwrap_or_default(),
             offset: span.start,
         };
-        if candidates.len() > 1 {
+        // A `bai` fence line the top-level reading does not count as a block (in a quote or a
+        // list, over-indented, upper case, or inside another block that a container may end
+        // early) could still be a second handshake to some renderer: it counts too.
+        let hidden = bai_fence_lines(text).saturating_sub(blocks.len());
+        let count = candidates.len() + hidden;
+        if count > 1 {
             let refusal = (
                 RejectCode::MultipleHandshakeBlocks,
                 format!(
-                    "the message holds {} handshakes (```bai blocks or BAI_HANDSHAKE lines); send exactly one ```bai block",
-                    candidates.len()
+                    "the message holds {count} handshakes (```bai or ~~~bai fences, wherever they are, or BAI_HANDSHAKE lines); send exactly one ```bai block and no other line starting a bai fence"
                 ),
             );
             self.refuse(&site, refusal, None, None, out);
@@ -1021,9 +1074,15 @@ impl Engine {
     ) {
         let map = match parsed {
             Ok(map) => map,
-            Err((_, why)) => {
+            Err((code, why)) => {
+                // A duplicate key keeps its own code: it is how a copy of our line could be made
+                // to read as ours to one reader and as something else to another.
+                let code = match code {
+                    RejectCode::DuplicateKey => code,
+                    _ => RejectCode::ForeignResult,
+                };
                 let refusal = (
-                    RejectCode::ForeignResult,
+                    code,
                     format!("a result line this extension did not write was ignored ({why})"),
                 );
                 self.refuse(site, refusal, None, None, out);
@@ -1067,9 +1126,13 @@ impl Engine {
     ) {
         let ack = match parsed.and_then(|map| parse_ack(&map)) {
             Ok(ack) => ack,
-            Err((_, why)) => {
+            Err((code, why)) => {
+                let code = match code {
+                    RejectCode::DuplicateKey => code,
+                    _ => RejectCode::ForeignAck,
+                };
                 let refusal = (
-                    RejectCode::ForeignAck,
+                    code,
                     format!("an ACK line this extension did not write was ignored ({why})"),
                 );
                 self.refuse(site, refusal, None, None, out);
@@ -1098,12 +1161,6 @@ impl Engine {
             ),
         );
         self.refuse(site, refusal, Some(&ack.workflow_id), None, out);
-    }
-
-    fn active_position(&self) -> Option<usize> {
-        self.workflows
-            .iter()
-            .position(|w| w.state == WorkflowState::Active)
     }
 
     /// Reject a record of the active workflow after its ACK: the workflow fails.
@@ -1220,19 +1277,22 @@ impl Engine {
         }
         let before_ack =
             state == WorkflowState::AwaitingExtensionAck || index <= workflow.handshake_message;
-        if before_ack {
-            if protocol == ProtocolVersion::V0_2 && state == WorkflowState::AwaitingExtensionAck {
-                self.hold(position, site, &map, action_id, fingerprint, out);
-            } else {
-                let refusal = (
-                    RejectCode::BeforeAck,
-                    "this action was written before the extension's ACK and was ignored; wait for the BAI_ACK line, then resend the actions with its ack_nonce, starting at action_id 1".to_owned(),
-                );
-                self.refuse(site, refusal, Some(&workflow_id), known_id, out);
-            }
+        // BAI/0.2 lets the model write actions before the ACK: they are held and run once the
+        // user approves. A held line goes through exactly the checks of a live one, and a refused
+        // one fails the workflow exactly as a live one does: there is one rejection path.
+        let held = before_ack
+            && protocol == ProtocolVersion::V0_2
+            && state == WorkflowState::AwaitingExtensionAck;
+        if before_ack && !held {
+            let refusal = (
+                RejectCode::BeforeAck,
+                "this action was written before the extension's ACK and was ignored; wait for the BAI_ACK line, then resend the actions with its ack_nonce, starting at action_id 1".to_owned(),
+            );
+            self.refuse(site, refusal, Some(&workflow_id), known_id, out);
             return Flow::Continue;
         }
-        // The active workflow, after its ACK: any problem fails it.
+        // The workflow the line counts for (active after its ACK, or holding BAI/0.2 lines):
+        // any problem fails it.
         let action_id = match action_id {
             Ok(id) => id,
             Err(refusal) => {
@@ -1240,9 +1300,25 @@ impl Engine {
                 return Flow::Continue;
             }
         };
-        match self.check_active_record(position, &map, action_id, fingerprint) {
+        if held && workflow.held_identical(action_id, fingerprint) {
+            // The same held line again (a re-render): already held.
+            return Flow::Continue;
+        }
+        match self.check_record(position, &map, action_id, fingerprint, held) {
             Ok((action, options)) => {
-                if let Some(workflow) = self.workflows.get_mut(position) {
+                let Some(workflow) = self.workflows.get_mut(position) else {
+                    return Flow::Continue;
+                };
+                if held {
+                    // BAI/0.2 negotiates no capabilities, so a held action has no options.
+                    workflow.held.push(HeldAction {
+                        action_id,
+                        fingerprint,
+                        action,
+                        message_index: index,
+                        excerpt: excerpt(site.text),
+                    });
+                } else {
                     Self::execute(workflow, action_id, fingerprint, action, options, out);
                 }
             }
@@ -1252,7 +1328,7 @@ impl Engine {
     }
 
     /// A record whose workflow cannot be read: it fails the active workflow if it comes after that
-    /// workflow's ACK, and is only reported otherwise.
+    /// workflow's ACK, and any BAI/0.2 workflow holding lines, and is only reported otherwise.
     fn refuse_unattributed(
         &mut self,
         site: &Site<'_>,
@@ -1260,30 +1336,58 @@ impl Engine {
         action_id: Option<u64>,
         out: &mut Vec<Decision>,
     ) {
-        let active = self.active_position().filter(|&p| {
-            self.workflows
-                .get(p)
-                .is_some_and(|w| site.message_index > w.handshake_message)
-        });
-        match active {
-            Some(position) => self.fail(position, site, refusal, action_id, out),
-            None => self.refuse(site, refusal, None, action_id, out),
+        // The workflows the line would count for had it named one: the active workflow after its
+        // ACK, and every BAI/0.2 workflow holding lines written since its handshake.
+        let counted: Vec<usize> = self
+            .workflows
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| match w.state {
+                WorkflowState::Active => site.message_index > w.handshake_message,
+                WorkflowState::AwaitingExtensionAck => {
+                    w.protocol == ProtocolVersion::V0_2 && site.message_index >= w.handshake_message
+                }
+                _ => false,
+            })
+            .map(|(p, _)| p)
+            .collect();
+        if counted.is_empty() {
+            self.refuse(site, refusal, None, action_id, out);
+            return;
+        }
+        for position in counted {
+            self.fail(position, site, refusal.clone(), action_id, out);
         }
     }
 
-    /// Checks an action record of an active workflow after its ACK; the action to run.
-    fn check_active_record(
+    /// Checks an action record of a workflow it counts for: live (active, after the ACK) or held
+    /// (BAI/0.2, before the ACK, numbered after the lines already held). The action to run.
+    fn check_record(
         &self,
         position: usize,
         map: &Map<String, Value>,
         action_id: u64,
         fingerprint: Fingerprint,
+        held: bool,
     ) -> Result<(Action, ActionOptions), Refusal> {
         let Some(workflow) = self.workflows.get(position) else {
             return Err((RejectCode::UnknownWorkflow, "the workflow is gone".into()));
         };
-        let next = workflow.executed.len() as u64 + 1;
-        if action_id < next && !workflow.executed_identical(action_id, fingerprint) {
+        let (accepted, identical, limit) = if held {
+            (
+                workflow.held.len(),
+                workflow.held_identical(action_id, fingerprint),
+                MAX_HELD_ACTIONS,
+            )
+        } else {
+            (
+                workflow.executed.len(),
+                workflow.executed_identical(action_id, fingerprint),
+                MAX_ACTIONS_PER_WORKFLOW,
+            )
+        };
+        let next = accepted as u64 + 1;
+        if action_id < next && !identical {
             return Err((
                 RejectCode::IdReused,
                 format!(
@@ -1326,84 +1430,17 @@ impl Engine {
                 format!("action {action_id} skipped an id: expected {next}"),
             ));
         }
-        if workflow.executed.len() >= MAX_ACTIONS_PER_WORKFLOW {
-            return Err((
-                RejectCode::TooManyActions,
+        if accepted >= limit {
+            let what = if held {
+                format!("more than {limit} actions were written before the ACK; wait for the ACK")
+            } else {
                 format!(
-                    "the workflow reached {MAX_ACTIONS_PER_WORKFLOW} actions; finish it with done and start a new handshake"
-                ),
-            ));
+                    "the workflow reached {limit} actions; finish it with done and start a new handshake"
+                )
+            };
+            return Err((RejectCode::TooManyActions, what));
         }
         action_of(map, action_id, workflow.protocol, &workflow.capabilities)
-    }
-
-    /// Hold a BAI/0.2 action written before the ACK.
-    fn hold(
-        &mut self,
-        position: usize,
-        site: &Site<'_>,
-        map: &Map<String, Value>,
-        action_id: Result<u64, Refusal>,
-        fingerprint: Fingerprint,
-        out: &mut Vec<Decision>,
-    ) {
-        let Some(workflow) = self.workflows.get(position) else {
-            return;
-        };
-        let workflow_id = workflow.id.clone();
-        let action_id = match action_id {
-            Ok(id) => id,
-            Err(refusal) => {
-                self.refuse(site, refusal, Some(&workflow_id), None, out);
-                return;
-            }
-        };
-        if workflow
-            .held
-            .iter()
-            .any(|h| h.action_id == action_id && h.fingerprint == fingerprint)
-        {
-            return;
-        }
-        let next = workflow.held.len() as u64 + 1;
-        let checked = if action_id < next {
-            Err((
-                RejectCode::IdReused,
-                format!(
-                    "action {action_id} was already used for a different action; the next action must have action_id {next}"
-                ),
-            ))
-        } else if action_id > next {
-            Err((
-                RejectCode::IdOutOfSequence,
-                format!("action {action_id} skipped an id: expected {next}"),
-            ))
-        } else if workflow.held.len() >= MAX_HELD_ACTIONS {
-            Err((
-                RejectCode::TooManyActions,
-                format!(
-                    "more than {MAX_HELD_ACTIONS} actions were written before the ACK; wait for the ACK"
-                ),
-            ))
-        } else {
-            check_protocol(map, workflow.protocol)
-                .and_then(|()| action_of(map, action_id, workflow.protocol, &workflow.capabilities))
-        };
-        match checked {
-            // Held actions are BAI/0.2, which has no capabilities and so no options.
-            Ok((action, _options)) => {
-                if let Some(workflow) = self.workflows.get_mut(position) {
-                    workflow.held.push(HeldAction {
-                        action_id,
-                        fingerprint,
-                        action,
-                        message_index: site.message_index,
-                        excerpt: excerpt(site.text),
-                    });
-                }
-            }
-            Err(refusal) => self.refuse(site, refusal, Some(&workflow_id), Some(action_id), out),
-        }
     }
 
     fn execute(
@@ -1480,7 +1517,7 @@ fn action_of(
     };
     let with_id = |(code, reason): Refusal| (code, format!("action {action_id}: {reason}"));
     let action = action_from_wire(type_name, payload, capabilities).map_err(with_id)?;
-    let options = options_from_wire(map, capabilities.unwrap_or_default()).map_err(with_id)?;
+    let options = options_from_wire(map, capabilities).map_err(with_id)?;
     Ok((action, options))
 }
 

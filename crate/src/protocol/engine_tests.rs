@@ -116,6 +116,92 @@ fn stop_drops_held_v02_actions() {
     assert!(engine.approve("w2", NONCE).is_err());
 }
 
+fn v02_action(id: &str, selector: &str) -> String {
+    format!(
+        "BAI_ACTION {{\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w2\",\"action_id\":{id},\"type\":\"click\",\"payload\":{{\"selector\":\"{selector}\"}}}}"
+    )
+}
+
+const V02_HANDSHAKE: &str = "```bai\n{\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w2\",\"state\":\"awaiting_extension_ack\"}\n```";
+
+/// A BAI/0.2 line written before the ACK in a later assistant message (the user has not answered
+/// yet), refused for each reason a live line is refused: the workflow fails, the user is no
+/// longer asked, and nothing held runs.
+#[test]
+fn a_refused_held_line_in_a_later_message_fails_the_workflow_like_a_live_one() {
+    let bad_lines = [
+        (v02_action("3", "#c"), "id_out_of_sequence"),
+        (v02_action("1", "#other"), "id_reused"),
+        (v02_action("0", "#c"), "invalid_action_id"),
+        (
+            v02_action("2", "#c").replace("\"type\":\"click\"", "\"type\":\"hover\""),
+            "unknown_action_type",
+        ),
+        (
+            v02_action("2", "#c").replace("\"payload\"", "\"payload\":{},\"payload\""),
+            "duplicate_key",
+        ),
+        (
+            "BAI_ACTION {\"protocol\":\"BAI/0.2\",\"action_id\":2}".to_owned(),
+            "invalid_record",
+        ),
+        (
+            "BAI_ACTION {\"protocol\":".to_owned(),
+            "unterminated_record",
+        ),
+        (v02_action("2", "#c") + " trailing", "invalid_json"),
+    ];
+    for (bad, code) in bad_lines {
+        for live in [false, true] {
+            let mut engine = Engine::new();
+            let mut messages = vec![Message::new(
+                Role::Assistant,
+                format!("{V02_HANDSHAKE}\n{}", v02_action("1", "#a")),
+            )];
+            engine.observe(&messages);
+            if live {
+                engine.approve("w2", NONCE).unwrap();
+            }
+            messages.push(Message::new(
+                Role::Assistant,
+                format!("{bad}\n{}", v02_action("2", "#b")),
+            ));
+            let decisions = engine.observe(&messages);
+            assert_eq!(codes(&decisions).first(), Some(&code), "{bad} live={live}");
+            assert!(
+                decisions.contains(&Decision::StateChanged {
+                    workflow_id: "w2".into(),
+                    state: WorkflowState::Failed
+                }),
+                "{bad} live={live}: {decisions:?}"
+            );
+            assert!(executed(&decisions).is_empty(), "{bad} live={live}");
+            assert_eq!(engine.workflow("w2").unwrap().held_actions, 0);
+            if !live {
+                assert!(matches!(
+                    engine.approve("w2", NONCE),
+                    Err(EngineError::NotAwaitingApproval { .. })
+                ));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_handshake_whose_held_line_is_refused_in_the_same_message_is_not_offered() {
+    let mut engine = Engine::new();
+    let text = format!("{V02_HANDSHAKE}\n{}", v02_action("2", "#b"));
+    let decisions = engine.observe(&[Message::new(Role::Assistant, text)]);
+    assert!(
+        !decisions
+            .iter()
+            .any(|d| matches!(d, Decision::HandshakeFound { .. })),
+        "{decisions:?}"
+    );
+    assert_eq!(codes(&decisions), vec!["id_out_of_sequence"]);
+    assert_eq!(engine.workflow("w2").unwrap().state, WorkflowState::Failed);
+}
+
 #[test]
 fn held_v02_actions_survive_save_and_restore() {
     let mut engine = Engine::new();

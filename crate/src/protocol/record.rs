@@ -100,21 +100,10 @@ pub const WORKFLOW_ID_MAX_CHARS: usize = 128;
 /// A record was refused: the code and a specific reason.
 pub(crate) type Refusal = (RejectCode, String);
 
-/// Parse a record's JSON into an object.
+/// Parse a record's JSON into an object, with the engine's one JSON reader ([`super::json`]):
+/// duplicate keys and anything JSON readers disagree on are refused.
 pub(crate) fn parse_object(json: &str) -> Result<Map<String, Value>, Refusal> {
-    match serde_json::from_str::<Value>(json) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err((
-            RejectCode::InvalidJson,
-            "the record is not a JSON object".into(),
-        )),
-        Err(error) => Err((
-            RejectCode::InvalidJson,
-            format!(
-                "the record's JSON could not be read ({error}); write one valid JSON object on the line"
-            ),
-        )),
-    }
+    super::json::read_object(json)
 }
 
 /// A record's identity "as parsed fields, not bytes": key order and spacing do not matter.
@@ -217,7 +206,9 @@ pub enum HandshakeForm {
 
 /// Read a handshake from a bai block's content or a `BAI_HANDSHAKE` line's JSON.
 pub fn parse_handshake(json: &str, form: HandshakeForm) -> Result<Handshake, Refusal> {
-    let map = match serde_json::from_str::<Value>(json.trim()) {
+    // JSON whitespace only around the object: `str::trim` would also drop a no-break space that
+    // `JSON.parse` refuses.
+    let map = match super::json::read_value(json) {
         Ok(Value::Object(map)) => map,
         Ok(_) => {
             return Err((
@@ -225,12 +216,13 @@ pub fn parse_handshake(json: &str, form: HandshakeForm) -> Result<Handshake, Ref
                 "the handshake is not a JSON object; send the handshake JSON exactly as the protocol shows".into(),
             ));
         }
-        Err(error) => {
+        Err((RejectCode::DuplicateKey, reason)) => {
+            return Err((RejectCode::DuplicateKey, format!("the handshake: {reason}")));
+        }
+        Err((_, reason)) => {
             return Err((
                 RejectCode::InvalidHandshake,
-                format!(
-                    "the handshake JSON could not be read ({error}); send one JSON object in the ```bai block"
-                ),
+                format!("the handshake: {reason} in the ```bai block"),
             ));
         }
     };

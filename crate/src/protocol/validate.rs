@@ -4,8 +4,9 @@
 //! What a record may use depends on the capabilities its workflow negotiated: plain BAI/0.3 (and
 //! BAI/0.2) accept exactly the [`WIRE_ACTION_TYPES`] and [`WIRE_SELECTOR_KINDS`]; `extended_actions`
 //! adds [`EXTENDED_ACTION_TYPES`], [`EXTENDED_SELECTOR_KINDS`] and the per-action fields;
-//! `observe` adds the `observe` type and `ref` selectors. A type or kind this engine knows but the
-//! workflow did not negotiate is refused with `capability_not_negotiated`, naming what to add.
+//! `observe` adds the `observe` type and `ref` selectors. A type, kind or field this engine knows
+//! but the workflow did not negotiate is refused with `capability_not_negotiated`, naming what to
+//! add: a reader of the line would expect it to count, so it is neither honoured nor dropped.
 //!
 //! Adding an action type is one [`Action`] variant, one entry in the type lists and one arm in
 //! [`action_from_wire`].
@@ -121,6 +122,27 @@ fn not_negotiated(what: &str, capability: Capability) -> Refusal {
         RejectCode::CapabilityNotNegotiated,
         format!(
             "{what} needs the \"{capability}\" capability, which this workflow's handshake did not list; start a new handshake with \"capabilities\":[\"{CAPABILITY_ACTION_LINES}\",\"{capability}\"] to use it"
+        ),
+    )
+}
+
+/// The per-action fields `extended_actions` brings, written beside `type` and `payload`.
+pub const EXTENDED_RECORD_FIELDS: &[&str] = &["timeout_ms", "on_error", "retries", "reason"];
+
+/// The object-selector fields `extended_actions` brings.
+pub const EXTENDED_SELECTOR_FIELDS: &[&str] = &["exact", "index", "name"];
+
+/// A field this engine knows, of a capability the workflow did not negotiate: refused, never
+/// silently honoured nor silently dropped (a reader of the line would expect it to count).
+/// `negotiable` is false for BAI/0.2, which cannot list capabilities at all.
+fn field_not_negotiated(field: &str, capability: Capability, negotiable: bool) -> Refusal {
+    if negotiable {
+        return not_negotiated(&format!("the field {field:?}"), capability);
+    }
+    (
+        RejectCode::CapabilityNotNegotiated,
+        format!(
+            "the field {field:?} needs the \"{capability}\" capability, which only a BAI/0.3 handshake can list; remove it, or start a BAI/0.3 handshake with \"capabilities\":[\"{CAPABILITY_ACTION_LINES}\",\"{capability}\"]"
         ),
     )
 }
@@ -488,16 +510,30 @@ fn check_navigate_url(url: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The per-action fields beside `type` and `payload` (`timeout_ms`, `on_error`, `retries`,
-/// `reason`). Without `extended_actions` they are ignored, as any unknown field of a plain
-/// BAI/0.3 record is.
+/// The per-action fields beside `type` and `payload` ([`EXTENDED_RECORD_FIELDS`]). Without
+/// `extended_actions` any of them, whatever its value, is refused with
+/// `capability_not_negotiated` (`capabilities` as in [`action_from_wire`]).
 pub fn options_from_wire(
     record: &Map<String, Value>,
-    capabilities: &[Capability],
+    capabilities: Option<&[Capability]>,
 ) -> Result<ActionOptions, Refusal> {
     let mut options = ActionOptions::default();
-    if !capabilities.contains(&Capability::ExtendedActions) {
-        return Ok(options);
+    let negotiable = capabilities.is_some();
+    if !capabilities
+        .unwrap_or_default()
+        .contains(&Capability::ExtendedActions)
+    {
+        return match EXTENDED_RECORD_FIELDS
+            .iter()
+            .find(|field| record.contains_key(**field))
+        {
+            Some(field) => Err(field_not_negotiated(
+                field,
+                Capability::ExtendedActions,
+                negotiable,
+            )),
+            None => Ok(options),
+        };
     }
     let bad = |what: String| (RejectCode::InvalidRecord, what);
     match record.get("timeout_ms") {
@@ -713,6 +749,18 @@ pub fn selector_from_wire(
                     ));
                 }
             }
+            if !capabilities.contains(&Capability::ExtendedActions) {
+                if let Some(field) = EXTENDED_SELECTOR_FIELDS
+                    .iter()
+                    .find(|field| fields.contains_key(**field))
+                {
+                    return Err(field_not_negotiated(
+                        &format!("selector.{field}"),
+                        Capability::ExtendedActions,
+                        negotiable,
+                    ));
+                }
+            }
             let text = match fields.get("value") {
                 Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
                 _ => return Err(bad("the selector needs a non-empty \"value\" string".into())),
@@ -886,6 +934,27 @@ mod tests {
             reason.contains("is not known; use css, xpath, aria or text"),
             "{reason}"
         );
+        // Selector options belong to extended_actions too, on every kind and in BAI/0.2.
+        for field in [
+            json!({"exact": true}),
+            json!({"index": 0}),
+            json!({"name": "x"}),
+        ] {
+            let mut selector = json!({"type": "aria", "value": "Email"});
+            selector
+                .as_object_mut()
+                .unwrap()
+                .extend(field.as_object().unwrap().clone());
+            let payload = json!({ "selector": selector });
+            for caps in [Some(&[][..]), Some(&[Capability::Observe][..]), None] {
+                assert_eq!(
+                    action_from_wire("click", &payload, caps).unwrap_err().0,
+                    RejectCode::CapabilityNotNegotiated,
+                    "{payload} {caps:?}"
+                );
+            }
+            assert!(ext("click", payload).is_ok());
+        }
         // The unknown-type message lists what this workflow may use.
         let (_, reason) = plain("teleport", json!({})).unwrap_err();
         assert!(!reason.contains("hover"), "{reason}");
@@ -1025,12 +1094,20 @@ mod tests {
             map.extend(extra.as_object().unwrap().clone());
             map
         };
-        let ext_caps = &[Capability::ExtendedActions];
-        // Ignored without extended_actions, as unknown fields are.
+        // Refused without extended_actions, whatever the value; unknown fields stay ignored.
+        for field in EXTENDED_RECORD_FIELDS {
+            for caps in [Some(&[][..]), None] {
+                let (code, reason) =
+                    options_from_wire(&record(json!({ *field: null })), caps).unwrap_err();
+                assert_eq!(code, RejectCode::CapabilityNotNegotiated, "{field}");
+                assert!(reason.contains("extended_actions"), "{reason}");
+            }
+        }
         assert_eq!(
-            options_from_wire(&record(json!({"timeout_ms": "soon"})), &[]).unwrap(),
+            options_from_wire(&record(json!({"comment": "x"})), Some(&[])).unwrap(),
             ActionOptions::default()
         );
+        let ext_caps = Some(&[Capability::ExtendedActions][..]);
         assert_eq!(
             options_from_wire(
                 &record(
