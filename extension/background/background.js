@@ -524,6 +524,9 @@ async function handle(message, sender) {
     case Msg.CONTENT_READY: {
       const background = await coreReady;
       if (sender.tab?.id !== undefined) await recordContentReady(sender.tab.id, message);
+      // A page that (re)started has none of the questions its tab asked before: drop them, so
+      // nothing stale waits in the question window. Its session asks again if it must.
+      if (sender.tab?.id !== undefined && !sender.frameId) await withdrawQuestions((q) => q.tabId === sender.tab.id);
       return { coreVersion: background.version, coreError: background.error };
     }
     case Msg.TAB_STATUS: {

@@ -22,7 +22,6 @@ const STYLE = `
 .note { opacity: .9; }
 button { font: inherit; border-radius: 8px; padding: 4px 12px; border: 1px solid #fff; cursor: pointer;
   background: transparent; color: #fff; }
-button.allow { background: #fff; color: #1e3a8a; font-weight: 600; }
 button:focus-visible { outline: 3px solid #fde047; outline-offset: 2px; }
 button:disabled { opacity: .55; cursor: default; }
 button[hidden] { display: none; }

@@ -143,7 +143,9 @@ async function refresh() {
   const [status, { log = [] } = {}, { questions = [] } = {}] = await Promise.all([
     ext.runtime.sendMessage({ type: Msg.TAB_STATUS, tabId: id }),
     ext.runtime.sendMessage({ type: Msg.TAB_LOG, tabId: id }),
-    ext.runtime.sendMessage({ type: Msg.PENDING_QUESTIONS, tabId: id }),
+    // Every open question, this tab's first: the panel is the user's own surface wherever the
+    // question comes from.
+    ext.runtime.sendMessage({ type: Msg.PENDING_QUESTIONS }),
   ]);
   const tab = id === undefined ? null : await ext.tabs.get(id).catch(() => null);
   if (generation !== refreshGeneration) return;
@@ -151,7 +153,7 @@ async function refresh() {
   currentTab = tab && { id: tab.id, url: tab.url, title: tab.title };
   renderDiagnostics(status);
   renderWorkflow(currentWorkflow(log));
-  await renderQuestionOf(questions[0] ?? null);
+  await renderQuestionOf(questions.find((q) => q.tabId === id) ?? questions[0] ?? null);
   renderLog(log);
   lastLog = log;
   document.body.dataset.ready = '1';

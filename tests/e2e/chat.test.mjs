@@ -211,6 +211,8 @@ for (const name of browserNames()) {
       await panel.waitFor(() => document.getElementById('question').dataset.action === '2', { what: 'the question in the panel' });
       assert.match(await panel.evaluate(() => document.getElementById('question-text').textContent), /Action 2 \(click css “#buy”\) needs your approval/);
       await panel.screenshot('panel-risky-question');
+      // Allow accepts answers a moment after the question appears (a stray click cannot answer).
+      await panel.waitFor(() => document.getElementById('question').dataset.questionReady, { what: 'the panel question to accept answers' });
       await panel.click('#allow');
       await tab.waitFor(() => window.__target.purchases === 1, { what: 'the approved purchase' });
       const log = await panel.waitFor(() => {

@@ -396,7 +396,10 @@ class FirefoxBrowser {
       await this.session.command('POST', '/moz/context', { context: 'chrome' });
       try {
         await this.session.command('POST', '/execute/sync', {
-          script: `const win = Services.wm.getMostRecentWindow('navigator:browser');
+          // A normal browser window, never BAI's question window (a popup, whose chrome is
+          // hidden): that one closes once its question is answered, with any tab added to it.
+          script: `const windows = [...Services.wm.getEnumerator('navigator:browser')];
+            const win = windows.find((w) => !w.document.documentElement.getAttribute('chromehidden')) ?? windows[0];
             win.gBrowser.selectedTab = win.gBrowser.addTab(arguments[0], {
               triggeringPrincipal: Services.scriptSecurityManager.getSystemPrincipal() });`,
           args: [`${this.extensionOrigin}/${pathAndQuery}`],
