@@ -6,6 +6,7 @@ import init, * as core from '../pkg/bai.js';
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { SITES_KEY, loadSettings, loadSites, saveSetting } from '../shared/settings.js';
+import { armAnswers, questionFingerprint, renderQuestion } from '../shared/questions.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -126,17 +127,6 @@ function describeEvent(event) {
   }
 }
 
-/** The action question still open, from the log. */
-function openActionQuestion(log) {
-  let open = null;
-  for (const event of log) {
-    if (event.kind === 'action_needs_approval') open = event;
-    if (open && ['action_approved', 'action_denied'].includes(event.kind) && event.action_id === open.action_id && event.workflow_id === open.workflow_id) open = null;
-    if (open && event.kind === 'state_changed' && event.workflow_id === open.workflow_id && event.state !== 'active') open = null;
-  }
-  return open;
-}
-
 /** The current workflow and whether it waits for an answer, from the log. */
 function currentWorkflow(log) {
   let current = null;
@@ -160,9 +150,12 @@ async function refresh() {
   // older, slower answer would paint a stale log over a fresh one.
   const generation = ++refreshGeneration;
   const id = await activeTabId();
-  const [status, { log = [] } = {}] = await Promise.all([
+  const [status, { log = [] } = {}, { questions = [] } = {}] = await Promise.all([
     ext.runtime.sendMessage({ type: Msg.TAB_STATUS, tabId: id }),
     ext.runtime.sendMessage({ type: Msg.TAB_LOG, tabId: id }),
+    // Every open question, this tab's first: the panel is the user's own surface wherever the
+    // question comes from.
+    ext.runtime.sendMessage({ type: Msg.PENDING_QUESTIONS }),
   ]);
   const tab = id === undefined ? null : await ext.tabs.get(id).catch(() => null);
   if (generation !== refreshGeneration) return;
@@ -170,7 +163,7 @@ async function refresh() {
   currentTab = tab && { id: tab.id, url: tab.url, title: tab.title };
   renderDiagnostics(status, log);
   renderWorkflow(currentWorkflow(log));
-  renderActionQuestion(openActionQuestion(log));
+  await renderQuestionOf(questions.find((q) => q.tabId === id) ?? questions[0] ?? null);
   renderLog(log);
   lastLog = log;
   document.body.dataset.ready = '1';
@@ -204,7 +197,6 @@ function exportLog() {
 }
 
 function renderWorkflow(workflow) {
-  $('question').hidden = !workflow?.asking;
   if (!workflow) {
     show('wf-state', 'no workflow yet');
     show('wf-id', '—');
@@ -218,8 +210,6 @@ function renderWorkflow(workflow) {
   show('wf-id', workflow.id);
   show('wf-protocol', workflow.protocol ?? '—');
   show('wf-target', workflow.target ?? 'this chat tab');
-  $('question-text').textContent = `ChatGPT asks to control ${workflow.target ?? 'this chat tab'} (workflow ${workflow.id}). Allow it?`;
-  $('question').dataset.workflow = workflow.id;
   $('stop').hidden = !(workflow.state === 'active' || workflow.state === 'awaiting_extension_ack');
   $('stop').dataset.workflow = workflow.id;
 }
@@ -245,15 +235,38 @@ function groupIgnored(log) {
   return out;
 }
 
-function renderActionQuestion(question) {
+/** The question shown now (from the background's list of open questions, never from the log
+ * or the page), and how to take its buttons back. */
+let shownQuestion = null;
+let disarmQuestion = () => {};
+
+async function renderQuestionOf(question) {
+  if (question?.id === shownQuestion?.id) return;
+  disarmQuestion();
+  shownQuestion = question;
+  const box = $('question');
+  delete box.dataset.questionReady;
   if (!question) {
-    delete $('question').dataset.action;
+    box.hidden = true;
+    delete box.dataset.workflow;
+    delete box.dataset.action;
     return;
   }
-  $('question').hidden = false;
-  $('question').dataset.workflow = question.workflow_id;
-  $('question').dataset.action = String(question.action_id);
-  $('question-text').textContent = `Action ${question.action_id} (${question.type} ${describeSelector(question.selector)}) needs your approval because ${question.reasons.map((r) => r.message ?? r.code).join('; ')}. Allow it?`;
+  const fingerprint = await questionFingerprint(question);
+  if (shownQuestion !== question) return;
+  renderQuestion($('question-text'), question);
+  box.dataset.workflow = question.workflowId;
+  if (question.kind === 'action') box.dataset.action = String(question.actionId);
+  else delete box.dataset.action;
+  box.hidden = false;
+  disarmQuestion = armAnswers({
+    allow: $('allow'),
+    deny: $('deny'),
+    question,
+    fingerprint,
+    onArmed: () => { box.dataset.questionReady = '1'; },
+    send: (answer, digest) => ext.runtime.sendMessage({ type: Msg.ANSWER_QUESTION, questionId: question.id, fingerprint: digest, answer }),
+  });
 }
 
 function renderLog(log) {
@@ -320,11 +333,13 @@ function renderDiagnostics(status, log = []) {
   }
 }
 
-async function sendDecision(answer, workflowId) {
-  const actionId = $('question').dataset.action;
-  const message = { type: Msg.USER_DECISION, tabId, workflowId, answer };
-  if (actionId && answer !== 'stop') message.actionId = Number(actionId);
-  await ext.runtime.sendMessage(message);
+/** Stop: the chat tab stops every workflow of its conversation, and the background ends what
+ * the workflow has in flight on its target tab. */
+async function sendStop(workflowId) {
+  await Promise.all([
+    ext.runtime.sendMessage({ type: Msg.USER_DECISION, tabId, workflowId, answer: 'stop' }),
+    ext.runtime.sendMessage({ type: Msg.STOP_WORKFLOW, workflowId }),
+  ]);
 }
 
 async function setupSettings() {
@@ -535,9 +550,7 @@ async function main() {
   } catch (error) {
     show('core-panel', `failed: ${error}`, 'err');
   }
-  $('allow').addEventListener('click', () => sendDecision('allow', $('question').dataset.workflow));
-  $('deny').addEventListener('click', () => sendDecision('deny', $('question').dataset.workflow));
-  $('stop').addEventListener('click', () => sendDecision('stop', $('stop').dataset.workflow));
+  $('stop').addEventListener('click', () => sendStop($('stop').dataset.workflow));
   $('copy-prompt').addEventListener('click', copyPrompt);
   $('export-log').addEventListener('click', exportLog);
   await setupSettings();
@@ -556,6 +569,7 @@ async function main() {
   });
   ext.runtime.onMessage.addListener((message) => {
     if (message?.type === Msg.STATUS_CHANGED && (message.tabId === undefined || tabId === undefined || message.tabId === tabId)) refresh();
+    if (message?.type === Msg.QUESTIONS_CHANGED) refresh();
   });
   ext.tabs.onActivated?.addListener(() => refresh());
   await refresh();

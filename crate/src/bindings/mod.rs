@@ -218,10 +218,18 @@ pub async fn review_action(
         let root =
             QueryRoot::current().ok_or_else(|| error_object("no_document", "no document"))?;
         let deadline = js_sys::Date::now() + f64::from(timeout_ms.unwrap_or(5000));
+        let started = crate::dom::cancel::Started::now();
         loop {
+            // Stop pressed while the review waited for the element: nothing runs.
+            if started.is_cancelled() {
+                return Err(failure_with_hints(
+                    &action,
+                    &crate::dom::ActionError::Stopped,
+                ));
+            }
             match resolve(&root, selector) {
                 Ok(element) => {
-                    facts = Some(target_facts(&acted_on(&action, element)));
+                    facts = Some(crate::dom::review::activation_facts(&action, element));
                     break;
                 }
                 // An ambiguous or invalid selector fails at execution with the same error before
@@ -244,7 +252,7 @@ pub async fn review_action(
         let focused = web_sys::window()
             .and_then(|window| window.document())
             .and_then(|document| document.active_element());
-        facts = focused.map(|element| target_facts(&acted_on(&action, element)));
+        facts = focused.map(|element| crate::dom::review::activation_facts(&action, element));
     }
     let verdict = match review(&settings, &action, facts.as_ref()) {
         crate::policy::Verdict::Allow => serde_json::json!({ "verdict": "allow" }),
@@ -270,87 +278,11 @@ pub async fn review_action(
     Ok(verdict.to_string())
 }
 
-/// The element `action` will really act on, starting from the one its selector found: what
-/// Enter or Space activates (a form's submit button, for Enter in one of its fields), and the
-/// field `input_text` types into (inside a label or a web component).
-fn acted_on(action: &crate::protocol::Action, element: web_sys::Element) -> web_sys::Element {
-    match action {
-        crate::protocol::Action::PressKey { key, .. } => {
-            crate::dom::action::activation_target(*key, &element).unwrap_or(element)
-        }
-        crate::protocol::Action::InputText { .. } => crate::dom::action::field_for(&element),
-        _ => element,
-    }
-}
-
-/// What the policy needs to know about an element.
-fn target_facts(element: &web_sys::Element) -> crate::policy::TargetFacts {
-    use wasm_bindgen::JsCast;
-    let is_password_input = |element: &web_sys::Element| {
-        element
-            .dyn_ref::<web_sys::HtmlInputElement>()
-            .is_some_and(|input| input.type_() == "password")
-    };
-    // A label types into its control; a host element into the field inside it.
-    let control = element
-        .dyn_ref::<web_sys::HtmlLabelElement>()
-        .and_then(web_sys::HtmlLabelElement::control)
-        .map(|control| control.unchecked_into::<web_sys::Element>());
-    let is_password = is_password_input(element)
-        || control.as_ref().is_some_and(is_password_input)
-        || element
-            .query_selector("input[type=password]")
-            .ok()
-            .flatten()
-            .is_some();
-    let text: String = element
-        .text_content()
-        .unwrap_or_default()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .take(200)
-        .collect();
-    // A click lands on the nearest button or link around the element (and a label clicks its
-    // control): review what will really be activated, not only the inner icon or span.
-    let activated = element
-        .parent_element()
-        .and_then(|parent| {
-            parent
-                .closest("button, a[href], [role=button], [role=link], summary, label")
-                .ok()
-                .flatten()
-        })
-        .or(control.clone());
-    let mut name = crate::dom::accname::accessible_name(element);
-    let mut description = crate::dom::describe::describe(element);
-    if let Some(outer) = &activated {
-        let outer_name = crate::dom::accname::accessible_name(outer);
-        if !outer_name.is_empty() {
-            name = if name.is_empty() {
-                outer_name
-            } else {
-                format!("{name} / {outer_name}")
-            };
-        }
-        description = crate::dom::describe::describe(outer);
-        let outer_control = outer
-            .dyn_ref::<web_sys::HtmlLabelElement>()
-            .and_then(web_sys::HtmlLabelElement::control)
-            .map(|control| control.unchecked_into::<web_sys::Element>());
-        if let Some(target) = outer_control {
-            let target_name = crate::dom::accname::accessible_name(&target);
-            name = format!("{name} / {target_name}");
-            description = crate::dom::describe::describe(&target);
-        }
-    }
-    crate::policy::TargetFacts {
-        description,
-        name,
-        text,
-        is_password,
-    }
+/// Stop: ends every action running on this page at its next check (waiting for its element, a
+/// `wait_for` condition, a review), before it touches anything more.
+#[wasm_bindgen]
+pub fn cancel_actions() {
+    crate::dom::cancel::cancel_all();
 }
 
 /// The default policy settings as JSON (the panel shows and edits them).

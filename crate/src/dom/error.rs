@@ -157,6 +157,9 @@ pub enum ActionError {
         /// The action's wire name.
         action: String,
     },
+    /// The user pressed Stop while the action waited (for its element, a condition, a review):
+    /// it ended before touching anything more.
+    Stopped,
     /// The browser threw an unexpected exception.
     Script {
         /// The exception text.
@@ -194,6 +197,7 @@ impl ActionError {
             Self::StateNotChanged { .. } => "state_not_changed",
             Self::AssertionFailed { .. } => "assertion_failed",
             Self::NotExecutable { .. } => "not_executable",
+            Self::Stopped => "stopped",
             Self::Script { .. } => "script_error",
         }
     }
@@ -329,6 +333,7 @@ impl ActionError {
                 };
                 format!("the action \"{action}\" is not performed on the page{how}")
             }
+            Self::Stopped => "the user pressed Stop; BAI did not act".to_owned(),
             Self::Script { detail } => format!("the page threw an error: {detail}"),
         }
     }

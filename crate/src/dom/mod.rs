@@ -34,6 +34,7 @@
 
 pub mod accname;
 pub mod action;
+pub mod cancel;
 pub mod describe;
 pub mod error;
 #[doc(hidden)]
@@ -45,6 +46,7 @@ pub mod observe;
 pub mod redact;
 pub mod refs;
 pub mod report;
+pub mod review;
 pub mod roles;
 pub mod selector;
 pub mod tree;

@@ -85,9 +85,28 @@ export async function startWorkflow(tab, workflowId, handshakeText = handshakeBl
   return match[2];
 }
 
-/** Clicks Allow or Deny in the in-page question, once its buttons accept answers (they ignore
- * input for a moment after a question appears, so a stray key press cannot answer it). */
-export async function answerBanner(tab, answer) {
-  await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.questionReady, { what: 'the question to accept answers' });
-  await tab.clickInShadow('bai-banner', `button.${answer}`);
+/**
+ * The question BAI waits on in `tab` (the chat tab's banner only says that it waits, under the
+ * key `workflow` or `workflow:action`), as the extension's question window shows it: resolves to
+ * `{ key, text, window }` once that window shows this very question and accepts answers.
+ */
+export async function shownQuestion(tab, key) {
+  const expected = key ?? (await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'BAI to wait for an answer' }));
+  const window = await tab.browser.questionWindow();
+  await window.waitFor((k) => document.body.dataset.question === k && document.body.dataset.questionReady, { args: [expected], what: `the question ${expected} to accept answers` });
+  const text = await window.evaluate(() => document.getElementById('question-text').textContent);
+  return { key: expected, text, window };
 }
+
+/** Answers the question BAI waits on in `tab` with a real click on Allow or Deny in the
+ * extension's question window (the only place with those buttons), and waits until the chat
+ * tab has the answer. */
+export async function answerQuestion(tab, answer, key) {
+  const question = await shownQuestion(tab, key);
+  await question.window.click(`#${answer}`);
+  await tab.waitFor((k) => document.querySelector('bai-banner')?.dataset.question !== k, { args: [question.key], what: 'the answer to reach the chat tab' });
+  return question;
+}
+
+/** The older name of answerQuestion (the question used to be in the page's banner). */
+export const answerBanner = answerQuestion;

@@ -96,6 +96,7 @@ where
     Fut: Future<Output = Result<T, ActionError>>,
 {
     let deadline = js::now_ms() + f64::from(options.timeout_ms);
+    let started = super::cancel::Started::now();
     let mut count: u32 = 0;
     let mut last_was_not_found = false;
     loop {
@@ -109,6 +110,10 @@ where
             } else {
                 js::sleep(wait).await;
             }
+        }
+        // Stop pressed while waiting: no further attempt touches the page.
+        if started.is_cancelled() {
+            return Err(ActionError::Stopped);
         }
         count += 1;
         match attempt(count).await {
