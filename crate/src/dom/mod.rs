@@ -47,6 +47,7 @@ pub mod refs;
 pub mod report;
 pub mod roles;
 pub mod selector;
+pub mod settle;
 pub mod tree;
 pub mod visibility;
 
