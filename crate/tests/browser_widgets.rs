@@ -158,7 +158,10 @@ async fn react_select_failure_closes_the_menu_and_keeps_the_value() {
     assert_eq!(open_listboxes(), 0, "the menu was closed again");
     assert_eq!(text_of("#flavour-state"), "chocolate");
     let input = f.find("#flavour-input").unwrap();
-    assert_eq!(input.get_attribute("aria-expanded").as_deref(), Some("false"));
+    assert_eq!(
+        input.get_attribute("aria-expanded").as_deref(),
+        Some("false")
+    );
     // Nothing else changed: the page shows what it showed before.
     assert_eq!(f.container().text_content(), before);
     unmount.call0(&JsValue::NULL).unwrap();
@@ -174,7 +177,9 @@ async fn headless_listbox_with_portalled_options() {
     assert_eq!(text_of("#person-state"), "Grace Hopper");
     assert_eq!(text_of("#assignee-button"), "Grace Hopper");
 
-    select(label("Assignee"), "alan turing", 3000).await.unwrap();
+    select(label("Assignee"), "alan turing", 3000)
+        .await
+        .unwrap();
     assert_eq!(text_of("#person-state"), "Alan Turing");
 
     let err = select(label("Assignee"), "Linus Torvalds", 1000)
@@ -187,7 +192,10 @@ async fn headless_listbox_with_portalled_options() {
     assert_eq!(text_of("#person-state"), "Alan Turing");
     let document = web_sys::window().unwrap().document().unwrap();
     let button = document.get_element_by_id("assignee-button").unwrap();
-    assert_ne!(button.get_attribute("aria-expanded").as_deref(), Some("true"));
+    assert_ne!(
+        button.get_attribute("aria-expanded").as_deref(),
+        Some("true")
+    );
     unmount.call0(&JsValue::NULL).unwrap();
 }
 
@@ -209,7 +217,9 @@ async fn shoelace_select_in_shadow_dom() {
     let value = || get(&host, "value").as_string().unwrap_or_default();
     let open = || get(&host, "open").as_bool().unwrap();
 
-    let report = select(Selector::css("#size"), "Medium", 3000).await.unwrap();
+    let report = select(Selector::css("#size"), "Medium", 3000)
+        .await
+        .unwrap();
     assert_eq!(kinds(&report), ["option_selected"]);
     assert_eq!(value(), "m");
 

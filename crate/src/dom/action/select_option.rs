@@ -18,8 +18,9 @@
 //! matched by `data-value` / `value`, then accessible name (exact, then ignoring case); the
 //! option is clicked through the click path. Then the choice is confirmed: the option reads
 //! `aria-selected=true`, or the widget's `value` property equals the option's value, or the
-//! opener (or the widget around it) shows the option's name with the list closed. Unconfirmed
-//! is `option_not_chosen`.
+//! opener (or the widget around it) shows the option's name with the list closed (a list chosen
+//! in place that marks no option selected is taken at its word). Unconfirmed is
+//! `option_not_chosen`.
 //!
 //! On failure after opening, the page is left as found: Escape is sent to the focused element
 //! and, if the list is still open, the opener is clicked again.
@@ -459,6 +460,14 @@ fn is_confirmed(
         if widget.local_name().contains('-') {
             return current == *value;
         }
+    }
+    if listbox == Some(widget) {
+        // A list chosen in place that marks no option selected cannot confirm anything more.
+        return widget
+            .query_selector("[role=option][aria-selected=true], [role=option][aria-checked=true]")
+            .ok()
+            .flatten()
+            .is_none();
     }
     let list_open = listbox.is_some_and(|l| l.is_connected() && is_visible(l));
     if list_open || chosen.name.is_empty() {
