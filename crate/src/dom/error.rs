@@ -130,6 +130,16 @@ pub enum ActionError {
         /// How many options there are in all.
         total: usize,
     },
+    /// `select_option` clicked the option of a custom widget but the widget does not show it
+    /// (the page refused or ignored the choice).
+    OptionNotChosen {
+        /// The widget, described.
+        element: String,
+        /// The option's accessible name.
+        option: String,
+        /// What the widget shows instead.
+        shown: String,
+    },
     /// `check` / `uncheck` / a checked-state assertion on something that is not a checkbox,
     /// radio button or switch (or `uncheck` on a radio button).
     NotCheckable {
@@ -193,6 +203,7 @@ impl ActionError {
             Self::PasswordNotTargeted { .. } => "password_not_targeted",
             Self::StaleRef { .. } => "stale_ref",
             Self::OptionNotFound { .. } => "option_not_found",
+            Self::OptionNotChosen { .. } => "option_not_chosen",
             Self::NotCheckable { .. } => "not_checkable",
             Self::StateNotChanged { .. } => "state_not_changed",
             Self::AssertionFailed { .. } => "assertion_failed",
@@ -311,6 +322,14 @@ impl ActionError {
                     )
                 }
             }
+            Self::OptionNotChosen {
+                element,
+                option,
+                shown,
+            } => format!(
+                "the option {option:?} of {element} was clicked but the widget shows {:?}; the page did not take the choice (it was closed again)",
+                truncate_chars(shown, ActionError::MAX_ACTUAL_CHARS)
+            ),
             Self::NotCheckable { element, hint } => {
                 format!("{element} cannot be checked or unchecked: {hint}")
             }
@@ -365,6 +384,7 @@ impl ActionError {
             | Self::ValueMismatch { element, .. }
             | Self::UnsupportedElement { element, .. }
             | Self::OptionNotFound { element, .. }
+            | Self::OptionNotChosen { element, .. }
             | Self::NotCheckable { element, .. }
             | Self::StateNotChanged { element, .. }
             | Self::PasswordNotTargeted { element } => Some(element),

@@ -49,6 +49,7 @@ pub mod report;
 pub mod review;
 pub mod roles;
 pub mod selector;
+pub mod settle;
 pub mod tree;
 pub mod visibility;
 

@@ -70,6 +70,18 @@ pub async fn execute(action: &Action, options: &ExecOptions) -> Result<ActionRep
             action: other.type_name().to_owned(),
         }),
     };
+    let mut result = result;
+    let activating = matches!(
+        action,
+        Action::Click { .. }
+            | Action::PressKey { .. }
+            | Action::SelectOption { .. }
+            | Action::Check { .. }
+            | Action::Uncheck { .. }
+    );
+    if let (Ok(report), true) = (&mut result, activating) {
+        super::settle::after(report, options).await;
+    }
     result.map(|mut report| {
         report.elapsed_ms = elapsed_since(started);
         report
