@@ -7,7 +7,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use super::record::Capability;
+use super::negotiation::Capability;
 use super::selector::Selector;
 use super::validate::action_from_wire;
 
@@ -349,7 +349,7 @@ impl<'de> Deserialize<'de> for Action {
         };
         let payload = record.get("payload").unwrap_or(&Value::Null);
         action_from_wire(type_name, payload, Some(Capability::ALL))
-            .map_err(|(_, reason)| D::Error::custom(reason))
+            .map_err(|refusal| D::Error::custom(refusal.to_string()))
     }
 }
 

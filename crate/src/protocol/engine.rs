@@ -20,10 +20,11 @@ use super::error::{EngineError, RejectCode, Rejection, excerpt};
 use super::fence::{bai_blocks, bai_fence_lines};
 use super::fingerprint::Fingerprint;
 use super::record::{
-    Capability, HandshakeForm, ProtocolVersion, Refusal, ack_line_with_capabilities,
-    action_id_field, is_valid_nonce, object_fingerprint, parse_ack, parse_handshake, parse_object,
-    protocol_field, str_field, workflow_field,
+    Capability, HandshakeForm, ProtocolVersion, ack_line_with_capabilities, action_id_field,
+    is_valid_nonce, object_fingerprint, parse_ack, parse_handshake, parse_object, protocol_field,
+    str_field, workflow_field,
 };
+use super::refusal::{AckMismatch, Refusal};
 use super::result::{RESULT_PREFIX, ResultReport, build_line};
 use super::scanner::{RecordPrefix, RecordProblem, RecordScanner, ScanItem, processable_len};
 use super::validate::{action_from_wire, options_from_wire};
@@ -657,27 +658,15 @@ impl Engine {
                         offset: span.start,
                     };
                     let refusal = match problem {
-                        RecordProblem::MissingJson => (
-                            RejectCode::MissingJson,
-                            format!(
-                                "{} is not followed by a JSON object on the same line; write the prefix and the JSON object on one line",
-                                prefix.as_str()
-                            ),
-                        ),
-                        RecordProblem::Unterminated => (
-                            RejectCode::UnterminatedRecord,
-                            format!(
-                                "the {} record's JSON is not closed on its line; write each record complete on one line",
-                                prefix.as_str()
-                            ),
-                        ),
-                        RecordProblem::TrailingText => (
-                            RejectCode::InvalidJson,
-                            format!(
-                                "the {} record's line goes on after its JSON object; write the prefix and one JSON object alone on the line",
-                                prefix.as_str()
-                            ),
-                        ),
+                        RecordProblem::MissingJson => Refusal::MissingJson {
+                            prefix: prefix.as_str(),
+                        },
+                        RecordProblem::Unterminated => Refusal::UnterminatedRecord {
+                            prefix: prefix.as_str(),
+                        },
+                        RecordProblem::TrailingText => Refusal::TrailingText {
+                            prefix: prefix.as_str(),
+                        },
                     };
                     let before = out.len();
                     let flow = self.handle_record(*prefix, message, &site, Err(refusal), out);
@@ -832,14 +821,14 @@ impl Engine {
     fn refuse(
         &mut self,
         site: &Site<'_>,
-        (code, reason): Refusal,
+        refusal: Refusal,
         workflow_id: Option<&str>,
         action_id: Option<u64>,
         out: &mut Vec<Decision>,
     ) {
         let rejection = Rejection {
-            code,
-            reason,
+            code: refusal.code(),
+            reason: refusal.to_string(),
             message_index: site.message_index,
             excerpt: excerpt(site.text),
             workflow_id: workflow_id.map(str::to_owned),
@@ -887,11 +876,7 @@ impl Engine {
                     span,
                     ..
                 } => {
-                    let refusal = (
-                        RejectCode::InvalidHandshake,
-                        "the BAI_HANDSHAKE line is not one complete JSON object alone on its line"
-                            .to_owned(),
-                    );
+                    let refusal = Refusal::HandshakeLineIncomplete;
                     candidates.push((span, Err(refusal), HandshakeForm::Line));
                 }
                 _ => {}
@@ -912,12 +897,7 @@ impl Engine {
         let hidden = bai_fence_lines(text).saturating_sub(blocks.len());
         let count = candidates.len() + hidden;
         if count > 1 {
-            let refusal = (
-                RejectCode::MultipleHandshakeBlocks,
-                format!(
-                    "the message holds {count} handshakes (```bai or ~~~bai fences, wherever they are, or BAI_HANDSHAKE lines); send exactly one ```bai block and no other line starting a bai fence"
-                ),
-            );
+            let refusal = Refusal::MultipleHandshakes { count };
             self.refuse(&site, refusal, None, None, out);
             return;
         }
@@ -930,12 +910,9 @@ impl Engine {
         };
         let id = handshake.workflow_id.as_str();
         if self.is_stale(id) {
-            let refusal = (
-                RejectCode::StaleHandshake,
-                format!(
-                    "workflow {id:?} is from an earlier part of the conversation and was not acknowledged; ask the model for a new handshake with a new workflow_id"
-                ),
-            );
+            let refusal = Refusal::StaleHandshake {
+                workflow_id: id.to_owned(),
+            };
             self.refuse(&site, refusal, Some(id), None, out);
             return;
         }
@@ -944,12 +921,9 @@ impl Engine {
             return;
         }
         if !is_last {
-            let refusal = (
-                RejectCode::StaleHandshake,
-                format!(
-                    "the handshake for workflow {id:?} is not the newest message (an old conversation), so it was not acknowledged; ask the model for a new handshake"
-                ),
-            );
+            let refusal = Refusal::HandshakeNotNewest {
+                workflow_id: id.to_owned(),
+            };
             self.refuse(&site, refusal, Some(id), None, out);
             self.remember_stale(handshake.workflow_id);
             return;
@@ -961,12 +935,9 @@ impl Engine {
                     self.remember_stale(forgotten.id);
                 }
                 None => {
-                    let refusal = (
-                        RejectCode::TooManyWorkflows,
-                        format!(
-                            "{MAX_WORKFLOWS} workflows are open; stop or finish one before starting another"
-                        ),
-                    );
+                    let refusal = Refusal::TooManyWorkflows {
+                        open: MAX_WORKFLOWS,
+                    };
                     self.refuse(&site, refusal, Some(id), None, out);
                     return;
                 }
@@ -1009,22 +980,20 @@ impl Engine {
                 Flow::Continue
             }
             (RecordPrefix::Ack, Role::Assistant) => {
-                let refusal = (
-                    RejectCode::AckFromAssistant,
-                    "an ACK line in an assistant message was ignored; only the extension writes BAI_ACK lines, wait for it".to_owned(),
-                );
-                self.refuse_extension_line(site, &parsed, refusal, out);
+                self.refuse_extension_line(site, &parsed, Refusal::AckFromAssistant, out);
                 Flow::Continue
             }
             (RecordPrefix::Action, Role::User) => {
                 let map = parsed.as_ref().ok();
                 let workflow_id = map.and_then(workflow_field).map(str::to_owned);
                 let action_id = map.and_then(|m| action_id_field(m).ok());
-                let refusal = (
-                    RejectCode::ActionFromUser,
-                    "an action line in a user message was ignored; only the assistant's action lines run".to_owned(),
+                self.refuse(
+                    site,
+                    Refusal::ActionFromUser,
+                    workflow_id.as_deref(),
+                    action_id,
+                    out,
                 );
-                self.refuse(site, refusal, workflow_id.as_deref(), action_id, out);
                 Flow::Continue
             }
             (RecordPrefix::Action, Role::Assistant) => {
@@ -1037,11 +1006,7 @@ impl Engine {
             // Like an ACK written by the model: reported, never read, and it does not fail the
             // workflow (the model may be quoting an earlier result back).
             (RecordPrefix::Result, Role::Assistant) => {
-                let refusal = (
-                    RejectCode::ResultFromAssistant,
-                    "a BAI_RESULT line in an assistant message was ignored; only the extension writes results, read them in the user messages and never write them".to_owned(),
-                );
-                self.refuse_extension_line(site, &parsed, refusal, out);
+                self.refuse_extension_line(site, &parsed, Refusal::ResultFromAssistant, out);
                 Flow::Continue
             }
         }
@@ -1074,17 +1039,11 @@ impl Engine {
     ) {
         let map = match parsed {
             Ok(map) => map,
-            Err((code, why)) => {
-                // A duplicate key keeps its own code: it is how a copy of our line could be made
-                // to read as ours to one reader and as something else to another.
-                let code = match code {
-                    RejectCode::DuplicateKey => code,
-                    _ => RejectCode::ForeignResult,
-                };
-                let refusal = (
-                    code,
-                    format!("a result line this extension did not write was ignored ({why})"),
-                );
+            Err(why) => {
+                // A duplicate key keeps its own code (see `Refusal::code`): it is how a copy of
+                // our line could be made to read as ours to one reader and as something else to
+                // another.
+                let refusal = Refusal::UnreadableResult(Box::new(why));
                 self.refuse(site, refusal, None, None, out);
                 return;
             }
@@ -1094,7 +1053,7 @@ impl Engine {
         let workflow = workflow_id
             .as_deref()
             .and_then(|id| self.workflows.iter_mut().find(|w| w.id == id));
-        let why = match workflow {
+        let known_workflow = match workflow {
             Some(workflow) => {
                 if let Some(issued) = workflow
                     .results
@@ -1104,17 +1063,14 @@ impl Engine {
                     issued.seen = true;
                     return;
                 }
-                "this extension did not issue it (or it was changed)"
+                true
             }
-            None => "this extension knows no such workflow",
+            None => false,
         };
-        let refusal = (
-            RejectCode::ForeignResult,
-            format!(
-                "a result line for workflow {:?} was ignored: {why}; only the extension's own results count",
-                excerpt(workflow_id.as_deref().unwrap_or_default())
-            ),
-        );
+        let refusal = Refusal::ForeignResult {
+            workflow_id: workflow_id.clone().unwrap_or_default(),
+            known_workflow,
+        };
         self.refuse(site, refusal, workflow_id.as_deref(), None, out);
     }
 
@@ -1126,15 +1082,8 @@ impl Engine {
     ) {
         let ack = match parsed.and_then(|map| parse_ack(&map)) {
             Ok(ack) => ack,
-            Err((code, why)) => {
-                let code = match code {
-                    RejectCode::DuplicateKey => code,
-                    _ => RejectCode::ForeignAck,
-                };
-                let refusal = (
-                    code,
-                    format!("an ACK line this extension did not write was ignored ({why})"),
-                );
+            Err(why) => {
+                let refusal = Refusal::UnreadableAck(Box::new(why));
                 self.refuse(site, refusal, None, None, out);
                 return;
             }
@@ -1149,17 +1098,14 @@ impl Engine {
             return;
         }
         let why = match self.workflows.iter().find(|w| w.id == ack.workflow_id) {
-            Some(w) if w.ack_nonce.is_some() => "its nonce is not the one this extension issued",
-            Some(_) => "this extension has not acknowledged that workflow",
-            None => "this extension did not acknowledge that workflow",
+            Some(w) if w.ack_nonce.is_some() => AckMismatch::WrongNonce,
+            Some(_) => AckMismatch::NotAcknowledged,
+            None => AckMismatch::UnknownWorkflow,
         };
-        let refusal = (
-            RejectCode::ForeignAck,
-            format!(
-                "an ACK for workflow {:?} was ignored: {why}; only the extension's own ACK counts",
-                excerpt(&ack.workflow_id)
-            ),
-        );
+        let refusal = Refusal::ForeignAck {
+            workflow_id: ack.workflow_id.clone(),
+            why,
+        };
         self.refuse(site, refusal, Some(&ack.workflow_id), None, out);
     }
 
@@ -1178,8 +1124,9 @@ impl Engine {
         let workflow_id = workflow.id.clone();
         workflow.state = WorkflowState::Failed;
         workflow.held.clear();
-        let (code, reason) = refusal;
-        let reason = format!("{reason}; workflow {workflow_id:?} has failed and runs nothing more");
+        let code = refusal.code();
+        let reason =
+            format!("{refusal}; workflow {workflow_id:?} has failed and runs nothing more");
         // A failure is reported even if the same record was reported before (under another
         // state): the state change must come with its cause.
         let rejection = Rejection {
@@ -1211,10 +1158,7 @@ impl Engine {
             Ok(map) => match workflow_field(&map).map(str::to_owned) {
                 Some(id) => (map, id),
                 None => {
-                    let refusal = (
-                        RejectCode::InvalidRecord,
-                        "the action has no \"workflow_id\" string; copy the workflow_id from the handshake".to_owned(),
-                    );
+                    let refusal = Refusal::ActionNoWorkflowId;
                     let action_id = action_id_field(&map).ok();
                     self.refuse_unattributed(site, refusal, action_id, out);
                     return Flow::Continue;
@@ -1228,13 +1172,9 @@ impl Engine {
         let action_id = action_id_field(&map);
         let known_id = action_id.as_ref().ok().copied();
         if self.is_stale(&workflow_id) {
-            let refusal = (
-                RejectCode::NotAcknowledged,
-                format!(
-                    "workflow {:?} was never acknowledged by this extension (its handshake is from an earlier conversation); ask the model for a new handshake",
-                    excerpt(&workflow_id)
-                ),
-            );
+            let refusal = Refusal::NotAcknowledged {
+                workflow_id: workflow_id.clone(),
+            };
             self.refuse(site, refusal, Some(&workflow_id), known_id, out);
             return Flow::Continue;
         }
@@ -1242,13 +1182,9 @@ impl Engine {
             if !message.complete {
                 return Flow::Wait;
             }
-            let refusal = (
-                RejectCode::UnknownWorkflow,
-                format!(
-                    "no handshake started workflow {:?}; use the workflow_id of the acknowledged handshake",
-                    excerpt(&workflow_id)
-                ),
-            );
+            let refusal = Refusal::UnknownWorkflow {
+                workflow_id: workflow_id.clone(),
+            };
             self.refuse(site, refusal, Some(&workflow_id), known_id, out);
             return Flow::Continue;
         };
@@ -1265,13 +1201,10 @@ impl Engine {
         let state = workflow.state;
         let protocol = workflow.protocol;
         if state.is_finished() {
-            let refusal = (
-                RejectCode::WorkflowFinished,
-                format!(
-                    "workflow {:?} is already over (it is {state}); start a new handshake for more actions",
-                    excerpt(&workflow_id)
-                ),
-            );
+            let refusal = Refusal::WorkflowFinished {
+                workflow_id: workflow_id.clone(),
+                state,
+            };
             self.refuse(site, refusal, Some(&workflow_id), known_id, out);
             return Flow::Continue;
         }
@@ -1284,11 +1217,7 @@ impl Engine {
             && protocol == ProtocolVersion::V0_2
             && state == WorkflowState::AwaitingExtensionAck;
         if before_ack && !held {
-            let refusal = (
-                RejectCode::BeforeAck,
-                "this action was written before the extension's ACK and was ignored; wait for the BAI_ACK line, then resend the actions with its ack_nonce, starting at action_id 1".to_owned(),
-            );
-            self.refuse(site, refusal, Some(&workflow_id), known_id, out);
+            self.refuse(site, Refusal::BeforeAck, Some(&workflow_id), known_id, out);
             return Flow::Continue;
         }
         // The workflow the line counts for (active after its ACK, or holding BAI/0.2 lines):
@@ -1371,7 +1300,7 @@ impl Engine {
         held: bool,
     ) -> Result<(Action, ActionOptions), Refusal> {
         let Some(workflow) = self.workflows.get(position) else {
-            return Err((RejectCode::UnknownWorkflow, "the workflow is gone".into()));
+            return Err(Refusal::WorkflowGone);
         };
         let (accepted, identical, limit) = if held {
             (
@@ -1388,57 +1317,28 @@ impl Engine {
         };
         let next = accepted as u64 + 1;
         if action_id < next && !identical {
-            return Err((
-                RejectCode::IdReused,
-                format!(
-                    "action {action_id} was already used for a different action; the next action must have action_id {next}"
-                ),
-            ));
+            return Err(Refusal::IdReused { action_id, next });
         }
         check_protocol(map, workflow.protocol)?;
         if workflow.protocol == ProtocolVersion::V0_3 {
             if str_field(map, "kind") != Some("action") {
-                return Err((
-                    RejectCode::InvalidKind,
-                    format!("action {action_id} must carry \"kind\":\"action\""),
-                ));
+                return Err(Refusal::InvalidKind { action_id });
             }
             let expected = workflow.ack_nonce.as_deref().unwrap_or_default();
             match str_field(map, "ack_nonce") {
                 Some(nonce) if nonce == expected => {}
-                Some(_) => {
-                    return Err((
-                        RejectCode::NonceMismatch,
-                        format!(
-                            "action {action_id} has an ack_nonce that is not the one in the extension's ACK line; copy it from the BAI_ACK line exactly"
-                        ),
-                    ));
-                }
-                None => {
-                    return Err((
-                        RejectCode::NonceMismatch,
-                        format!(
-                            "action {action_id} has no ack_nonce; add the \"ack_nonce\" from the extension's BAI_ACK line"
-                        ),
-                    ));
-                }
+                Some(_) => return Err(Refusal::WrongNonce { action_id }),
+                None => return Err(Refusal::MissingNonce { action_id }),
             }
         }
         if action_id > next {
-            return Err((
-                RejectCode::IdOutOfSequence,
-                format!("action {action_id} skipped an id: expected {next}"),
-            ));
+            return Err(Refusal::IdOutOfSequence {
+                action_id,
+                expected: next,
+            });
         }
         if accepted >= limit {
-            let what = if held {
-                format!("more than {limit} actions were written before the ACK; wait for the ACK")
-            } else {
-                format!(
-                    "the workflow reached {limit} actions; finish it with done and start a new handshake"
-                )
-            };
-            return Err((RejectCode::TooManyActions, what));
+            return Err(Refusal::TooManyActions { limit, held });
         }
         action_of(map, action_id, workflow.protocol, &workflow.capabilities)
     }
@@ -1477,12 +1377,10 @@ impl Engine {
 fn check_protocol(map: &Map<String, Value>, expected: ProtocolVersion) -> Result<(), Refusal> {
     let protocol = protocol_field(map)?;
     if protocol != expected {
-        return Err((
-            RejectCode::ProtocolMismatch,
-            format!(
-                "the record says {protocol} but the workflow's handshake said {expected}; use {expected}"
-            ),
-        ));
+        return Err(Refusal::ProtocolMismatch {
+            record: protocol,
+            expected,
+        });
     }
     Ok(())
 }
@@ -1501,21 +1399,16 @@ fn action_of(
     let type_name = match map.get("type") {
         Some(Value::String(t)) => t.as_str(),
         _ => {
-            return Err((
-                RejectCode::InvalidRecord,
-                format!(
-                    "action {action_id} has no \"type\" string (click, input_text, wait, scroll or done)"
-                ),
-            ));
+            return Err(Refusal::ActionNoType { action_id });
         }
     };
     let Some(payload) = map.get("payload") else {
-        return Err((
-            RejectCode::InvalidRecord,
-            format!("action {action_id} has no \"payload\" object"),
-        ));
+        return Err(Refusal::ActionNoPayload { action_id });
     };
-    let with_id = |(code, reason): Refusal| (code, format!("action {action_id}: {reason}"));
+    let with_id = |refusal: Refusal| Refusal::InAction {
+        action_id,
+        refusal: Box::new(refusal),
+    };
     let action = action_from_wire(type_name, payload, capabilities).map_err(with_id)?;
     let options = options_from_wire(map, capabilities).map_err(with_id)?;
     Ok((action, options))

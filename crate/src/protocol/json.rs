@@ -24,7 +24,8 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::error::{RejectCode, excerpt};
+use super::error::excerpt;
+use super::refusal::Refusal;
 
 /// Deepest nesting of objects and arrays accepted (records need 4).
 pub const MAX_DEPTH: usize = 32;
@@ -32,17 +33,15 @@ pub const MAX_DEPTH: usize = 32;
 /// The largest integer every JSON reader represents exactly (JavaScript's `Number.MAX_SAFE_INTEGER`).
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
-/// Why a text was refused: the code (`invalid_json` or `duplicate_key`) and a specific reason.
-pub type JsonRefusal = (RejectCode, String);
+/// Why a text was refused: [`Refusal::InvalidJson`] or [`Refusal::DuplicateKey`] (or
+/// [`Refusal::JsonNotObject`]).
+pub type JsonRefusal = Refusal;
 
 /// Read `text` as exactly one JSON object (JSON whitespace around it allowed).
 pub fn read_object(text: &str) -> Result<Map<String, Value>, JsonRefusal> {
     match read_value(text)? {
         Value::Object(map) => Ok(map),
-        _ => Err((
-            RejectCode::InvalidJson,
-            "the record is not a JSON object".into(),
-        )),
+        _ => Err(Refusal::JsonNotObject),
     }
 }
 
@@ -61,7 +60,7 @@ pub fn read_value(text: &str) -> Result<Value, JsonRefusal> {
         return Err(reader.syntax("text follows the JSON value"));
     }
     match reader.soft {
-        Some(reason) => Err((RejectCode::InvalidJson, reason)),
+        Some(reason) => Err(Refusal::InvalidJson { reason }),
         None => Ok(value),
     }
 }
@@ -100,23 +99,21 @@ impl Reader<'_> {
             }
             Some(c) => format!("{c:?}"),
         };
-        (
-            RejectCode::InvalidJson,
-            format!(
+        Refusal::InvalidJson {
+            reason: format!(
                 "the JSON could not be read: {what} (found {found} at column {}); write one valid JSON object",
                 self.column()
             ),
-        )
+        }
     }
 
     fn ambiguous(&self, what: String) -> JsonRefusal {
-        (
-            RejectCode::InvalidJson,
-            format!(
+        Refusal::InvalidJson {
+            reason: format!(
                 "{what} (column {}): JSON readers disagree on it, so it was refused",
                 self.column()
             ),
-        )
+        }
     }
 
     fn skip_whitespace(&mut self) {
@@ -162,12 +159,11 @@ impl Reader<'_> {
 
     fn check_depth(&self, depth: usize) -> Result<(), JsonRefusal> {
         if depth > MAX_DEPTH {
-            return Err((
-                RejectCode::InvalidJson,
-                format!(
+            return Err(Refusal::InvalidJson {
+                reason: format!(
                     "the JSON is nested deeper than {MAX_DEPTH} levels; records need only a few"
                 ),
-            ));
+            });
         }
         Ok(())
     }
@@ -193,13 +189,7 @@ impl Reader<'_> {
                     .get(..key_at)
                     .map_or(key_at, |b| b.chars().count())
                     + 1;
-                return Err((
-                    RejectCode::DuplicateKey,
-                    format!(
-                        "the key {:?} appears twice in one object (again at column {column}); readers disagree on which value counts, so write each key once",
-                        excerpt(&key)
-                    ),
-                ));
+                return Err(Refusal::DuplicateKey { key, column });
             }
             if self.soft.is_none() {
                 if escaped {
@@ -518,9 +508,10 @@ fn fast_path_value(token: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::error::RejectCode;
 
     fn code(text: &str) -> RejectCode {
-        read_object(text).unwrap_err().0
+        read_object(text).unwrap_err().code()
     }
 
     #[test]
@@ -551,7 +542,9 @@ mod tests {
         ] {
             assert_eq!(code(text), RejectCode::DuplicateKey, "{text}");
         }
-        let (_, reason) = read_object(r#"{"payload":{},"payload":{}}"#).unwrap_err();
+        let reason = read_object(r#"{"payload":{},"payload":{}}"#)
+            .unwrap_err()
+            .to_string();
         assert!(reason.contains("\"payload\" appears twice"), "{reason}");
         // The same key in two different objects is fine.
         assert!(read_object(r#"{"a":{"v":1},"b":{"v":1}}"#).is_ok());

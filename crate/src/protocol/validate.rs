@@ -17,8 +17,10 @@ use super::action::{
     ACTION_TIMEOUT_MAX_MS, Action, ActionOptions, ElementState, Expectation, Key,
     OBSERVE_MAX_ELEMENTS, OnError, RETRY_MAX, WaitCondition,
 };
-use super::error::{RejectCode, excerpt};
-use super::record::{CAPABILITY_ACTION_LINES, Capability, Refusal, json_type};
+use super::error::excerpt;
+use super::negotiation::Capability;
+use super::record::json_type;
+use super::refusal::Refusal;
 use super::selector::{Selector, SelectorKind};
 
 /// Longest `wait`, in milliseconds.
@@ -118,12 +120,10 @@ pub fn allowed_selector_kinds(capabilities: &[Capability]) -> Vec<&'static str> 
 }
 
 fn not_negotiated(what: &str, capability: Capability) -> Refusal {
-    (
-        RejectCode::CapabilityNotNegotiated,
-        format!(
-            "{what} needs the \"{capability}\" capability, which this workflow's handshake did not list; start a new handshake with \"capabilities\":[\"{CAPABILITY_ACTION_LINES}\",\"{capability}\"] to use it"
-        ),
-    )
+    Refusal::NotNegotiated {
+        what: what.to_owned(),
+        capability,
+    }
 }
 
 /// The per-action fields `extended_actions` brings, written beside `type` and `payload`.
@@ -139,30 +139,24 @@ fn field_not_negotiated(field: &str, capability: Capability, negotiable: bool) -
     if negotiable {
         return not_negotiated(&format!("the field {field:?}"), capability);
     }
-    (
-        RejectCode::CapabilityNotNegotiated,
-        format!(
-            "the field {field:?} needs the \"{capability}\" capability, which only a BAI/0.3 handshake can list; remove it, or start a BAI/0.3 handshake with \"capabilities\":[\"{CAPABILITY_ACTION_LINES}\",\"{capability}\"]"
-        ),
-    )
+    Refusal::FieldNeedsV03 {
+        field: field.to_owned(),
+        capability,
+    }
 }
 
 fn unknown_type(type_name: &str, capabilities: &[Capability]) -> Refusal {
-    (
-        RejectCode::UnknownActionType,
-        format!(
-            "action type {:?} is not known; use one of {}",
-            excerpt(type_name),
-            allowed_action_types(capabilities).join(", ")
-        ),
-    )
+    Refusal::UnknownActionType {
+        type_name: type_name.to_owned(),
+        allowed: allowed_action_types(capabilities),
+    }
 }
 
 fn invalid(type_name: &str, what: impl std::fmt::Display) -> Refusal {
-    (
-        RejectCode::InvalidPayload,
-        format!("{type_name} payload: {what}"),
-    )
+    Refusal::InvalidPayload {
+        type_name: type_name.to_owned(),
+        problem: what.to_string(),
+    }
 }
 
 /// Build the action from the record's `type` string and `payload` value, for a workflow that
@@ -321,10 +315,9 @@ pub fn action_from_wire(
         }
         // `type_capability` knows every name matched above; an unmatched one is a bug in the
         // lists, refused rather than ignored.
-        other => Err((
-            RejectCode::UnknownActionType,
-            format!("action type {:?} is not known", excerpt(other)),
-        )),
+        other => Err(Refusal::UnlistedActionType {
+            type_name: other.to_owned(),
+        }),
     }
 }
 
@@ -344,8 +337,10 @@ impl Wire<'_> {
             .get("selector")
             .ok_or_else(|| invalid(self.type_name, "\"selector\" is required"))?;
         let capabilities = self.negotiable.then_some(self.capabilities);
-        selector_from_wire(value, capabilities)
-            .map_err(|(code, what)| (code, format!("{} payload: {what}", self.type_name)))
+        selector_from_wire(value, capabilities).map_err(|refusal| Refusal::InPayload {
+            type_name: self.type_name.to_owned(),
+            refusal: Box::new(refusal),
+        })
     }
 
     fn wait_condition(&self) -> Result<WaitCondition, Refusal> {
@@ -535,7 +530,7 @@ pub fn options_from_wire(
             None => Ok(options),
         };
     }
-    let bad = |what: String| (RejectCode::InvalidRecord, what);
+    let bad = |problem: String| Refusal::InvalidOptions { problem };
     match record.get("timeout_ms") {
         None | Some(Value::Null) => {}
         Some(value) => {
@@ -705,7 +700,7 @@ pub fn selector_from_wire(
 ) -> Result<Selector, Refusal> {
     let negotiable = capabilities.is_some();
     let capabilities = capabilities.unwrap_or_default();
-    let bad = |what: String| (RejectCode::InvalidPayload, what);
+    let bad = |problem: String| Refusal::InvalidSelector { problem };
     // "css, xpath, aria or text", as the messages always said.
     let allowed = || {
         let kinds = allowed_selector_kinds(capabilities);
@@ -821,7 +816,20 @@ pub fn selector_from_wire(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::error::RejectCode;
     use serde_json::json;
+
+    /// A refusal as its code and message, for assertions.
+    trait SplitErr {
+        fn split_err(self) -> (RejectCode, String);
+    }
+
+    impl<T: std::fmt::Debug> SplitErr for Result<T, Refusal> {
+        fn split_err(self) -> (RejectCode, String) {
+            let refusal = self.unwrap_err();
+            (refusal.code(), refusal.to_string())
+        }
+    }
 
     const ALL: &[Capability] = &[
         Capability::ResultLines,
@@ -875,7 +883,7 @@ mod tests {
 
     #[test]
     fn rejects_bad_payloads() {
-        let code = |t: &str, p: Value| plain(t, p).unwrap_err().0;
+        let code = |t: &str, p: Value| plain(t, p).unwrap_err().code();
         assert_eq!(
             code("wait", json!({"ms": 60001})),
             RejectCode::InvalidPayload
@@ -896,15 +904,15 @@ mod tests {
 
     #[test]
     fn extensions_need_their_capability() {
-        let (code, reason) = plain("hover", json!({"selector": "#a"})).unwrap_err();
+        let (code, reason) = plain("hover", json!({"selector": "#a"})).split_err();
         assert_eq!(code, RejectCode::CapabilityNotNegotiated);
         assert!(reason.contains("\"extended_actions\""), "{reason}");
-        let (code, reason) = plain("observe", json!({})).unwrap_err();
+        let (code, reason) = plain("observe", json!({})).split_err();
         assert_eq!(code, RejectCode::CapabilityNotNegotiated);
         assert!(reason.contains("\"observe\""), "{reason}");
         let role = json!({"selector": {"type": "role", "value": "button"}});
         assert_eq!(
-            plain("click", role.clone()).unwrap_err().0,
+            plain("click", role.clone()).unwrap_err().code(),
             RejectCode::CapabilityNotNegotiated
         );
         assert!(ext("click", role).is_ok());
@@ -912,7 +920,7 @@ mod tests {
         assert_eq!(
             action_from_wire("click", &by_ref, Some(&[Capability::ExtendedActions]))
                 .unwrap_err()
-                .0,
+                .code(),
             RejectCode::CapabilityNotNegotiated
         );
         assert!(action_from_wire("click", &by_ref, Some(&[Capability::Observe])).is_ok());
@@ -920,7 +928,7 @@ mod tests {
         assert_eq!(
             action_from_wire("hover", &json!({"selector": "#a"}), None)
                 .unwrap_err()
-                .0,
+                .code(),
             RejectCode::UnknownActionType
         );
         let (code, reason) = action_from_wire(
@@ -928,7 +936,7 @@ mod tests {
             &json!({"selector": {"type": "role", "value": "button"}}),
             None,
         )
-        .unwrap_err();
+        .split_err();
         assert_eq!(code, RejectCode::InvalidPayload);
         assert!(
             reason.contains("is not known; use css, xpath, aria or text"),
@@ -948,7 +956,9 @@ mod tests {
             let payload = json!({ "selector": selector });
             for caps in [Some(&[][..]), Some(&[Capability::Observe][..]), None] {
                 assert_eq!(
-                    action_from_wire("click", &payload, caps).unwrap_err().0,
+                    action_from_wire("click", &payload, caps)
+                        .unwrap_err()
+                        .code(),
                     RejectCode::CapabilityNotNegotiated,
                     "{payload} {caps:?}"
                 );
@@ -956,9 +966,9 @@ mod tests {
             assert!(ext("click", payload).is_ok());
         }
         // The unknown-type message lists what this workflow may use.
-        let (_, reason) = plain("teleport", json!({})).unwrap_err();
+        let (_, reason) = plain("teleport", json!({})).split_err();
         assert!(!reason.contains("hover"), "{reason}");
-        let (_, reason) = ext("teleport", json!({})).unwrap_err();
+        let (_, reason) = ext("teleport", json!({})).split_err();
         assert!(
             reason.contains("hover") && reason.contains("observe"),
             "{reason}"
@@ -984,7 +994,7 @@ mod tests {
         }
         let with_index = json!({"selector": {"type": "ref", "value": "@e3", "index": 1}});
         assert_eq!(
-            ext("click", with_index).unwrap_err().0,
+            ext("click", with_index).unwrap_err().code(),
             RejectCode::InvalidPayload
         );
     }
@@ -1007,7 +1017,7 @@ mod tests {
                 selector: None
             }
         );
-        let (_, reason) = ext("press_key", json!({"key": "enter"})).unwrap_err();
+        let (_, reason) = ext("press_key", json!({"key": "enter"})).split_err();
         assert!(reason.contains("ArrowDown"), "{reason}");
         assert!(ext("select_option", json!({"selector": s(), "option": "FR"})).is_ok());
         assert!(ext("select_option", json!({"selector": s()})).is_err());
@@ -1098,7 +1108,7 @@ mod tests {
         for field in EXTENDED_RECORD_FIELDS {
             for caps in [Some(&[][..]), None] {
                 let (code, reason) =
-                    options_from_wire(&record(json!({ *field: null })), caps).unwrap_err();
+                    options_from_wire(&record(json!({ *field: null })), caps).split_err();
                 assert_eq!(code, RejectCode::CapabilityNotNegotiated, "{field}");
                 assert!(reason.contains("extended_actions"), "{reason}");
             }
@@ -1146,7 +1156,7 @@ mod tests {
             json!({"reason": "x".repeat(301)}),
             json!({"reason": 3}),
         ] {
-            let (code, _) = options_from_wire(&record(bad.clone()), ext_caps).unwrap_err();
+            let (code, _) = options_from_wire(&record(bad.clone()), ext_caps).split_err();
             assert_eq!(code, RejectCode::InvalidRecord, "{bad}");
         }
     }
