@@ -813,6 +813,22 @@ pub fn selector_from_wire(
     }
 }
 
+impl<'de> serde::Deserialize<'de> for Action {
+    /// Reads `{"type": ..., "payload": {...}}` with [`action_from_wire`], every capability
+    /// allowed: a serialized action was validated (capabilities included) when the engine first
+    /// read it.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let record = Value::deserialize(deserializer)?;
+        let Some(type_name) = record.get("type").and_then(Value::as_str) else {
+            return Err(D::Error::custom("an action needs a \"type\" string"));
+        };
+        let payload = record.get("payload").unwrap_or(&Value::Null);
+        action_from_wire(type_name, payload, Some(Capability::ALL))
+            .map_err(|refusal| D::Error::custom(refusal.to_string()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
