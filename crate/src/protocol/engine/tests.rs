@@ -2,6 +2,7 @@
 //! denial, stop, incremental updates, streaming step by step, limits.
 
 use super::*;
+use crate::protocol::result::ResultReport;
 
 const WF: &str = "wf-0001";
 const NONCE: &str = "n_0123456789abcdef";
