@@ -23,6 +23,124 @@ pub enum AckMismatch {
     UnknownWorkflow,
 }
 
+/// What is wrong with a per-action field (`timeout_ms`, `on_error`, `retries`, `reason`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OptionsProblem {
+    /// `timeout_ms` is not a whole number from 1 to `max_ms`.
+    TimeoutOutOfRange { max_ms: u32 },
+    /// `retries` is not a whole number from 1 to `max`.
+    RetriesOutOfRange { max: u8 },
+    /// An `on_error` mode this engine does not know.
+    UnknownOnError { written: String },
+    /// `on_error` is not a string.
+    OnErrorNotString { json_type: &'static str },
+    /// `retries` without `"on_error":"retry"`.
+    RetriesWithoutRetry,
+    /// A `reason` of `chars` characters, over `max`.
+    ReasonTooLong { chars: usize, max: usize },
+    /// A `reason` with control characters.
+    ReasonControl,
+    /// `reason` is not a string.
+    ReasonNotString { json_type: &'static str },
+}
+
+impl std::fmt::Display for OptionsProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::TimeoutOutOfRange { max_ms } => write!(
+                f,
+                "\"timeout_ms\" must be a whole number of milliseconds from 1 to {max_ms}"
+            ),
+            Self::RetriesOutOfRange { max } => {
+                write!(f, "\"retries\" must be a whole number from 1 to {max}")
+            }
+            Self::UnknownOnError { written } => write!(
+                f,
+                "\"on_error\" {:?} is not known; use \"stop\", \"skip\" or \"retry\"",
+                excerpt(written)
+            ),
+            Self::OnErrorNotString { json_type } => write!(
+                f,
+                "\"on_error\" must be a string (\"stop\", \"skip\" or \"retry\"), not {json_type}"
+            ),
+            Self::RetriesWithoutRetry => f.write_str(
+                "\"retries\" goes only with \"on_error\":\"retry\"; remove it or add that",
+            ),
+            Self::ReasonTooLong { chars, max } => write!(
+                f,
+                "\"reason\" has {chars} characters; keep it to {max}"
+            ),
+            Self::ReasonControl => f.write_str(
+                "\"reason\" must not contain control characters (line breaks, tabs); write one plain sentence",
+            ),
+            Self::ReasonNotString { json_type } => {
+                write!(f, "\"reason\" must be a string, not {json_type}")
+            }
+        }
+    }
+}
+
+/// What is wrong with a selector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SelectorProblem {
+    /// An empty (or blank) CSS string.
+    Empty,
+    /// An object selector without a `type`; `allowed` lists the kinds, for the message.
+    NoKind { allowed: String },
+    /// A selector kind this engine does not know.
+    UnknownKind { written: String, allowed: String },
+    /// No non-empty `value` string.
+    NoValue,
+    /// A `ref` selector whose value is not an element ref.
+    NotARef { written: String },
+    /// `exact` that is not a boolean.
+    ExactNotBool,
+    /// `index` that is not a whole number from 0.
+    IndexNotWhole,
+    /// `name` that is not a string.
+    NameNotString,
+    /// A `ref` selector with `index` or `name`.
+    RefWithIndexOrName,
+    /// A selector that is neither a string nor an object.
+    NotStringOrObject { json_type: &'static str },
+}
+
+impl std::fmt::Display for SelectorProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Empty => f.write_str("\"selector\" must not be empty"),
+            Self::NoKind { allowed } => {
+                write!(f, "the selector needs a \"type\" ({allowed})")
+            }
+            Self::UnknownKind { written, allowed } => write!(
+                f,
+                "selector type {:?} is not known; use {allowed}",
+                excerpt(written)
+            ),
+            Self::NoValue => f.write_str("the selector needs a non-empty \"value\" string"),
+            Self::NotARef { written } => write!(
+                f,
+                "ref {:?} is not an element ref; use a ref from the latest observe result, like \"@e12\"",
+                excerpt(written)
+            ),
+            Self::ExactNotBool => f.write_str("the selector's \"exact\" must be true or false"),
+            Self::IndexNotWhole => {
+                f.write_str("the selector's \"index\" must be a whole number from 0")
+            }
+            Self::NameNotString => f.write_str("the selector's \"name\" must be a string"),
+            Self::RefWithIndexOrName => f.write_str(
+                "a ref selector names exactly one element; remove \"index\" and \"name\"",
+            ),
+            Self::NotStringOrObject { json_type } => write!(
+                f,
+                "\"selector\" must be a string or an object, not {json_type}"
+            ),
+        }
+    }
+}
+
 /// One refused record, with the data its message names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -195,9 +313,9 @@ pub enum Refusal {
     /// A payload that does not fit its type.
     InvalidPayload { type_name: String, problem: String },
     /// A selector that is not valid.
-    InvalidSelector { problem: String },
+    InvalidSelector(SelectorProblem),
     /// A per-action field (`timeout_ms`, `on_error`, `retries`, `reason`) that is not valid.
-    InvalidOptions { problem: String },
+    InvalidOptions(OptionsProblem),
 }
 
 impl Refusal {
@@ -217,7 +335,7 @@ impl Refusal {
             | Self::ActionNoWorkflowId
             | Self::ActionNoType { .. }
             | Self::ActionNoPayload { .. }
-            | Self::InvalidOptions { .. } => RejectCode::InvalidRecord,
+            | Self::InvalidOptions(_) => RejectCode::InvalidRecord,
             Self::UnsupportedProtocol { .. } => RejectCode::UnsupportedProtocol,
             Self::ProtocolMismatch { .. } => RejectCode::ProtocolMismatch,
             Self::ExampleWorkflowId { .. } | Self::PlaceholderWorkflowId => {
@@ -275,9 +393,7 @@ impl Refusal {
             Self::NotNegotiated { .. } | Self::FieldNeedsV03 { .. } => {
                 RejectCode::CapabilityNotNegotiated
             }
-            Self::InvalidPayload { .. } | Self::InvalidSelector { .. } => {
-                RejectCode::InvalidPayload
-            }
+            Self::InvalidPayload { .. } | Self::InvalidSelector(_) => RejectCode::InvalidPayload,
         }
     }
 }
@@ -515,9 +631,8 @@ impl std::fmt::Display for Refusal {
             Self::InvalidPayload { type_name, problem } => {
                 write!(f, "{type_name} payload: {problem}")
             }
-            Self::InvalidSelector { problem } | Self::InvalidOptions { problem } => {
-                f.write_str(problem)
-            }
+            Self::InvalidSelector(problem) => write!(f, "{problem}"),
+            Self::InvalidOptions(problem) => write!(f, "{problem}"),
         }
     }
 }

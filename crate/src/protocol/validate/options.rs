@@ -5,10 +5,9 @@ use serde_json::{Map, Value};
 
 use super::capabilities::{EXTENDED_RECORD_FIELDS, field_not_negotiated};
 use crate::protocol::action::{ACTION_TIMEOUT_MAX_MS, ActionOptions, OnError, RETRY_MAX};
-use crate::protocol::error::excerpt;
 use crate::protocol::negotiation::Capability;
 use crate::protocol::record::json_type;
-use crate::protocol::refusal::Refusal;
+use crate::protocol::refusal::{OptionsProblem, Refusal};
 
 /// Longest per-action `reason`, in characters.
 pub const REASON_MAX_CHARS: usize = 300;
@@ -40,7 +39,6 @@ pub fn options_from_wire(
             None => Ok(options),
         };
     }
-    let bad = |problem: String| Refusal::InvalidOptions { problem };
     match record.get("timeout_ms") {
         None | Some(Value::Null) => {}
         Some(value) => {
@@ -49,11 +47,9 @@ pub fn options_from_wire(
                     .as_u64()
                     .filter(|ms| (1..=u64::from(ACTION_TIMEOUT_MAX_MS)).contains(ms))
                     .and_then(|ms| u32::try_from(ms).ok())
-                    .ok_or_else(|| {
-                        bad(format!(
-                            "\"timeout_ms\" must be a whole number of milliseconds from 1 to {ACTION_TIMEOUT_MAX_MS}"
-                        ))
-                    })?,
+                    .ok_or(Refusal::InvalidOptions(OptionsProblem::TimeoutOutOfRange {
+                        max_ms: ACTION_TIMEOUT_MAX_MS,
+                    }))?,
             );
         }
     }
@@ -64,11 +60,9 @@ pub fn options_from_wire(
                 .as_u64()
                 .filter(|n| (1..=u64::from(RETRY_MAX)).contains(n))
                 .and_then(|n| u8::try_from(n).ok())
-                .ok_or_else(|| {
-                    bad(format!(
-                        "\"retries\" must be a whole number from 1 to {RETRY_MAX}"
-                    ))
-                })?,
+                .ok_or(Refusal::InvalidOptions(OptionsProblem::RetriesOutOfRange {
+                    max: RETRY_MAX,
+                }))?,
         ),
     };
     options.on_error = match record.get("on_error") {
@@ -80,45 +74,39 @@ pub fn options_from_wire(
                 count: retries.unwrap_or(RETRY_DEFAULT),
             },
             other => {
-                return Err(bad(format!(
-                    "\"on_error\" {:?} is not known; use \"stop\", \"skip\" or \"retry\"",
-                    excerpt(other)
-                )));
+                return Err(Refusal::InvalidOptions(OptionsProblem::UnknownOnError {
+                    written: other.to_owned(),
+                }));
             }
         },
         Some(other) => {
-            return Err(bad(format!(
-                "\"on_error\" must be a string (\"stop\", \"skip\" or \"retry\"), not {}",
-                json_type(other)
-            )));
+            return Err(Refusal::InvalidOptions(OptionsProblem::OnErrorNotString {
+                json_type: json_type(other),
+            }));
         }
     };
     if retries.is_some() && !matches!(options.on_error, OnError::Retry { .. }) {
-        return Err(bad(
-            "\"retries\" goes only with \"on_error\":\"retry\"; remove it or add that".into(),
-        ));
+        return Err(Refusal::InvalidOptions(OptionsProblem::RetriesWithoutRetry));
     }
     match record.get("reason") {
         None | Some(Value::Null) => {}
         Some(Value::String(reason)) => {
             let chars = reason.chars().count();
             if chars > REASON_MAX_CHARS {
-                return Err(bad(format!(
-                    "\"reason\" has {chars} characters; keep it to {REASON_MAX_CHARS}"
-                )));
+                return Err(Refusal::InvalidOptions(OptionsProblem::ReasonTooLong {
+                    chars,
+                    max: REASON_MAX_CHARS,
+                }));
             }
             if reason.chars().any(char::is_control) {
-                return Err(bad(
-                    "\"reason\" must not contain control characters (line breaks, tabs); write one plain sentence".into(),
-                ));
+                return Err(Refusal::InvalidOptions(OptionsProblem::ReasonControl));
             }
             options.reason = Some(reason.clone());
         }
         Some(other) => {
-            return Err(bad(format!(
-                "\"reason\" must be a string, not {}",
-                json_type(other)
-            )));
+            return Err(Refusal::InvalidOptions(OptionsProblem::ReasonNotString {
+                json_type: json_type(other),
+            }));
         }
     }
     Ok(options)

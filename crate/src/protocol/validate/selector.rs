@@ -7,10 +7,9 @@ use super::capabilities::{
     EXTENDED_SELECTOR_FIELDS, EXTENDED_SELECTOR_KINDS, WIRE_SELECTOR_KINDS, allowed_selector_kinds,
     field_not_negotiated, kind_capability, not_negotiated,
 };
-use crate::protocol::error::excerpt;
 use crate::protocol::negotiation::Capability;
 use crate::protocol::record::json_type;
-use crate::protocol::refusal::Refusal;
+use crate::protocol::refusal::{Refusal, SelectorProblem};
 use crate::protocol::selector::{Selector, SelectorKind};
 
 /// Whether `value` is an element ref as `observe` hands them out: `@e` and 1 to 9 digits, no
@@ -33,7 +32,7 @@ pub fn selector_from_wire(
 ) -> Result<Selector, Refusal> {
     let negotiable = capabilities.is_some();
     let capabilities = capabilities.unwrap_or_default();
-    let bad = |problem: String| Refusal::InvalidSelector { problem };
+    let bad = Refusal::InvalidSelector;
     // "css, xpath, aria or text", as the messages always said.
     let allowed = || {
         let kinds = allowed_selector_kinds(capabilities);
@@ -44,15 +43,12 @@ pub fn selector_from_wire(
     };
     match value {
         Value::String(css) if !css.trim().is_empty() => Ok(Selector::css(css.clone())),
-        Value::String(_) => Err(bad("\"selector\" must not be empty".into())),
+        Value::String(_) => Err(bad(SelectorProblem::Empty)),
         Value::Object(fields) => {
             let kind_name = match fields.get("type") {
                 Some(Value::String(s)) => s.as_str(),
                 _ => {
-                    return Err(bad(format!(
-                        "the selector needs a \"type\" ({})",
-                        allowed()
-                    )));
+                    return Err(bad(SelectorProblem::NoKind { allowed: allowed() }));
                 }
             };
             let known = WIRE_SELECTOR_KINDS
@@ -63,11 +59,10 @@ pub fn selector_from_wire(
                 .find(|k| k.as_str() == kind_name)
                 .filter(|k| negotiable || kind_capability(*k).is_none());
             let Some(kind) = known else {
-                return Err(bad(format!(
-                    "selector type {:?} is not known; use {}",
-                    excerpt(kind_name),
-                    allowed()
-                )));
+                return Err(bad(SelectorProblem::UnknownKind {
+                    written: kind_name.to_owned(),
+                    allowed: allowed(),
+                }));
             };
             if let Some(capability) = kind_capability(kind) {
                 if !capabilities.contains(&capability) {
@@ -91,20 +86,17 @@ pub fn selector_from_wire(
             }
             let text = match fields.get("value") {
                 Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-                _ => return Err(bad("the selector needs a non-empty \"value\" string".into())),
+                _ => return Err(bad(SelectorProblem::NoValue)),
             };
             if kind == SelectorKind::Ref && !is_element_ref(&text) {
-                return Err(bad(format!(
-                    "ref {:?} is not an element ref; use a ref from the latest observe result, like \"@e12\"",
-                    excerpt(&text)
-                )));
+                return Err(bad(SelectorProblem::NotARef { written: text }));
             }
             let mut selector = Selector::new(kind, text);
             match fields.get("exact") {
                 None | Some(Value::Null) => {}
                 Some(Value::Bool(b)) => selector.exact = *b,
                 Some(_) => {
-                    return Err(bad("the selector's \"exact\" must be true or false".into()));
+                    return Err(bad(SelectorProblem::ExactNotBool));
                 }
             }
             match fields.get("index") {
@@ -113,35 +105,27 @@ pub fn selector_from_wire(
                     selector.index = Some(
                         n.as_u64()
                             .and_then(|i| u32::try_from(i).ok())
-                            .ok_or_else(|| {
-                                bad("the selector's \"index\" must be a whole number from 0".into())
-                            })?,
+                            .ok_or(bad(SelectorProblem::IndexNotWhole))?,
                     );
                 }
                 Some(_) => {
-                    return Err(bad(
-                        "the selector's \"index\" must be a whole number from 0".into(),
-                    ));
+                    return Err(bad(SelectorProblem::IndexNotWhole));
                 }
             }
             match fields.get("name") {
                 None | Some(Value::Null) => {}
                 Some(Value::String(s)) => selector.name = Some(s.clone()),
-                Some(_) => return Err(bad("the selector's \"name\" must be a string".into())),
+                Some(_) => return Err(bad(SelectorProblem::NameNotString)),
             }
             if kind == SelectorKind::Ref && (selector.index.is_some() || selector.name.is_some()) {
                 // A ref already names one element; an index or name would silently mean
                 // something else.
-                return Err(bad(
-                    "a ref selector names exactly one element; remove \"index\" and \"name\""
-                        .into(),
-                ));
+                return Err(bad(SelectorProblem::RefWithIndexOrName));
             }
             Ok(selector)
         }
-        other => Err(bad(format!(
-            "\"selector\" must be a string or an object, not {}",
-            json_type(other)
-        ))),
+        other => Err(bad(SelectorProblem::NotStringOrObject {
+            json_type: json_type(other),
+        })),
     }
 }
