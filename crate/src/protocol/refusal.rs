@@ -81,6 +81,80 @@ impl std::fmt::Display for OptionsProblem {
     }
 }
 
+/// What is wrong with an action's payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PayloadProblem {
+    /// The payload is not an object.
+    NotObject { json_type: &'static str },
+    /// A required field is missing.
+    FieldRequired { key: String },
+    /// A field that must be a string is not.
+    FieldNotString {
+        key: String,
+        json_type: &'static str,
+    },
+    /// A number field that is not finite.
+    FieldNotFinite { key: String },
+    /// A field that must be a number is not.
+    FieldNotNumber {
+        key: String,
+        json_type: &'static str,
+    },
+    /// A string field that is empty (or blank).
+    FieldEmpty { key: String },
+    /// `wait`'s `ms` is not a whole number from 0 to `max_ms`.
+    WaitOutOfRange { max_ms: u64 },
+    /// `scroll` without `y`.
+    ScrollNoY,
+    /// `done`'s `success` is not a boolean.
+    SuccessNotBool,
+    /// `observe`'s `max_elements` is not a whole number from 1 to `max`.
+    MaxElementsOutOfRange { max: u32 },
+    /// No `selector`.
+    SelectorRequired,
+    /// `wait_for`'s `state` without a `selector`.
+    StateWithoutSelector,
+    /// `wait_for`'s `state` is not one this engine knows.
+    UnknownState,
+    /// A problem whose message names what the payload gave (an unknown key or `expect`, a
+    /// `navigate` URL, an attribute name, a `wait_for` with the wrong fields): that sentence.
+    Detail(String),
+}
+
+impl std::fmt::Display for PayloadProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NotObject { json_type } => {
+                write!(f, "\"payload\" must be an object, not {json_type}")
+            }
+            Self::FieldRequired { key } => write!(f, "\"{key}\" is required"),
+            Self::FieldNotString { key, json_type } => {
+                write!(f, "\"{key}\" must be a string, not {json_type}")
+            }
+            Self::FieldNotFinite { key } => write!(f, "\"{key}\" must be a finite number"),
+            Self::FieldNotNumber { key, json_type } => {
+                write!(f, "\"{key}\" must be a number, not {json_type}")
+            }
+            Self::FieldEmpty { key } => write!(f, "\"{key}\" must not be empty"),
+            Self::WaitOutOfRange { max_ms } => {
+                write!(f, "\"ms\" must be a whole number from 0 to {max_ms}")
+            }
+            Self::ScrollNoY => f.write_str("\"y\" (pixels from the top) is required"),
+            Self::SuccessNotBool => f.write_str("\"success\" must be true or false"),
+            Self::MaxElementsOutOfRange { max } => {
+                write!(f, "\"max_elements\" must be a whole number from 1 to {max}")
+            }
+            Self::SelectorRequired => f.write_str("\"selector\" is required"),
+            Self::StateWithoutSelector => f.write_str("\"state\" goes with \"selector\" only"),
+            Self::UnknownState => {
+                f.write_str("\"state\" must be one of visible, hidden, enabled, attached, detached")
+            }
+            Self::Detail(sentence) => f.write_str(sentence),
+        }
+    }
+}
+
 /// What is wrong with a selector.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -311,7 +385,10 @@ pub enum Refusal {
         refusal: Box<Refusal>,
     },
     /// A payload that does not fit its type.
-    InvalidPayload { type_name: String, problem: String },
+    InvalidPayload {
+        type_name: String,
+        problem: PayloadProblem,
+    },
     /// A selector that is not valid.
     InvalidSelector(SelectorProblem),
     /// A per-action field (`timeout_ms`, `on_error`, `retries`, `reason`) that is not valid.

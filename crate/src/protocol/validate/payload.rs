@@ -11,7 +11,7 @@ use crate::protocol::action::{
 use crate::protocol::error::excerpt;
 use crate::protocol::negotiation::Capability;
 use crate::protocol::record::json_type;
-use crate::protocol::refusal::Refusal;
+use crate::protocol::refusal::{PayloadProblem, Refusal};
 use crate::protocol::selector::Selector;
 
 /// Longest `wait`, in milliseconds.
@@ -21,11 +21,16 @@ pub const NAVIGATE_URL_MAX_CHARS: usize = 2048;
 /// Longest `extract` attribute name, in characters.
 pub const ATTRIBUTE_NAME_MAX_CHARS: usize = 100;
 
-fn invalid(type_name: &str, what: impl std::fmt::Display) -> Refusal {
+fn bad(type_name: &str, problem: PayloadProblem) -> Refusal {
     Refusal::InvalidPayload {
         type_name: type_name.to_owned(),
-        problem: what.to_string(),
+        problem,
     }
+}
+
+/// A payload problem with a message of its own (see [`PayloadProblem::Detail`]).
+fn invalid(type_name: &str, what: impl std::fmt::Display) -> Refusal {
+    bad(type_name, PayloadProblem::Detail(what.to_string()))
 }
 
 /// Build the action from the record's `type` string and `payload` value, for a workflow that
@@ -52,9 +57,11 @@ pub fn action_from_wire(
         Some(_) => {}
     }
     let Some(fields) = payload.as_object() else {
-        return Err(invalid(
+        return Err(bad(
             type_name,
-            format_args!("\"payload\" must be an object, not {}", json_type(payload)),
+            PayloadProblem::NotObject {
+                json_type: json_type(payload),
+            },
         ));
     };
     let wire = Wire {
@@ -77,23 +84,25 @@ pub fn action_from_wire(
                 _ => None,
             };
             let Some(ms) = ms.and_then(|ms| u32::try_from(ms).ok()) else {
-                return Err(invalid(
+                return Err(bad(
                     type_name,
-                    format_args!("\"ms\" must be a whole number from 0 to {WAIT_MAX_MS}"),
+                    PayloadProblem::WaitOutOfRange {
+                        max_ms: WAIT_MAX_MS,
+                    },
                 ));
             };
             Ok(Action::Wait { ms })
         }
         "scroll" => {
             let y = number_field(type_name, fields, "y")?
-                .ok_or_else(|| invalid(type_name, "\"y\" (pixels from the top) is required"))?;
+                .ok_or_else(|| bad(type_name, PayloadProblem::ScrollNoY))?;
             let x = number_field(type_name, fields, "x")?;
             Ok(Action::Scroll { x, y })
         }
         "done" => {
             let success = match fields.get("success") {
                 Some(Value::Bool(b)) => *b,
-                _ => return Err(invalid(type_name, "\"success\" must be true or false")),
+                _ => return Err(bad(type_name, PayloadProblem::SuccessNotBool)),
             };
             let summary = optional_string(type_name, fields, "summary")?;
             Ok(Action::Done { success, summary })
@@ -107,11 +116,11 @@ pub fn action_from_wire(
                         .filter(|n| (1..=u64::from(OBSERVE_MAX_ELEMENTS)).contains(n))
                         .and_then(|n| u32::try_from(n).ok())
                         .ok_or_else(|| {
-                            invalid(
+                            bad(
                                 type_name,
-                                format_args!(
-                                    "\"max_elements\" must be a whole number from 1 to {OBSERVE_MAX_ELEMENTS}"
-                                ),
+                                PayloadProblem::MaxElementsOutOfRange {
+                                    max: OBSERVE_MAX_ELEMENTS,
+                                },
                             )
                         })?,
                 ),
@@ -204,7 +213,7 @@ impl Wire<'_> {
         let value = self
             .fields
             .get("selector")
-            .ok_or_else(|| invalid(self.type_name, "\"selector\" is required"))?;
+            .ok_or_else(|| bad(self.type_name, PayloadProblem::SelectorRequired))?;
         let capabilities = self.negotiable.then_some(self.capabilities);
         selector_from_wire(value, capabilities).map_err(|refusal| Refusal::InPayload {
             type_name: self.type_name.to_owned(),
@@ -232,20 +241,15 @@ impl Wire<'_> {
             ));
         }
         if present("state") && !present("selector") {
-            return Err(invalid(
-                self.type_name,
-                "\"state\" goes with \"selector\" only",
-            ));
+            return Err(bad(self.type_name, PayloadProblem::StateWithoutSelector));
         }
         if present("selector") {
             let state = match self.fields.get("state") {
                 None | Some(Value::Null) => ElementState::Visible,
-                Some(value) => value.as_str().and_then(element_state).ok_or_else(|| {
-                    invalid(
-                        self.type_name,
-                        "\"state\" must be one of visible, hidden, enabled, attached, detached",
-                    )
-                })?,
+                Some(value) => value
+                    .as_str()
+                    .and_then(element_state)
+                    .ok_or_else(|| bad(self.type_name, PayloadProblem::UnknownState))?,
             };
             return Ok(WaitCondition::Element {
                 selector: self.selector()?,
@@ -381,10 +385,18 @@ fn required_string(
 ) -> Result<String, Refusal> {
     match fields.get(key) {
         Some(Value::String(s)) => Ok(s.clone()),
-        None => Err(invalid(type_name, format_args!("\"{key}\" is required"))),
-        Some(other) => Err(invalid(
+        None => Err(bad(
             type_name,
-            format_args!("\"{key}\" must be a string, not {}", json_type(other)),
+            PayloadProblem::FieldRequired {
+                key: key.to_owned(),
+            },
+        )),
+        Some(other) => Err(bad(
+            type_name,
+            PayloadProblem::FieldNotString {
+                key: key.to_owned(),
+                json_type: json_type(other),
+            },
         )),
     }
 }
@@ -398,14 +410,19 @@ fn number_field(
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => match n.as_f64() {
             Some(v) if v.is_finite() => Ok(Some(v)),
-            _ => Err(invalid(
+            _ => Err(bad(
                 type_name,
-                format_args!("\"{key}\" must be a finite number"),
+                PayloadProblem::FieldNotFinite {
+                    key: key.to_owned(),
+                },
             )),
         },
-        Some(other) => Err(invalid(
+        Some(other) => Err(bad(
             type_name,
-            format_args!("\"{key}\" must be a number, not {}", json_type(other)),
+            PayloadProblem::FieldNotNumber {
+                key: key.to_owned(),
+                json_type: json_type(other),
+            },
         )),
     }
 }
@@ -418,9 +435,12 @@ fn optional_string(
     match fields.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(invalid(
+        Some(other) => Err(bad(
             type_name,
-            format_args!("\"{key}\" must be a string, not {}", json_type(other)),
+            PayloadProblem::FieldNotString {
+                key: key.to_owned(),
+                json_type: json_type(other),
+            },
         )),
     }
 }
@@ -432,9 +452,11 @@ fn non_empty_string(
 ) -> Result<String, Refusal> {
     let value = required_string(type_name, fields, key)?;
     if value.trim().is_empty() {
-        return Err(invalid(
+        return Err(bad(
             type_name,
-            format_args!("\"{key}\" must not be empty"),
+            PayloadProblem::FieldEmpty {
+                key: key.to_owned(),
+            },
         ));
     }
     Ok(value)
