@@ -117,9 +117,64 @@ pub enum PayloadProblem {
     StateWithoutSelector,
     /// `wait_for`'s `state` is not one this engine knows.
     UnknownState,
-    /// A problem whose message names what the payload gave (an unknown key or `expect`, a
-    /// `navigate` URL, an attribute name, a `wait_for` with the wrong fields): that sentence.
-    Detail(String),
+    /// `press_key`'s key is not one of `known`.
+    UnknownKey {
+        written: String,
+        known: Vec<&'static str>,
+    },
+    /// `extract`'s attribute is not an attribute name of at most `max_chars` characters.
+    NotAttributeName { written: String, max_chars: usize },
+    /// `wait_for` did not give exactly one condition; `given` lists the ones it gave.
+    WaitForFields { given: Vec<&'static str> },
+    /// `assert` with a `value` for an `expect` that takes none.
+    ValueNotExpected { expect: String },
+    /// `assert`'s `expect` is not one this engine knows.
+    UnknownExpect { written: String },
+    /// `navigate`'s URL is not one it may open.
+    Url(UrlProblem),
+}
+
+/// Why a `navigate` URL is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UrlProblem {
+    /// Empty, or longer than `max` characters.
+    Length { chars: usize, max: usize },
+    /// A space, control character or backslash.
+    ForbiddenCharacter,
+    /// `//host`: another site.
+    ProtocolRelative,
+    /// Neither an absolute http(s) URL nor a path.
+    NotHttp { written: String },
+    /// `user@host`.
+    UserInfo,
+    /// No host name.
+    NoHost,
+}
+
+impl std::fmt::Display for UrlProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Length { chars, max } => {
+                write!(f, "\"url\" has {chars} characters; use 1 to {max}")
+            }
+            Self::ForbiddenCharacter => f.write_str(
+                "\"url\" must not contain spaces, control characters or backslashes; percent-encode them",
+            ),
+            Self::ProtocolRelative => f.write_str(
+                "\"url\" starting with // points to another site; use a path with one leading / or a full https:// URL",
+            ),
+            Self::NotHttp { written } => write!(
+                f,
+                "\"url\" {:?} must be an absolute http:// or https:// URL, or a path starting with /",
+                excerpt(written)
+            ),
+            Self::UserInfo => {
+                f.write_str("\"url\" must not contain a user name or password (user@host)")
+            }
+            Self::NoHost => f.write_str("\"url\" has no host name"),
+        }
+    }
 }
 
 impl std::fmt::Display for PayloadProblem {
@@ -150,7 +205,37 @@ impl std::fmt::Display for PayloadProblem {
             Self::UnknownState => {
                 f.write_str("\"state\" must be one of visible, hidden, enabled, attached, detached")
             }
-            Self::Detail(sentence) => f.write_str(sentence),
+            Self::UnknownKey { written, known } => write!(
+                f,
+                "key {:?} is not known; use one of {} (exact spelling)",
+                excerpt(written),
+                known.join(", ")
+            ),
+            Self::NotAttributeName { written, max_chars } => write!(
+                f,
+                "\"attribute\" {:?} is not an attribute name (letters, digits, -, _, :, . and at most {max_chars} characters, e.g. \"href\"); leave it out to read the text",
+                excerpt(written)
+            ),
+            Self::WaitForFields { given } => write!(
+                f,
+                "give exactly one of \"selector\" (with an optional \"state\"), \"text\" or \"url_contains\"; got {}",
+                if given.is_empty() {
+                    "none".to_owned()
+                } else {
+                    given.join(" and ")
+                }
+            ),
+            Self::ValueNotExpected { expect } => write!(
+                f,
+                "\"value\" goes only with text_equals, text_contains or value_equals; remove it for {:?}",
+                excerpt(expect)
+            ),
+            Self::UnknownExpect { written } => write!(
+                f,
+                "\"expect\" {:?} is not known; use exists, absent, text_equals, text_contains, value_equals, checked or unchecked",
+                excerpt(written)
+            ),
+            Self::Url(problem) => write!(f, "{problem}"),
         }
     }
 }

@@ -8,10 +8,9 @@ use super::selector::selector_from_wire;
 use crate::protocol::action::{
     Action, ElementState, Expectation, Key, OBSERVE_MAX_ELEMENTS, WaitCondition,
 };
-use crate::protocol::error::excerpt;
 use crate::protocol::negotiation::Capability;
 use crate::protocol::record::json_type;
-use crate::protocol::refusal::{PayloadProblem, Refusal};
+use crate::protocol::refusal::{PayloadProblem, Refusal, UrlProblem};
 use crate::protocol::selector::Selector;
 
 /// Longest `wait`, in milliseconds.
@@ -26,11 +25,6 @@ fn bad(type_name: &str, problem: PayloadProblem) -> Refusal {
         type_name: type_name.to_owned(),
         problem,
     }
-}
-
-/// A payload problem with a message of its own (see [`PayloadProblem::Detail`]).
-fn invalid(type_name: &str, what: impl std::fmt::Display) -> Refusal {
-    bad(type_name, PayloadProblem::Detail(what.to_string()))
 }
 
 /// Build the action from the record's `type` string and `payload` value, for a workflow that
@@ -143,14 +137,12 @@ pub fn action_from_wire(
         "press_key" => {
             let name = required_string(type_name, fields, "key")?;
             let Some(key) = Key::parse(&name) else {
-                let names: Vec<&str> = Key::ALL.iter().map(|k| k.as_str()).collect();
-                return Err(invalid(
+                return Err(bad(
                     type_name,
-                    format_args!(
-                        "key {:?} is not known; use one of {} (exact spelling)",
-                        excerpt(&name),
-                        names.join(", ")
-                    ),
+                    PayloadProblem::UnknownKey {
+                        written: name,
+                        known: Key::ALL.iter().map(|k| k.as_str()).collect(),
+                    },
                 ));
             };
             let selector = match fields.get("selector") {
@@ -161,7 +153,8 @@ pub fn action_from_wire(
         }
         "navigate" => {
             let url = required_string(type_name, fields, "url")?;
-            check_navigate_url(&url).map_err(|what| invalid(type_name, what))?;
+            check_navigate_url(&url)
+                .map_err(|problem| bad(type_name, PayloadProblem::Url(problem)))?;
             Ok(Action::Navigate { url })
         }
         "wait_for" => Ok(Action::WaitFor {
@@ -172,12 +165,12 @@ pub fn action_from_wire(
             let attribute = optional_string(type_name, fields, "attribute")?;
             if let Some(name) = &attribute {
                 if !is_attribute_name(name) {
-                    return Err(invalid(
+                    return Err(bad(
                         type_name,
-                        format_args!(
-                            "\"attribute\" {:?} is not an attribute name (letters, digits, -, _, :, . and at most {ATTRIBUTE_NAME_MAX_CHARS} characters, e.g. \"href\"); leave it out to read the text",
-                            excerpt(name)
-                        ),
+                        PayloadProblem::NotAttributeName {
+                            written: name.clone(),
+                            max_chars: ATTRIBUTE_NAME_MAX_CHARS,
+                        },
                     ));
                 }
             }
@@ -223,22 +216,12 @@ impl Wire<'_> {
 
     fn wait_condition(&self) -> Result<WaitCondition, Refusal> {
         let present = |key: &str| !matches!(self.fields.get(key), None | Some(Value::Null));
-        let given: Vec<&str> = ["selector", "text", "url_contains"]
+        let given: Vec<&'static str> = ["selector", "text", "url_contains"]
             .into_iter()
             .filter(|k| present(k))
             .collect();
         if given.len() != 1 {
-            return Err(invalid(
-                self.type_name,
-                format_args!(
-                    "give exactly one of \"selector\" (with an optional \"state\"), \"text\" or \"url_contains\"; got {}",
-                    if given.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        given.join(" and ")
-                    }
-                ),
-            ));
+            return Err(bad(self.type_name, PayloadProblem::WaitForFields { given }));
         }
         if present("state") && !present("selector") {
             return Err(bad(self.type_name, PayloadProblem::StateWithoutSelector));
@@ -274,12 +257,9 @@ impl Wire<'_> {
         );
         let has_value = !matches!(self.fields.get("value"), None | Some(Value::Null));
         if has_value && !needs_value {
-            return Err(invalid(
+            return Err(bad(
                 self.type_name,
-                format_args!(
-                    "\"value\" goes only with text_equals, text_contains or value_equals; remove it for {:?}",
-                    excerpt(&name)
-                ),
+                PayloadProblem::ValueNotExpected { expect: name },
             ));
         }
         let value = || required_string(self.type_name, self.fields, "value");
@@ -292,12 +272,11 @@ impl Wire<'_> {
             "text_contains" => Expectation::TextContains { value: value()? },
             "value_equals" => Expectation::ValueEquals { value: value()? },
             other => {
-                return Err(invalid(
+                return Err(bad(
                     self.type_name,
-                    format_args!(
-                        "\"expect\" {:?} is not known; use exists, absent, text_equals, text_contains, value_equals, checked or unchecked",
-                        excerpt(other)
-                    ),
+                    PayloadProblem::UnknownExpect {
+                        written: other.to_owned(),
+                    },
                 ));
             }
         })
@@ -332,25 +311,23 @@ fn is_attribute_name(name: &str) -> bool {
 /// with exactly one `/`. No spaces, control characters or backslashes anywhere: browsers read
 /// `\` as `/`, so `/\evil.example` would be a protocol-relative URL to another site. Whether the
 /// destination is inside the workflow's scope (the target's origin) is the extension's check.
-pub(super) fn check_navigate_url(url: &str) -> Result<(), String> {
+pub(super) fn check_navigate_url(url: &str) -> Result<(), UrlProblem> {
     let chars = url.chars().count();
     if chars == 0 || chars > NAVIGATE_URL_MAX_CHARS {
-        return Err(format!(
-            "\"url\" has {chars} characters; use 1 to {NAVIGATE_URL_MAX_CHARS}"
-        ));
+        return Err(UrlProblem::Length {
+            chars,
+            max: NAVIGATE_URL_MAX_CHARS,
+        });
     }
     if url
         .chars()
         .any(|c| c.is_control() || c.is_whitespace() || c == '\\')
     {
-        return Err(
-            "\"url\" must not contain spaces, control characters or backslashes; percent-encode them"
-                .into(),
-        );
+        return Err(UrlProblem::ForbiddenCharacter);
     }
     if let Some(path) = url.strip_prefix('/') {
         if path.starts_with('/') {
-            return Err("\"url\" starting with // points to another site; use a path with one leading / or a full https:// URL".into());
+            return Err(UrlProblem::ProtocolRelative);
         }
         return Ok(());
     }
@@ -363,17 +340,16 @@ pub(super) fn check_navigate_url(url: &str) -> Result<(), String> {
         None
     };
     let Some(rest) = rest else {
-        return Err(format!(
-            "\"url\" {:?} must be an absolute http:// or https:// URL, or a path starting with /",
-            excerpt(url)
-        ));
+        return Err(UrlProblem::NotHttp {
+            written: url.to_owned(),
+        });
     };
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
     if authority.contains('@') {
-        return Err("\"url\" must not contain a user name or password (user@host)".into());
+        return Err(UrlProblem::UserInfo);
     }
     if authority.is_empty() || authority.starts_with(':') {
-        return Err("\"url\" has no host name".into());
+        return Err(UrlProblem::NoHost);
     }
     Ok(())
 }
