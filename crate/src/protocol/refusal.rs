@@ -81,6 +81,115 @@ impl std::fmt::Display for OptionsProblem {
     }
 }
 
+/// Why a record's JSON was not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum JsonProblem {
+    /// Not JSON: `expected` was due at `column`, `found` was there (a quoted character, `U+XXXX`
+    /// for an invisible one, or "the end of the text").
+    Syntax {
+        expected: String,
+        found: String,
+        column: usize,
+    },
+    /// JSON that readers read differently, at `column`.
+    Disagreement { what: Disagreement, column: usize },
+    /// Nested deeper than `max_depth`.
+    TooDeep { max_depth: usize },
+    /// A key written with a `\` escape.
+    EscapedKey { key: String },
+    /// A key with characters other than printable ASCII.
+    NonAsciiKey { key: String },
+}
+
+/// JSON that different readers read differently.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Disagreement {
+    /// A high surrogate escape not followed by a low one.
+    LoneHighSurrogate { unit: u16 },
+    /// A low surrogate escape not after a high one.
+    LoneLowSurrogate { unit: u16 },
+    /// `\u0000` in a string.
+    Nul,
+    /// The integer `-0`.
+    MinusZeroInteger,
+    /// An integer beyond 2^53 - 1.
+    IntegerBeyondSafe { token: String },
+    /// A fraction or exponent that is negative zero.
+    NegativeZero { token: String },
+    /// A number out of the double range.
+    OutOfRange { token: String },
+    /// A number beyond the fast path every reader rounds alike.
+    TooPrecise { token: String },
+}
+
+impl std::fmt::Display for Disagreement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::LoneHighSurrogate { unit } => write!(
+                f,
+                "a lone UTF-16 surrogate \\u{unit:04x} (not followed by a low surrogate)"
+            ),
+            Self::LoneLowSurrogate { unit } => write!(
+                f,
+                "a lone UTF-16 surrogate \\u{unit:04x} (not after a high surrogate)"
+            ),
+            Self::Nul => f.write_str("a NUL character (\\u0000) in a string"),
+            Self::MinusZeroInteger => f.write_str("the number -0"),
+            Self::IntegerBeyondSafe { token } => write!(
+                f,
+                "the integer {} is beyond 2^53 - 1, where JavaScript rounds",
+                excerpt(token)
+            ),
+            Self::NegativeZero { token } => {
+                write!(f, "the number {} (negative zero)", excerpt(token))
+            }
+            Self::OutOfRange { token } => {
+                write!(f, "the number {} is out of range", excerpt(token))
+            }
+            Self::TooPrecise { token } => write!(
+                f,
+                "the number {} has more than 15 significant digits or an exponent beyond ±22, which readers may round differently",
+                excerpt(token)
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for JsonProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Syntax {
+                expected,
+                found,
+                column,
+            } => write!(
+                f,
+                "the JSON could not be read: {expected} (found {found} at column {column}); write one valid JSON object"
+            ),
+            Self::Disagreement { what, column } => write!(
+                f,
+                "{what} (column {column}): JSON readers disagree on it, so it was refused"
+            ),
+            Self::TooDeep { max_depth } => write!(
+                f,
+                "the JSON is nested deeper than {max_depth} levels; records need only a few"
+            ),
+            Self::EscapedKey { key } => write!(
+                f,
+                "the key {:?} is written with a \\ escape; write keys as plain text so every reader sees the same key",
+                excerpt(key)
+            ),
+            Self::NonAsciiKey { key } => write!(
+                f,
+                "the key {:?} has characters other than printable ASCII; protocol keys are plain ASCII",
+                excerpt(key)
+            ),
+        }
+    }
+}
+
 /// What is wrong with an action's payload.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -305,9 +414,8 @@ impl std::fmt::Display for SelectorProblem {
 #[non_exhaustive]
 pub enum Refusal {
     // --- The JSON reader ---
-    /// The JSON does not parse, or is read differently by different readers (the reader's
-    /// sentence, with the column).
-    InvalidJson { reason: String },
+    /// The JSON does not parse, or is read differently by different readers.
+    InvalidJson(JsonProblem),
     /// The same key twice in one object.
     DuplicateKey { key: String, column: usize },
     /// The record's JSON is a value other than an object.
@@ -484,7 +592,7 @@ impl Refusal {
     /// The stable code.
     pub fn code(&self) -> RejectCode {
         match self {
-            Self::InvalidJson { .. } | Self::JsonNotObject | Self::TrailingText { .. } => {
+            Self::InvalidJson(_) | Self::JsonNotObject | Self::TrailingText { .. } => {
                 RejectCode::InvalidJson
             }
             Self::DuplicateKey { .. } => RejectCode::DuplicateKey,
@@ -563,7 +671,7 @@ impl Refusal {
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::InvalidJson { reason } => f.write_str(reason),
+            Self::InvalidJson(problem) => write!(f, "{problem}"),
             Self::DuplicateKey { key, column } => write!(
                 f,
                 "the key {:?} appears twice in one object (again at column {column}); readers disagree on which value counts, so write each key once",
