@@ -481,7 +481,7 @@ fn the_grammar_reaches_both_outcomes() {
         let text = record_text().new_tree(&mut runner).unwrap().current();
         match read_object(&text) {
             Ok(_) => accepted += 1,
-            Err((code, _)) if code.code() == "duplicate_key" => duplicate += 1,
+            Err(refusal) if refusal.code().code() == "duplicate_key" => duplicate += 1,
             Err(_) => invalid += 1,
         }
     }

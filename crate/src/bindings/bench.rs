@@ -31,7 +31,7 @@ pub fn bench_selector(selector_json: &str, runs: u32) -> Result<String, JsError>
     let value: serde_json::Value =
         serde_json::from_str(selector_json).map_err(|error| JsError::new(&error.to_string()))?;
     let selector = selector_from_wire(&value, Some(Capability::ALL))
-        .map_err(|(_, reason)| JsError::new(&reason))?;
+        .map_err(|refusal| JsError::new(&refusal.to_string()))?;
     let performance = web_sys::window()
         .and_then(|window| window.performance())
         .ok_or_else(|| JsError::new("no performance clock"))?;

@@ -24,7 +24,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::error::{RejectCode, excerpt};
+use super::refusal::{Disagreement, JsonProblem, Refusal};
 
 /// Deepest nesting of objects and arrays accepted (records need 4).
 pub const MAX_DEPTH: usize = 32;
@@ -32,17 +32,15 @@ pub const MAX_DEPTH: usize = 32;
 /// The largest integer every JSON reader represents exactly (JavaScript's `Number.MAX_SAFE_INTEGER`).
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
-/// Why a text was refused: the code (`invalid_json` or `duplicate_key`) and a specific reason.
-pub type JsonRefusal = (RejectCode, String);
+/// Why a text was refused: [`Refusal::InvalidJson`] or [`Refusal::DuplicateKey`] (or
+/// [`Refusal::JsonNotObject`]).
+pub type JsonRefusal = Refusal;
 
 /// Read `text` as exactly one JSON object (JSON whitespace around it allowed).
 pub fn read_object(text: &str) -> Result<Map<String, Value>, JsonRefusal> {
     match read_value(text)? {
         Value::Object(map) => Ok(map),
-        _ => Err((
-            RejectCode::InvalidJson,
-            "the record is not a JSON object".into(),
-        )),
+        _ => Err(Refusal::JsonNotObject),
     }
 }
 
@@ -61,7 +59,7 @@ pub fn read_value(text: &str) -> Result<Value, JsonRefusal> {
         return Err(reader.syntax("text follows the JSON value"));
     }
     match reader.soft {
-        Some(reason) => Err((RejectCode::InvalidJson, reason)),
+        Some(problem) => Err(Refusal::InvalidJson(problem)),
         None => Ok(value),
     }
 }
@@ -72,7 +70,7 @@ struct Reader<'t> {
     pos: usize,
     /// The first problem that does not stop reading (an escaped key), reported only if no
     /// duplicate key or syntax error comes later: a duplicate is the more useful report.
-    soft: Option<String>,
+    soft: Option<JsonProblem>,
 }
 
 impl Reader<'_> {
@@ -100,23 +98,18 @@ impl Reader<'_> {
             }
             Some(c) => format!("{c:?}"),
         };
-        (
-            RejectCode::InvalidJson,
-            format!(
-                "the JSON could not be read: {what} (found {found} at column {}); write one valid JSON object",
-                self.column()
-            ),
-        )
+        Refusal::InvalidJson(JsonProblem::Syntax {
+            expected: what.to_owned(),
+            found,
+            column: self.column(),
+        })
     }
 
-    fn ambiguous(&self, what: String) -> JsonRefusal {
-        (
-            RejectCode::InvalidJson,
-            format!(
-                "{what} (column {}): JSON readers disagree on it, so it was refused",
-                self.column()
-            ),
-        )
+    fn ambiguous(&self, what: Disagreement) -> JsonRefusal {
+        Refusal::InvalidJson(JsonProblem::Disagreement {
+            what,
+            column: self.column(),
+        })
     }
 
     fn skip_whitespace(&mut self) {
@@ -162,12 +155,9 @@ impl Reader<'_> {
 
     fn check_depth(&self, depth: usize) -> Result<(), JsonRefusal> {
         if depth > MAX_DEPTH {
-            return Err((
-                RejectCode::InvalidJson,
-                format!(
-                    "the JSON is nested deeper than {MAX_DEPTH} levels; records need only a few"
-                ),
-            ));
+            return Err(Refusal::InvalidJson(JsonProblem::TooDeep {
+                max_depth: MAX_DEPTH,
+            }));
         }
         Ok(())
     }
@@ -193,25 +183,13 @@ impl Reader<'_> {
                     .get(..key_at)
                     .map_or(key_at, |b| b.chars().count())
                     + 1;
-                return Err((
-                    RejectCode::DuplicateKey,
-                    format!(
-                        "the key {:?} appears twice in one object (again at column {column}); readers disagree on which value counts, so write each key once",
-                        excerpt(&key)
-                    ),
-                ));
+                return Err(Refusal::DuplicateKey { key, column });
             }
             if self.soft.is_none() {
                 if escaped {
-                    self.soft = Some(format!(
-                        "the key {:?} is written with a \\ escape; write keys as plain text so every reader sees the same key",
-                        excerpt(&key)
-                    ));
+                    self.soft = Some(JsonProblem::EscapedKey { key: key.clone() });
                 } else if !key.bytes().all(|b| (0x20..0x7f).contains(&b)) {
-                    self.soft = Some(format!(
-                        "the key {:?} has characters other than printable ASCII; protocol keys are plain ASCII",
-                        excerpt(&key)
-                    ));
+                    self.soft = Some(JsonProblem::NonAsciiKey { key: key.clone() });
                 }
             }
             self.skip_whitespace();
@@ -326,23 +304,21 @@ impl Reader<'_> {
                             }
                             _ => {
                                 self.pos = at;
-                                return Err(self.ambiguous(format!(
-                                    "a lone UTF-16 surrogate \\u{unit:04x} (not followed by a low surrogate)"
-                                )));
+                                return Err(
+                                    self.ambiguous(Disagreement::LoneHighSurrogate { unit })
+                                );
                             }
                         }
                     }
                     0xDC00..=0xDFFF => {
                         self.pos = at;
-                        return Err(self.ambiguous(format!(
-                            "a lone UTF-16 surrogate \\u{unit:04x} (not after a high surrogate)"
-                        )));
+                        return Err(self.ambiguous(Disagreement::LoneLowSurrogate { unit }));
                     }
                     other => u32::from(other),
                 };
                 if code == 0 {
                     self.pos = at;
-                    return Err(self.ambiguous("a NUL character (\\u0000) in a string".into()));
+                    return Err(self.ambiguous(Disagreement::Nul));
                 }
                 // Surrogates were handled above, so every code here is a valid scalar value.
                 char::from_u32(code).unwrap_or('\u{fffd}')
@@ -419,7 +395,7 @@ impl Reader<'_> {
             }
         }
         let token = self.text.get(start..self.pos).unwrap_or_default();
-        let refuse = |reader: &mut Self, what: String| {
+        let refuse = |reader: &mut Self, what: Disagreement| {
             reader.pos = start;
             Err(reader.ambiguous(what))
         };
@@ -430,7 +406,7 @@ impl Reader<'_> {
                 .ok()
                 .filter(|n| *n <= MAX_SAFE_INTEGER);
             return match value {
-                Some(0) if negative => refuse(self, "the number -0".into()),
+                Some(0) if negative => refuse(self, Disagreement::MinusZeroInteger),
                 Some(n) if negative => {
                     // n <= 2^53 - 1, so the negation fits an i64.
                     let n = i64::try_from(n).map_or(i64::MIN, |n| -n);
@@ -439,10 +415,9 @@ impl Reader<'_> {
                 Some(n) => Ok(Value::Number(Number::from(n))),
                 None => refuse(
                     self,
-                    format!(
-                        "the integer {} is beyond 2^53 - 1, where JavaScript rounds",
-                        excerpt(token)
-                    ),
+                    Disagreement::IntegerBeyondSafe {
+                        token: token.to_owned(),
+                    },
                 ),
             };
         }
@@ -454,21 +429,24 @@ impl Reader<'_> {
         match fast_path_value(token) {
             Some(v) if v == 0.0 && negative => refuse(
                 self,
-                format!("the number {} (negative zero)", excerpt(token)),
+                Disagreement::NegativeZero {
+                    token: token.to_owned(),
+                },
             ),
             Some(v) => match Number::from_f64(v) {
                 Some(number) => Ok(Value::Number(number)),
                 None => refuse(
                     self,
-                    format!("the number {} is out of range", excerpt(token)),
+                    Disagreement::OutOfRange {
+                        token: token.to_owned(),
+                    },
                 ),
             },
             None => refuse(
                 self,
-                format!(
-                    "the number {} has more than 15 significant digits or an exponent beyond ±22, which readers may round differently",
-                    excerpt(token)
-                ),
+                Disagreement::TooPrecise {
+                    token: token.to_owned(),
+                },
             ),
         }
     }
@@ -518,9 +496,10 @@ fn fast_path_value(token: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::error::RejectCode;
 
     fn code(text: &str) -> RejectCode {
-        read_object(text).unwrap_err().0
+        read_object(text).unwrap_err().code()
     }
 
     #[test]
@@ -551,7 +530,9 @@ mod tests {
         ] {
             assert_eq!(code(text), RejectCode::DuplicateKey, "{text}");
         }
-        let (_, reason) = read_object(r#"{"payload":{},"payload":{}}"#).unwrap_err();
+        let reason = read_object(r#"{"payload":{},"payload":{}}"#)
+            .unwrap_err()
+            .to_string();
         assert!(reason.contains("\"payload\" appears twice"), "{reason}");
         // The same key in two different objects is fine.
         assert!(read_object(r#"{"a":{"v":1},"b":{"v":1}}"#).is_ok());

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::action::Action;
 use super::fingerprint::Fingerprint;
-use super::record::{CAPABILITY_ACTION_LINES, Capability, ProtocolVersion};
+use super::negotiation::{CAPABILITY_ACTION_LINES, Capability, ProtocolVersion};
 
 /// Where a workflow is in its life.
 ///

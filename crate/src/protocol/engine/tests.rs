@@ -2,6 +2,7 @@
 //! denial, stop, incremental updates, streaming step by step, limits.
 
 use super::*;
+use crate::protocol::result::ResultReport;
 
 const WF: &str = "wf-0001";
 const NONCE: &str = "n_0123456789abcdef";
@@ -513,4 +514,31 @@ fn result_due_once_per_streamed_message_and_never_after_restore() {
     // The host serializes it with the `result_due` tag.
     let json = serde_json::to_value(&complete[0]).unwrap();
     assert_eq!(json["decision"], "result_due");
+}
+
+/// `Decision::Execute` with an action and every option survives JSON both ways (the host keeps
+/// copies).
+#[test]
+fn decisions_round_trip_with_options() {
+    use crate::protocol::action::{Expectation, OnError};
+    use crate::protocol::selector::Selector;
+    let decision = Decision::Execute {
+        workflow_id: "wf".into(),
+        action_id: 3,
+        action: Action::Assert {
+            selector: Selector::css("#a"),
+            expect: Expectation::ValueEquals { value: "x".into() },
+        },
+        options: ActionOptions {
+            timeout_ms: Some(5000),
+            on_error: OnError::Retry { count: 2 },
+            reason: Some("Check the total".into()),
+        },
+    };
+    let text = serde_json::to_string(&decision).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Decision>(&text).unwrap(),
+        decision,
+        "{text}"
+    );
 }
