@@ -58,6 +58,8 @@ pub struct ChatSession {
     /// The first poll observes the whole transcript at once: an old conversation opened, or the
     /// page reloaded. Later polls feed only what changed.
     first_poll_done: bool,
+    /// The first poll's engine work was put off to the next task once already.
+    engine_deferred: bool,
     /// No state was saved for this conversation: it is opened, not resumed.
     opened_fresh: bool,
     /// Caps actions per workflow and per minute (see [`crate::policy`]).
@@ -139,6 +141,7 @@ impl ChatSession {
             reader,
             watcher: Some(watcher),
             first_poll_done: false,
+            engine_deferred: false,
             opened_fresh,
             limiter,
         })
@@ -157,11 +160,19 @@ impl ChatSession {
         // runs, no handshake is offered, from a partial read).
         let clock = web_sys::window().and_then(|window| window.performance());
         let started = clock.as_ref().map(web_sys::Performance::now);
-        let all_read = reader.read_pending_until(|| match (&clock, started) {
-            (Some(clock), Some(started)) => clock.now() - started >= READ_SLICE_MS,
-            _ => false,
-        });
-        if !all_read {
+        let elapsed = || match (&clock, started) {
+            (Some(clock), Some(started)) => clock.now() - started,
+            _ => 0.0,
+        };
+        let all_read = reader.read_pending_until(|| elapsed() >= READ_SLICE_MS);
+        // The first poll gives the whole transcript to the engine: when reading already took
+        // a good part of this task, that goes into the next one (once, so it always comes).
+        let engine_waits = all_read
+            && !self.first_poll_done
+            && !self.engine_deferred
+            && elapsed() >= READ_SLICE_MS / 2.0;
+        self.engine_deferred |= engine_waits;
+        if !all_read || engine_waits {
             return to_json(&PollResult {
                 pending: true,
                 decisions: &[],
@@ -171,7 +182,13 @@ impl ChatSession {
                 handshake_recognitions: Vec::new(),
             });
         }
-        let changes = reader.take_changes();
+        // The first poll takes the whole transcript: only later ones need what changed.
+        let changes = if self.first_poll_done {
+            reader.take_changes()
+        } else {
+            reader.take_changed_indexes();
+            Vec::new()
+        };
         let handshake_recognitions = reader
             .take_handshake_recognitions()
             .into_iter()

@@ -100,6 +100,25 @@ impl TranscriptReader {
     /// transcript, in order. After a re-index the transcript may also have become shorter: the
     /// caller keeps only the first [`Self::len`] messages.
     pub fn take_changes(&mut self) -> Vec<(usize, Message)> {
+        self.take_changed_indexes()
+            .into_iter()
+            .filter_map(|index| {
+                let entry = self.entries.get(index)?;
+                Some((
+                    index,
+                    Message {
+                        role: entry.role,
+                        text: entry.text.clone(),
+                        complete: entry.complete,
+                    },
+                ))
+            })
+            .collect()
+    }
+
+    /// What [`Self::take_changes`] does, returning only the indexes of the messages that
+    /// changed (for a caller that takes the whole transcript with [`Self::messages`] anyway).
+    pub fn take_changed_indexes(&mut self) -> BTreeSet<usize> {
         self.refresh_index();
         let dirty = std::mem::take(&mut self.dirty);
         for index in dirty {
@@ -117,19 +136,6 @@ impl TranscriptReader {
             }
         }
         changed
-            .into_iter()
-            .filter_map(|index| {
-                let entry = self.entries.get(index)?;
-                Some((
-                    index,
-                    Message {
-                        role: entry.role,
-                        text: entry.text.clone(),
-                        complete: entry.complete,
-                    },
-                ))
-            })
-            .collect()
     }
 
     /// Reads messages waiting to be read, newest first, one at a time, until none is left
