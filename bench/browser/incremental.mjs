@@ -183,6 +183,7 @@ async function measureSize(tab, server, name, size) {
       initial_read_ms: initial.reduce((a, p) => a + p.d, 0),
       initial_read_long_tasks: initialLongTasks,
       initial_read_tasks: initialSlices.tasks,
+      initial_read_task_ms: initial.map((p) => Math.round(p.d * 10) / 10),
       initial_read_max_task_ms: initialSlices.max_task_ms,
       initial_read_wall_ms: initialSlices.wall_ms,
       tab_js_heap_after_read: heap,
