@@ -114,7 +114,13 @@ export async function startChat(core, banner) {
     // main thread: reading what changed and the engine's decisions. scripts/bench reads them.
     const started = performance.now();
     const result = JSON.parse(session.poll());
-    performance.measure('bai:poll', { start: started, end: performance.now(), detail: { messages: result.messages, reads: result.reads } });
+    performance.measure('bai:poll', { start: started, end: performance.now(), detail: { messages: result.messages, reads: result.reads, pending: result.pending } });
+    if (result.pending) {
+      // A long transcript is read in slices, one per task: yield to the page, then read on.
+      // Nothing was decided, and the progress markers wait for the whole read.
+      schedulePoll();
+      return;
+    }
     // What BAI reads here, logged when it changes (a new chat shows its layout with its first
     // messages), and every code block taken for a handshake by its content alone.
     const layout = { site: result.site, reading: result.messages > 0 };

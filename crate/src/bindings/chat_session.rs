@@ -20,6 +20,9 @@ use crate::protocol::{Decision, Engine, EngineError};
 /// What one [`ChatSession::poll`] returns to JS.
 #[derive(Debug, Serialize)]
 struct PollResult<'a> {
+    /// The transcript is not read up to its newest message yet: the engine saw nothing of this
+    /// poll (no decisions) and the glue polls again after yielding to the page.
+    pending: bool,
     /// The engine's decisions, in order.
     decisions: &'a [Decision],
     /// Messages in the transcript now.
@@ -32,6 +35,10 @@ struct PollResult<'a> {
     /// Code blocks read as handshakes by their content, by message index and rule (logged).
     handshake_recognitions: Vec<HandshakeRecognition>,
 }
+
+/// How long one poll may read messages before it yields to the page (the rest of the task, the
+/// engine's decisions and the glue, stays well under the 50 ms of a long task).
+const READ_SLICE_MS: f64 = 8.0;
 
 /// A code block read as a handshake by its content (see [`crate::chat::text::read_message`]).
 #[derive(Debug, Serialize)]
@@ -51,6 +58,8 @@ pub struct ChatSession {
     /// The first poll observes the whole transcript at once: an old conversation opened, or the
     /// page reloaded. Later polls feed only what changed.
     first_poll_done: bool,
+    /// The first poll's engine work was put off to the next task once already.
+    engine_deferred: bool,
     /// No state was saved for this conversation: it is opened, not resumed.
     opened_fresh: bool,
     /// Caps actions per workflow and per minute (see [`crate::policy`]).
@@ -132,18 +141,54 @@ impl ChatSession {
             reader,
             watcher: Some(watcher),
             first_poll_done: false,
+            engine_deferred: false,
             opened_fresh,
             limiter,
         })
     }
 
     /// Reads what changed and feeds it to the engine. Returns JSON
-    /// `{decisions: [...], messages, reads}`. Save the state (see [`ChatSession::save`]) before
+    /// `{pending, decisions: [...], messages, reads, ...}`; `pending`: the transcript is not read
+    /// to its end yet (nothing decided), poll again after yielding to the page. Save the state (see [`ChatSession::save`]) before
     /// acting on the decisions, so a reload in between never repeats an action.
     pub fn poll(&mut self) -> Result<String, JsError> {
         self.follow_layout();
         let mut reader = self.reader.borrow_mut();
-        let changes = reader.take_changes();
+        // A long conversation is read in slices of at most READ_SLICE_MS, one per task, so the
+        // page stays responsive. The engine sees the transcript only once it is read up to the
+        // newest message: a half-read conversation never looks like a finished one (nothing
+        // runs, no handshake is offered, from a partial read).
+        let clock = web_sys::window().and_then(|window| window.performance());
+        let started = clock.as_ref().map(web_sys::Performance::now);
+        let elapsed = || match (&clock, started) {
+            (Some(clock), Some(started)) => clock.now() - started,
+            _ => 0.0,
+        };
+        let all_read = reader.read_pending_until(|| elapsed() >= READ_SLICE_MS);
+        // The first poll gives the whole transcript to the engine: when reading already took
+        // a good part of this task, that goes into the next one (once, so it always comes).
+        let engine_waits = all_read
+            && !self.first_poll_done
+            && !self.engine_deferred
+            && elapsed() >= READ_SLICE_MS / 2.0;
+        self.engine_deferred |= engine_waits;
+        if !all_read || engine_waits {
+            return to_json(&PollResult {
+                pending: true,
+                decisions: &[],
+                messages: reader.len(),
+                reads: reader.reads(),
+                site: reader.profile().name,
+                handshake_recognitions: Vec::new(),
+            });
+        }
+        // The first poll takes the whole transcript: only later ones need what changed.
+        let changes = if self.first_poll_done {
+            reader.take_changes()
+        } else {
+            reader.take_changed_indexes();
+            Vec::new()
+        };
         let handshake_recognitions = reader
             .take_handshake_recognitions()
             .into_iter()
@@ -167,6 +212,7 @@ impl ChatSession {
             }
         };
         to_json(&PollResult {
+            pending: false,
             decisions: &decisions,
             messages: reader.len(),
             reads: reader.reads(),

@@ -100,16 +100,26 @@ impl TranscriptReader {
     /// transcript, in order. After a re-index the transcript may also have become shorter: the
     /// caller keeps only the first [`Self::len`] messages.
     pub fn take_changes(&mut self) -> Vec<(usize, Message)> {
-        if self.selector.is_none() {
-            // A new chat: no message matched any selector yet.
-            if let Some(selector) = self.profile.active_message_selector(&self.document) {
-                self.selector = Some(selector);
-                self.reindex = true;
-            }
-        }
-        if self.reindex {
-            self.rebuild_index();
-        }
+        self.take_changed_indexes()
+            .into_iter()
+            .filter_map(|index| {
+                let entry = self.entries.get(index)?;
+                Some((
+                    index,
+                    Message {
+                        role: entry.role,
+                        text: entry.text.clone(),
+                        complete: entry.complete,
+                    },
+                ))
+            })
+            .collect()
+    }
+
+    /// What [`Self::take_changes`] does, returning only the indexes of the messages that
+    /// changed (for a caller that takes the whole transcript with [`Self::messages`] anyway).
+    pub fn take_changed_indexes(&mut self) -> BTreeSet<usize> {
+        self.refresh_index();
         let dirty = std::mem::take(&mut self.dirty);
         for index in dirty {
             self.read(index);
@@ -126,19 +136,44 @@ impl TranscriptReader {
             }
         }
         changed
-            .into_iter()
-            .filter_map(|index| {
-                let entry = self.entries.get(index)?;
-                Some((
-                    index,
-                    Message {
-                        role: entry.role,
-                        text: entry.text.clone(),
-                        complete: entry.complete,
-                    },
-                ))
-            })
-            .collect()
+    }
+
+    /// Reads messages waiting to be read, newest first, one at a time, until none is left
+    /// (`true`) or `out_of_time` says to stop (`false`: call again later, after yielding to
+    /// the page). At least one message is read per call, so repeated calls always finish.
+    /// What was read stays pending for [`Self::take_changes`], which reads whatever is still
+    /// left: splitting the reading over calls changes when it happens, not what is reported.
+    pub fn read_pending_until(&mut self, mut out_of_time: impl FnMut() -> bool) -> bool {
+        self.refresh_index();
+        while let Some(index) = self.dirty.pop_last() {
+            self.read(index);
+            if self.dirty.is_empty() {
+                return true;
+            }
+            if out_of_time() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Messages indexed but not read yet.
+    pub fn pending_reads(&self) -> usize {
+        self.dirty.len()
+    }
+
+    /// Picks the message selector on a new chat and rebuilds the list when it must.
+    fn refresh_index(&mut self) {
+        if self.selector.is_none() {
+            // A new chat: no message matched any selector yet.
+            if let Some(selector) = self.profile.active_message_selector(&self.document) {
+                self.selector = Some(selector);
+                self.reindex = true;
+            }
+        }
+        if self.reindex {
+            self.rebuild_index();
+        }
     }
 
     /// Every message as last read, in order (what a new engine or a panel needs at once).
