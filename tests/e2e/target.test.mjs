@@ -43,7 +43,9 @@ for (const name of browserNames()) {
       const chat = await browser.newTab(chatUrl);
       await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session' });
       await chat.evaluate((text) => window.chatFixture.addUserMessage(text), protocolPrompt(workflowId));
-      await chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeBlock(workflowId));
+      // `exact` on a selector belongs to extended_actions: the handshake lists it (without it the
+      // engine refuses the field, capability_not_negotiated).
+      await chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeBlock(workflowId, { capabilities: ['action_lines', 'extended_actions'] }));
       await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
       // The question window names the target's origin first, then the page's own title.
       const { text: question } = await shownQuestion(chat);
