@@ -164,7 +164,7 @@ async fn extract_reads_texts_and_attributes_with_redaction() {
         json["data"],
         serde_json::json!([
             "Blue mug",
-            "Card [redacted number] on file",
+            "Card [redacted card number] on file",
             "key [redacted token] here"
         ])
     );

@@ -52,10 +52,149 @@ struct SavedSession {
 }
 
 /// Reads a saved session; a state saved before the limiter was persisted is a bare engine state.
-fn restore(json: &str) -> Result<(Engine, RateLimiter), serde_json::Error> {
-    match serde_json::from_str::<SavedSession>(json) {
-        Ok(saved) => Ok((Engine::restore(&saved.engine)?, saved.limiter)),
-        Err(_) => Ok((Engine::restore(json)?, RateLimiter::default())),
+/// `held_texts` is what [`ChatSession::save_held_texts`] returned (kept in `storage.session`).
+fn restore(
+    json: &str,
+    held_texts: Option<&str>,
+) -> Result<(Engine, RateLimiter), serde_json::Error> {
+    let texts: serde_json::Map<String, serde_json::Value> = held_texts
+        .and_then(|t| serde_json::from_str(t).ok())
+        .unwrap_or_default();
+    let (engine, limiter) = match serde_json::from_str::<SavedSession>(json) {
+        Ok(saved) => (saved.engine, saved.limiter),
+        Err(_) => (json.to_owned(), RateLimiter::default()),
+    };
+    let mut state: serde_json::Value = serde_json::from_str(&engine)?;
+    put_back_held_actions(&mut state, &texts);
+    Ok((Engine::restore(&state.to_string())?, limiter))
+}
+
+/// The key of a held action in the side map: `workflow id` and `action_id`.
+fn held_key(workflow_id: &str, held: &serde_json::Value) -> String {
+    format!(
+        "{workflow_id}#{}",
+        held.get("action_id")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0)
+    )
+}
+
+/// Every held action (BAI/0.2 actions written before the ACK) of an engine state, as
+/// `(workflow id, held entry)`.
+fn held_entries(
+    state: &mut serde_json::Value,
+) -> impl Iterator<Item = (String, &mut serde_json::Value)> {
+    state
+        .get_mut("workflows")
+        .and_then(serde_json::Value::as_array_mut)
+        .into_iter()
+        .flatten()
+        .flat_map(|workflow| {
+            let id = workflow
+                .get("id")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            workflow
+                .get_mut("held")
+                .and_then(serde_json::Value::as_array_mut)
+                .into_iter()
+                .flatten()
+                .map(move |held| (id.clone(), held))
+        })
+}
+
+/// Blanks every string under a `text` key in `value` (any depth); whether there was one.
+fn blank_texts(value: &mut serde_json::Value) -> bool {
+    match value {
+        serde_json::Value::Object(fields) => {
+            let mut any = false;
+            for (key, field) in fields.iter_mut() {
+                if key == "text" {
+                    if let serde_json::Value::String(text) = field {
+                        any = true;
+                        text.clear();
+                        continue;
+                    }
+                }
+                any |= blank_texts(field);
+            }
+            any
+        }
+        serde_json::Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |any, item| blank_texts(item) || any),
+        _ => false,
+    }
+}
+
+/// Splits an engine state into what may be written to disk (held actions' typed text blanked)
+/// and the held actions themselves (kept in memory or `storage.session`), by structure: the
+/// state is parsed, so no spelling of a key escapes.
+fn split_held_texts(
+    engine_json: &str,
+) -> Result<(String, serde_json::Map<String, serde_json::Value>), serde_json::Error> {
+    let mut state: serde_json::Value = serde_json::from_str(engine_json)?;
+    let mut texts = serde_json::Map::new();
+    for (workflow_id, held) in held_entries(&mut state) {
+        let key = held_key(&workflow_id, held);
+        if let Some(action) = held.get_mut("action") {
+            let original = action.clone();
+            if blank_texts(action) {
+                texts.insert(key, original);
+            }
+        }
+    }
+    Ok((state.to_string(), texts))
+}
+
+/// Puts held actions' text back from `texts`; a held action whose text is gone (the browser
+/// was restarted, or the user cleared it) is dropped rather than run with an empty text.
+fn put_back_held_actions(
+    state: &mut serde_json::Value,
+    texts: &serde_json::Map<String, serde_json::Value>,
+) {
+    let Some(workflows) = state
+        .get_mut("workflows")
+        .and_then(serde_json::Value::as_array_mut)
+    else {
+        return;
+    };
+    for workflow in workflows {
+        let id = workflow
+            .get("id")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let Some(held) = workflow
+            .get_mut("held")
+            .and_then(serde_json::Value::as_array_mut)
+        else {
+            continue;
+        };
+        held.retain_mut(|entry| {
+            let key = held_key(&id, entry);
+            match texts.get(&key) {
+                Some(original) => {
+                    if let Some(action) = entry.get_mut("action") {
+                        *action = original.clone();
+                    }
+                    true
+                }
+                // Blanked when saved and nothing to put back: drop it.
+                None => !entry.get("action").is_some_and(has_text_key),
+            }
+        });
+    }
+}
+
+fn has_text_key(value: &serde_json::Value) -> bool {
+    match value {
+        serde_json::Value::Object(fields) => fields
+            .iter()
+            .any(|(key, field)| key == "text" && field.is_string() || has_text_key(field)),
+        serde_json::Value::Array(items) => items.iter().any(has_text_key),
+        _ => false,
     }
 }
 
@@ -89,14 +228,22 @@ impl ChatSession {
     /// `notify` is called (with no arguments) whenever the page changed; the glue then calls
     /// [`ChatSession::poll`] (coalescing bursts of calls).
     #[wasm_bindgen(constructor)]
-    pub fn new(saved_state: Option<String>, notify: Function) -> Result<ChatSession, JsError> {
+    ///
+    /// `held_texts` is what [`ChatSession::save_held_texts`] returned (kept in
+    /// `storage.session`, never on disk); without it, held actions that carried typed text are
+    /// dropped.
+    pub fn new(
+        saved_state: Option<String>,
+        notify: Function,
+        held_texts: Option<String>,
+    ) -> Result<ChatSession, JsError> {
         let profile = profile_for_page()?;
         let document = web_sys::window()
             .and_then(|window| window.document())
             .ok_or_else(|| JsError::new("no document"))?;
         let opened_fresh = saved_state.is_none();
         let (engine, limiter) = match saved_state {
-            Some(json) => restore(&json).map_err(|error| {
+            Some(json) => restore(&json, held_texts.as_deref()).map_err(|error| {
                 JsError::new(&format!("saved state unreadable ({error}); not resuming"))
             })?,
             None => (Engine::new(), RateLimiter::default()),
@@ -192,16 +339,32 @@ impl ChatSession {
     }
 
     /// The whole session state (engine and rate limits), to persist after every poll and
-    /// every admitted action: a reload must neither repeat an action nor reset the limits.
+    /// every admitted action: a reload must neither repeat an action nor reset the limits. The
+    /// text of actions held before the ACK (often a password) is blanked: it belongs in
+    /// [`ChatSession::save_held_texts`], which never goes to disk.
     pub fn save(&self) -> Result<String, JsError> {
         let engine = self
             .engine
             .save()
             .map_err(|error| JsError::new(&error.to_string()))?;
+        let (engine, _) =
+            split_held_texts(&engine).map_err(|error| JsError::new(&error.to_string()))?;
         to_json(&SavedSession {
             engine,
             limiter: self.limiter.clone(),
         })
+    }
+
+    /// The held actions that carry typed text, as JSON (`{}` when none): for `storage.session`
+    /// (memory only, cleared when the browser closes), never `storage.local`.
+    pub fn save_held_texts(&self) -> Result<String, JsError> {
+        let engine = self
+            .engine
+            .save()
+            .map_err(|error| JsError::new(&error.to_string()))?;
+        let (_, texts) =
+            split_held_texts(&engine).map_err(|error| JsError::new(&error.to_string()))?;
+        to_json(&texts)
     }
 
     /// Counts one action of `workflow_id` against the rate limits in `settings_json`; returns

@@ -157,6 +157,39 @@ fn failure_with_hints(
     JsValue::from_str(&value.to_string())
 }
 
+/// A chat-session event as the log (and the audit export) may keep it, by structure: the event
+/// is parsed, every string under a `text` key (typed text; the key found however it was
+/// escaped) becomes `•••`, record lines quoted inside strings are masked the same way
+/// ([`crate::protocol::redact_typed_text`]), and content-pattern secrets are redacted from
+/// every string. Unparseable input gives `{"kind":"unreadable_event"}`.
+#[wasm_bindgen]
+pub fn redact_log_event(event_json: &str) -> String {
+    let Ok(mut value) = serde_json::from_str::<serde_json::Value>(event_json) else {
+        return r#"{"kind":"unreadable_event"}"#.to_owned();
+    };
+    redact_log_value(&mut value);
+    value.to_string()
+}
+
+fn redact_log_value(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(text) => {
+            *text = crate::dom::redact::redact_secrets(&crate::protocol::redact_typed_text(text));
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(redact_log_value),
+        serde_json::Value::Object(fields) => {
+            for (key, field) in fields.iter_mut() {
+                if key == "text" && field.is_string() {
+                    *field = serde_json::Value::from("•••");
+                } else {
+                    redact_log_value(field);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Replaces card-like numbers and token-like words in every string of `value`
 /// ([`crate::dom::redact::redact_secrets`]).
 pub(super) fn redact_strings(value: &mut serde_json::Value) {
@@ -266,10 +299,12 @@ fn acted_on(action: &crate::protocol::Action, element: web_sys::Element) -> web_
 /// What the policy needs to know about an element.
 fn target_facts(element: &web_sys::Element) -> crate::policy::TargetFacts {
     use wasm_bindgen::JsCast;
+    // Any secret field (a card code, a one-time code...) is reviewed like a password field.
     let is_password_input = |element: &web_sys::Element| {
         element
             .dyn_ref::<web_sys::HtmlInputElement>()
             .is_some_and(|input| input.type_() == "password")
+            || crate::dom::secret::classify(element).is_some()
     };
     // A label types into its control; a host element into the field inside it.
     let control = element
@@ -283,9 +318,7 @@ fn target_facts(element: &web_sys::Element) -> crate::policy::TargetFacts {
             .ok()
             .flatten()
             .is_some();
-    let text: String = element
-        .text_content()
-        .unwrap_or_default()
+    let text: String = crate::dom::secret::text_content_without_secrets(element)
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")

@@ -16,10 +16,10 @@
 use web_sys::Element;
 
 use super::error::ActionError;
-use super::js;
 use super::matching::normalize_whitespace;
 use super::observe::{Item, snapshot};
 use super::refs::{parse_ref, recorded};
+use super::secret::visible_text_without_secrets;
 use super::selector::query_all_checked;
 use super::tree::QueryRoot;
 use crate::protocol::{Action, Selector, SelectorKind};
@@ -208,9 +208,7 @@ fn fields_of(element: &Element, name: &str) -> Vec<String> {
         element.local_name().as_str(),
         "input" | "textarea" | "select"
     ) {
-        let text = js::get_string(element, "innerText")
-            .or_else(|| element.text_content())
-            .unwrap_or_default();
+        let text = visible_text_without_secrets(element);
         let text: String = normalize_whitespace(&text).chars().take(100).collect();
         fields.push(simplify(&text));
     }

@@ -56,7 +56,8 @@ pub(super) async fn run(
     let ((element, editable), attempts) =
         retry(options, |attempt| prepare(selector, attempt)).await?;
     let description = describe(&element);
-    let password = is_password(&element);
+    // A secret field's value never comes back, not even in a value_mismatch message.
+    let password = is_password(&element) || crate::dom::secret::classify(&element).is_some();
     let effect = match editable {
         Editable::Field | Editable::ValueOnly => {
             focus(&element);
@@ -72,7 +73,7 @@ pub(super) async fn run(
             focus(&element);
             insert_text(&element, text)?;
             js::next_frame().await;
-            verify_value(&element, text, false, |el| {
+            verify_value(&element, text, password, |el| {
                 normalize_whitespace(&js::get_string(el, "innerText").unwrap_or_default())
             })
             .or_else(|e| {

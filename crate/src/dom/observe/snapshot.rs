@@ -5,13 +5,13 @@ use std::collections::HashMap;
 
 use web_sys::Element;
 
-use crate::dom::accname::accessible_name_with;
 use crate::dom::error::truncate_chars;
 use crate::dom::js;
 use crate::dom::matching::normalize_whitespace;
 use crate::dom::redact::redact_secrets;
 use crate::dom::refs::{Fingerprint, format_ref, ref_for};
 use crate::dom::roles::role_of;
+use crate::dom::secret::{SecretKind, SecretScan, ShownValue, shown_value};
 use crate::dom::tree::{QueryRoot, composed_parent};
 use crate::dom::visibility::{is_aria_hidden, is_disabled, is_visible};
 
@@ -112,6 +112,7 @@ struct Candidate {
 /// Every listed element of the page, in document order, each registered with a ref.
 pub(crate) fn snapshot(root: &QueryRoot) -> Vec<Item> {
     let active = deepest_active(root);
+    let scan = SecretScan::of(root);
     let mut candidates = Vec::new();
     let mut last_heading: Option<String> = None;
     for element in root.all_elements().into_iter().take(MAX_SCANNED) {
@@ -121,7 +122,7 @@ pub(crate) fn snapshot(root: &QueryRoot) -> Vec<Item> {
         if !is_visible(&element) || is_aria_hidden(&element) || in_own_ui(&element) {
             continue;
         }
-        let name = accessible_name_with(&root.shadow, &element);
+        let name = scan.safe_name(&root.shadow, &element).unwrap_or_default();
         let heading = if role == "heading" {
             last_heading = (!name.is_empty()).then(|| name.clone());
             None
@@ -149,11 +150,11 @@ pub(crate) fn snapshot(root: &QueryRoot) -> Vec<Item> {
             let context = if duplicated && c.role != "heading" {
                 c.heading
                     .clone()
-                    .or_else(|| container_name(root, &c.element))
+                    .or_else(|| container_name(root, &scan, &c.element))
             } else {
                 None
             };
-            let states = states_of(&c.element, &c.role, active.as_ref());
+            let states = states_of(&scan, &c.element, &c.role, active.as_ref());
             let fingerprint = Fingerprint {
                 tag: c.element.local_name(),
                 role: role_of(&c.element).unwrap_or_default(),
@@ -227,13 +228,13 @@ fn in_own_ui(element: &Element) -> bool {
 }
 
 /// The nearest named dialog, form, landmark or group around `element`.
-fn container_name(root: &QueryRoot, element: &Element) -> Option<String> {
+fn container_name(root: &QueryRoot, scan: &SecretScan, element: &Element) -> Option<String> {
     let mut current = composed_parent(element);
     while let Some(el) = current {
         let is_container = role_of(&el).is_some_and(|r| CONTAINER_ROLES.contains(&r.as_str()))
             || el.local_name() == "form";
         if is_container {
-            let name = accessible_name_with(&root.shadow, &el);
+            let name = scan.safe_name(&root.shadow, &el).unwrap_or_default();
             if !name.is_empty() {
                 return Some(name);
             }
@@ -321,7 +322,12 @@ fn is_value_field(element: &Element, role: &str) -> bool {
     }
 }
 
-fn states_of(element: &Element, role: &str, active: Option<&Element>) -> Vec<String> {
+fn states_of(
+    scan: &SecretScan,
+    element: &Element,
+    role: &str,
+    active: Option<&Element>,
+) -> Vec<String> {
     let mut states = Vec::new();
     let tag = element.local_name();
     if role == "heading" {
@@ -336,29 +342,40 @@ fn states_of(element: &Element, role: &str, active: Option<&Element>) -> Vec<Str
     }
     if is_password(element) {
         states.push("type=password".to_owned());
-        let has_value = js::get_string(element, "value").is_some_and(|v| !v.is_empty());
-        if has_value {
-            states.push("value=<hidden>".to_owned());
+    }
+    if let Some((_, kind)) = scan.owner_of(element) {
+        // Filled or empty alike: whether a secret field is empty is a bit of the secret.
+        let what = if tag == "select" { "selected" } else { "value" };
+        states.push(format!("{what}=<hidden>"));
+        if kind != SecretKind::Password {
+            states.push(format!("secret={}", quote(kind.label())));
         }
     } else if tag == "select" {
         let labels = selected_labels(element);
         if !labels.is_empty() {
             states.push(format!(
                 "selected={}",
-                quote(&truncate_chars(&labels.join(", "), MAX_VALUE_CHARS))
+                quote(&truncate_chars(
+                    &redact_secrets(&labels.join(", ")),
+                    MAX_VALUE_CHARS
+                ))
             ));
         }
     } else if is_value_field(element, role) {
-        let value = if tag == "input" || tag == "textarea" {
-            js::get_string(element, "value").unwrap_or_default()
-        } else {
-            normalize_whitespace(&js::get_string(element, "innerText").unwrap_or_default())
-        };
-        if !value.is_empty() {
-            states.push(format!(
-                "value={}",
-                quote(&truncate_chars(&redact_secrets(&value), MAX_VALUE_CHARS))
-            ));
+        let shown = shown_value(scan, element, || {
+            if tag == "input" || tag == "textarea" {
+                js::get_string(element, "value").unwrap_or_default()
+            } else {
+                normalize_whitespace(&js::get_string(element, "innerText").unwrap_or_default())
+            }
+        });
+        if let ShownValue::Text(value) = shown {
+            if !value.is_empty() {
+                states.push(format!(
+                    "value={}",
+                    quote(&truncate_chars(&value, MAX_VALUE_CHARS))
+                ));
+            }
         }
     } else if matches!(role, "slider" | "spinbutton") {
         let value = element
