@@ -317,12 +317,16 @@ pub fn words_kind(text: &str) -> Option<SecretKind> {
         .map(|(_, kind)| *kind)
 }
 
-/// Lower-case words: camelCase split, anything but letters and digits a separator.
+/// Lower-case words: camelCase and trailing numbers split, anything but letters and digits a
+/// separator.
 fn word_list(text: &str) -> Vec<String> {
     let mut spaced = String::with_capacity(text.len() + 8);
     let mut previous: Option<char> = None;
     for c in text.chars() {
-        if c.is_uppercase() && previous.is_some_and(char::is_lowercase) {
+        // `cardCvc` → `card cvc`, `otp1` → `otp 1` (but `2fa` stays one word).
+        let camel = c.is_uppercase() && previous.is_some_and(char::is_lowercase);
+        let numbered = c.is_ascii_digit() && previous.is_some_and(char::is_alphabetic);
+        if camel || numbered {
             spaced.push(' ');
         }
         if c.is_alphanumeric() {
@@ -553,9 +557,31 @@ fn holds_text_field(element: &Element) -> bool {
         .is_some()
 }
 
+/// Whether `element` is a secret field or inside one (without a page-wide scan: only it and
+/// its ancestors are classified).
+pub fn is_secret_or_inside(element: &Element) -> bool {
+    let mut current = Some(element.clone());
+    let mut depth = 0;
+    while let Some(el) = current {
+        if classify(&el).is_some() {
+            return true;
+        }
+        depth += 1;
+        if depth > 512 {
+            return true;
+        }
+        current = composed_parent(&el);
+    }
+    false
+}
+
 /// The text content of `element` without the text of any secret field inside it (without a
-/// page-wide scan: only the fields inside are classified). For descriptions and hints.
+/// page-wide scan: only the fields concerned are classified); empty for a secret field itself
+/// or anything inside one. For descriptions and hints.
 pub fn text_content_without_secrets(element: &Element) -> String {
+    if is_secret_or_inside(element) {
+        return String::new();
+    }
     if !holds_text_field(element) {
         return element.text_content().unwrap_or_default();
     }
@@ -565,6 +591,9 @@ pub fn text_content_without_secrets(element: &Element) -> String {
 /// The visible text of `element` (`innerText`) unless it holds a secret field, then its text
 /// content without the secret fields' text.
 pub fn visible_text_without_secrets(element: &Element) -> String {
+    if is_secret_or_inside(element) {
+        return String::new();
+    }
     if holds_text_field(element) {
         let inner = element.query_selector_all("textarea, select, [contenteditable]");
         let secret_inside = inner.is_ok_and(|list| {
