@@ -121,9 +121,14 @@ fn blank_texts(value: &mut serde_json::Value) -> bool {
             }
             any
         }
-        serde_json::Value::Array(items) => items
-            .iter_mut()
-            .fold(false, |any, item| blank_texts(item) || any),
+        serde_json::Value::Array(items) => {
+            // Every item is blanked: no short-circuit.
+            let mut any = false;
+            for item in items {
+                any |= blank_texts(item);
+            }
+            any
+        }
         _ => false,
     }
 }

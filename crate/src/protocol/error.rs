@@ -437,9 +437,14 @@ fn mask_text_values(value: &mut serde_json::Value) -> bool {
             }
             changed
         }
-        serde_json::Value::Array(items) => items
-            .iter_mut()
-            .fold(false, |changed, item| mask_text_values(item) || changed),
+        serde_json::Value::Array(items) => {
+            // Every item is masked: no short-circuit.
+            let mut changed = false;
+            for item in items {
+                changed |= mask_text_values(item);
+            }
+            changed
+        }
         _ => false,
     }
 }
