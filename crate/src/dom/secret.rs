@@ -248,7 +248,10 @@ pub fn is_field(element: &Element) -> bool {
 }
 
 fn is_editing_host(element: &Element) -> bool {
-    js::get_bool(element, "isContentEditable").unwrap_or(false)
+    // An editing host carries the attribute itself; checking it first keeps the property read
+    // (a call into the page's realm) off every other element.
+    element.has_attribute("contenteditable")
+        && js::get_bool(element, "isContentEditable").unwrap_or(false)
         && !composed_parent(element)
             .is_some_and(|p| js::get_bool(&p, "isContentEditable").unwrap_or(false))
 }
