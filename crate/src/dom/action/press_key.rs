@@ -303,7 +303,12 @@ fn default_action(
         Key::Backspace | Key::Delete => {
             let forward = key == Key::Delete;
             if is_text_field(target) && !target.has_attribute("readonly") && !is_disabled(target) {
-                if let Some(chars) = delete_in_field(target, forward)? {
+                let deleted = delete_in_field(target, forward)?;
+                // In a secret field, whether (and how much) a key deleted would tell its length,
+                // one press at a time: no effect is reported there.
+                if let Some(chars) =
+                    deleted.filter(|_| crate::dom::secret::classify(target).is_none())
+                {
                     effects.push(Effect::TextDeleted { chars });
                 }
             } else if js::get_bool(target, "isContentEditable").unwrap_or(false) {
