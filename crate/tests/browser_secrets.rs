@@ -440,6 +440,14 @@ fn the_log_redacts_by_structure() {
     assert!(!logged.contains("hunter3"), "{logged}");
     assert!(!logged.contains("4111"), "{logged}");
     assert!(logged.contains("rejected"));
+    // BAI's own identifiers (UUID workflow ids) are kept.
+    let ids = bai::bindings::redact_log_event(
+        r#"{"kind":"approved","workflow_id":"762916a2-42bb-4a17-9874-987844bcf28d","by":"user"}"#,
+    );
+    assert!(
+        ids.contains("762916a2-42bb-4a17-9874-987844bcf28d"),
+        "{ids}"
+    );
 }
 
 // ---- A real React controlled password field --------------------------------------------

@@ -181,6 +181,9 @@ fn redact_log_value(value: &mut serde_json::Value) {
             for (key, field) in fields.iter_mut() {
                 if key == "text" && field.is_string() {
                     *field = serde_json::Value::from("•••");
+                } else if is_identifier_key(key) && field.is_string() {
+                    // Workflow ids, nonces and conversation addresses are BAI's own
+                    // identifiers (often UUIDs, which look like tokens): kept as they are.
                 } else {
                     redact_log_value(field);
                 }
@@ -188,6 +191,11 @@ fn redact_log_value(value: &mut serde_json::Value) {
         }
         _ => {}
     }
+}
+
+/// Keys whose string values are identifiers BAI or the protocol made, not page content.
+fn is_identifier_key(key: &str) -> bool {
+    key == "conversation" || key.ends_with("_id") || key.contains("nonce")
 }
 
 /// Replaces card-like numbers and token-like words in every string of `value`
