@@ -11,7 +11,7 @@
 //! switch, `select_option` → combobox / listbox, `input_text` → text fields), elements with that
 //! role come first; for `not_checkable`, `unsupported_element` and `option_not_found` only those
 //! roles are suggested. For `ambiguous`, the matches themselves are listed (first three). Ties
-//! keep document order. Lines never carry password values.
+//! keep document order. Lines never carry a secret field's value (see [`super::secret`]).
 
 use web_sys::Element;
 

@@ -5,7 +5,8 @@
 //! `<select>` picks the option whose value or label equals the text; checkboxes, radios, files
 //! and buttons get an `unsupported_element` error naming the right action. Password fields are
 //! written only when the selector targets them explicitly (see [`targets_password_explicitly`]),
-//! and their values never appear in reports or errors.
+//! and their values (like those of every secret field, see [`crate::dom::secret`]) never appear
+//! in reports or errors.
 
 use js_sys::{Object, Reflect};
 use wasm_bindgen::JsCast;

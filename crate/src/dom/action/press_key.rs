@@ -17,7 +17,8 @@
 //! - Backspace / Delete in a text field: delete the selection, or the character before / after
 //!   the caret, through the native value setter and an `input` event (`deleteContentBackward` /
 //!   `deleteContentForward`) so frameworks notice; in an editor, `execCommand('delete' /
-//!   'forwardDelete')`.
+//!   'forwardDelete')`. In a secret field no `text_deleted` count is reported (pressed again
+//!   and again, it would tell the secret's length).
 //! - ArrowUp / ArrowDown on a `<select>`: previous / next enabled option, then `input` and
 //!   `change`. Arrows on a radio button: check the next / previous radio of its group.
 //! - Escape, Home, End, PageUp, PageDown and arrows elsewhere: events only (pages that handle
