@@ -503,3 +503,54 @@ async fn a_react_controlled_password_is_never_an_oracle() {
     assert!(lines.contains("type=password value=<hidden>"), "{lines}");
     unmount.call0(&JsValue::NULL).unwrap();
 }
+
+// ---- Held actions' typed text stays off the disk ---------------------------------------------
+
+#[wasm_bindgen_test]
+fn held_typed_text_is_split_off_the_saved_state_and_put_back() {
+    use bai::bindings::held_text::{put_back_held_actions, split_held_texts};
+    use bai::protocol::{Decision, Engine, Message, Role};
+    let handshake = r#"BAI_HANDSHAKE {"protocol":"BAI/0.2","workflow_id":"wf-held","state":"awaiting_extension_ack"}"#;
+    // The key spelled with an escape: found by structure all the same.
+    let typed = r##"BAI_ACTION {"protocol":"BAI/0.2","workflow_id":"wf-held","action_id":1,"type":"input_text","payload":{"selector":"#pw","t\u0065xt":"hunter2-held"}}"##;
+    let mut engine = Engine::new();
+    engine.observe(&[Message::new(
+        Role::Assistant,
+        format!("{handshake}\n{typed}"),
+    )]);
+    let state = engine.save().unwrap();
+    assert!(state.contains("hunter2-held"), "the engine holds it");
+    let (on_disk, texts) = split_held_texts(&state).unwrap();
+    assert!(!on_disk.contains("hunter2-held"), "{on_disk}");
+    assert!(
+        serde_json::to_string(&texts)
+            .unwrap()
+            .contains("hunter2-held")
+    );
+
+    // Restored with the texts: the held action runs with its text after Allow.
+    let mut restored: serde_json::Value = serde_json::from_str(&on_disk).unwrap();
+    put_back_held_actions(&mut restored, &texts);
+    let mut engine = Engine::restore(&restored.to_string()).unwrap();
+    let decisions = engine
+        .approve("wf-held", "n_0123456789abcdef0123456789abcdef")
+        .unwrap();
+    let typed_back = decisions.iter().any(|d| {
+        matches!(d, Decision::Execute { action: bai::protocol::Action::InputText { text, .. }, .. } if text == "hunter2-held")
+    });
+    assert!(typed_back, "{decisions:?}");
+
+    // Without them (the browser restarted): the held action is dropped, never run empty.
+    let mut restored: serde_json::Value = serde_json::from_str(&on_disk).unwrap();
+    put_back_held_actions(&mut restored, &serde_json::Map::new());
+    let mut engine = Engine::restore(&restored.to_string()).unwrap();
+    let decisions = engine
+        .approve("wf-held", "n_0123456789abcdef0123456789abcdef")
+        .unwrap();
+    assert!(
+        !decisions
+            .iter()
+            .any(|d| matches!(d, Decision::Execute { .. })),
+        "{decisions:?}"
+    );
+}

@@ -4,6 +4,7 @@
 #[cfg(feature = "bench")]
 mod bench;
 mod chat_session;
+pub mod held_text;
 
 use wasm_bindgen::prelude::*;
 
