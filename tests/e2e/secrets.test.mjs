@@ -66,9 +66,8 @@ function expectedProbeOutcomes() {
     refused,
     refused,
     refused,
-    // Nothing matches (the extension looks for an action's element before it runs it).
-    { status: 'failed', code: 'not_found' },
-    { status: 'failed', code: 'not_found' },
+    { status: 'failed', code: 'assertion_failed' },
+    { status: 'failed', code: 'assertion_failed' },
     refused,
     refused,
     { status: 'ok', data: ['[redacted recovery code]'] },

@@ -236,7 +236,19 @@ pub async fn review_action(
     let settings: PolicySettings =
         serde_json::from_str(&settings_json).unwrap_or_else(|_| PolicySettings::strictest());
     let mut facts = None;
-    if let Some(selector) = action.selector() {
+    // Actions that only read never need their element reviewed (the policy lets them run
+    // whatever they target); looking for it here would fail `assert … absent` with `not_found`
+    // and make `wait_for` wait twice.
+    let reads_only = matches!(
+        action,
+        crate::protocol::Action::Observe { .. }
+            | crate::protocol::Action::WaitFor { .. }
+            | crate::protocol::Action::Extract { .. }
+            | crate::protocol::Action::Assert { .. }
+            | crate::protocol::Action::Wait { .. }
+            | crate::protocol::Action::Done { .. }
+    );
+    if let Some(selector) = action.selector().filter(|_| !reads_only) {
         let root =
             QueryRoot::current().ok_or_else(|| error_object("no_document", "no document"))?;
         let deadline = js_sys::Date::now() + f64::from(timeout_ms.unwrap_or(5000));
