@@ -52,7 +52,7 @@ function installNaive() {
 }
 
 async function pollsSince(tab, from) {
-  return tab.evaluate((from) => performance.getEntriesByName('bai:poll').slice(from).map((e) => ({ d: e.duration, m: e.detail?.messages, r: e.detail?.reads })), from);
+  return tab.evaluate((from) => performance.getEntriesByName('bai:poll').slice(from).map((e) => ({ s: e.startTime, d: e.duration, m: e.detail?.messages, r: e.detail?.reads })), from);
 }
 
 async function pollCount(tab) {
@@ -109,7 +109,25 @@ async function measureSize(tab, server, name, size) {
     await tab.goto(`${server.origin}${path}`);
     await tab.waitFor((n) => Number(document.querySelector('bai-banner')?.dataset.messages) === n, { args: [size], timeout: 60000, what: `${size} messages read` });
     const initial = await pollsSince(tab, 0);
-    const initialLongTasks = await tab.evaluate(() => performance.getEntriesByName('bai:poll').filter((e) => e.duration > 50).length);
+    const initialLongTasks = initial.filter((p) => p.d > 50).length;
+    // The initial read is sliced over tasks (one poll each, yielding between them): its total
+    // main-thread time, its longest task, and how long from the first slice to the decision.
+    const initialSlices = {
+      tasks: initial.length,
+      max_task_ms: Math.max(...initial.map((p) => p.d)),
+      wall_ms: initial.length ? initial.at(-1).s + initial.at(-1).d - initial[0].s : null,
+    };
+    // Chromium: the tab's JS heap after the read and a full GC (CDP). Content scripts share the
+    // page's isolate, so this is the page's heap plus the content script's (its wasm memory
+    // is not part of it; see wasm_memory_bytes below when the glue reports it).
+    let heap = null;
+    if (tab.page) {
+      const cdp = await tab.page.context().newCDPSession(tab.page);
+      await cdp.send('HeapProfiler.collectGarbage');
+      const { usedSize, totalSize } = await cdp.send('Runtime.getHeapUsage');
+      await cdp.detach();
+      heap = { used_bytes: usedSize, total_bytes: totalSize };
+    }
     await tab.evaluate(installNaive);
 
     const ours = { append: [], chunk: [] };
@@ -164,6 +182,11 @@ async function measureSize(tab, server, name, size) {
       messages: size,
       initial_read_ms: initial.reduce((a, p) => a + p.d, 0),
       initial_read_long_tasks: initialLongTasks,
+      initial_read_tasks: initialSlices.tasks,
+      initial_read_task_ms: initial.map((p) => Math.round(p.d * 10) / 10),
+      initial_read_max_task_ms: initialSlices.max_task_ms,
+      initial_read_wall_ms: initialSlices.wall_ms,
+      tab_js_heap_after_read: heap,
       ours_append_ms: summary(ours.append),
       ours_chunk_ms: summary(ours.chunk),
       naive_textContent_append_ms: summary(naive.append.textContent),

@@ -1,7 +1,7 @@
-// Runs the browser benchmarks (figures 3, 4, 6, 7, 8) in Chromium and Firefox with the real
+// Runs the browser benchmarks (figures 3, 4, 6, 7, 8, 9) in Chromium and Firefox with the real
 // unpacked extension, and prints one JSON object on stdout. Used by scripts/bench.
 //
-//   node bench/browser/run.mjs [figure ...]     # figures: incremental selectors startup latency observe
+//   node bench/browser/run.mjs [figure ...]     # figures: incremental selectors startup latency observe names
 
 import { execFileSync } from 'node:child_process';
 import { BROWSERS, browserNames } from '../../tests/e2e/lib/browsers.mjs';
@@ -13,6 +13,7 @@ const FIGURES = {
   startup: { browsers: ['chromium', 'firefox'], module: './startup.mjs' },
   latency: { browsers: ['chromium', 'firefox'], module: './latency.mjs' },
   observe: { browsers: ['chromium'], module: './observe.mjs' },
+  names: { browsers: ['chromium'], module: './names.mjs' },
 };
 
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(FIGURES);

@@ -2,7 +2,8 @@
 //! and peak heap, for the three ways a host feeds it:
 //!
 //! - `replay` (live): `protocol::replay`, which observes the prefixes 1, 2, ..., n of the
-//!   transcript (the `bai replay` CLI and the conformance suite);
+//!   transcript (the `bai replay` CLI and the conformance suite), feeding each step the new
+//!   message and any earlier one whose scan waits;
 //! - incremental: `update_messages(len, [(i, message)])` once per new message (what the content
 //!   script does through `ChatSession`);
 //! - snapshot: one `observe` of the whole conversation (opening an old conversation).
@@ -169,9 +170,15 @@ fn live(messages: &[Message]) -> Result<(Vec<f64>, usize), Box<dyn std::error::E
     let mut times = Vec::with_capacity(messages.len());
     let mut executed = 0;
     for k in 1..=messages.len() {
-        let view = messages.get(..k).unwrap_or_default();
         let started = Instant::now();
-        let decisions = engine.observe(view);
+        let mut changed = engine.waiting_messages(k - 1);
+        changed.push(k - 1);
+        let decisions = engine.update_messages(
+            k,
+            changed
+                .into_iter()
+                .filter_map(|index| messages.get(index).map(|m| (index, m))),
+        );
         executed += executes(&decisions);
         for decision in &decisions {
             if let Decision::HandshakeFound { workflow_id, .. } = decision {

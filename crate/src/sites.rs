@@ -19,6 +19,33 @@ pub const CHAT_HOSTS: &[&str] = &["chatgpt.com", "chat.openai.com"];
 /// tests). A page there is a chat page only if its markup is one.
 pub const LOCAL_HOSTS: &[&str] = &["localhost", "127.0.0.1"];
 
+/// A public chat site BAI can read (it has a layout profile for it) but does not get access to
+/// by default: an optional host permission the user turns on in the panel with one click (the
+/// browser asks), after which the site is a chat site like one added by hand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct OptionalChatSite {
+    /// The site as the user knows it.
+    pub name: &'static str,
+    /// Its origin; the grant is the host's match pattern (see [`site_for_address`]).
+    pub origin: &'static str,
+}
+
+/// The public chat sites beyond ChatGPT, in the order the panel lists them.
+pub const OPTIONAL_CHAT_SITES: &[OptionalChatSite] = &[
+    OptionalChatSite {
+        name: "Claude",
+        origin: "https://claude.ai",
+    },
+    OptionalChatSite {
+        name: "Gemini",
+        origin: "https://gemini.google.com",
+    },
+    OptionalChatSite {
+        name: "Microsoft Copilot",
+        origin: "https://copilot.microsoft.com",
+    },
+];
+
 /// A site as the browser's permission system sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Site {
@@ -268,6 +295,20 @@ mod tests {
         assert_eq!(code("https://bücher.example"), "site_not_ascii");
         let message = site_for_address("ftp://x").unwrap_err().to_string();
         assert!(message.contains("http or https"), "{message}");
+    }
+
+    #[test]
+    fn optional_chat_sites_are_web_sites_that_are_not_built_in() {
+        for entry in OPTIONAL_CHAT_SITES {
+            let s = site(entry.origin);
+            assert_eq!(s.origin, entry.origin);
+            assert!(!s.built_in, "{} must be asked for", entry.name);
+            assert!(
+                !may_run_chat(&s.host, false),
+                "{} chats only once turned on",
+                entry.name
+            );
+        }
     }
 
     #[test]

@@ -196,7 +196,10 @@ async fn waits_for_an_element_that_appears_later() {
 async fn follows_a_detached_then_rerendered_element() {
     let _f = Fixture::mount(r#"<div id="rr"><button id="rb">Again</button></div>"#).unwrap();
     run_script(
-        "window.__rrClicked = 0; (function () { let n = 0; const t = setInterval(() => { const host = document.getElementById('rr'); if (!host) { clearInterval(t); return; } host.innerHTML = '<button id=\"rb\">Again</button>'; if (++n >= 12) { clearInterval(t); host.querySelector('#rb').addEventListener('click', () => window.__rrClicked++); } }, 15); })();",
+        // Re-rendered on each of the next 12 animation frames (a timer could fall between the
+        // two frames the stability check waits, and the first attempt would then click a
+        // button that is about to be replaced).
+        "window.__rrClicked = 0; (function () { let n = 0; const step = () => { const host = document.getElementById('rr'); if (!host) { return; } host.innerHTML = '<button id=\"rb\">Again</button>'; if (++n >= 12) { host.querySelector('#rb').addEventListener('click', () => window.__rrClicked++); } else { requestAnimationFrame(step); } }; requestAnimationFrame(step); })();",
     )
     .unwrap();
     let report = click(Selector::css("#rb"), 4000).await.unwrap();

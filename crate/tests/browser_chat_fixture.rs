@@ -16,7 +16,7 @@
 )]
 
 use bai::chat::transcript::observer_options;
-use bai::chat::{MutationWatcher, SITES, SiteProfile, TranscriptReader};
+use bai::chat::{MutationWatcher, SiteProfile, TranscriptReader};
 use bai::protocol::{Message, Role};
 use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
@@ -27,20 +27,22 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 const MARKDOWN_JS: &str = include_str!("../../tests/fixtures/chat-src/markdown.js");
 const MARKUP_JS: &str = include_str!("../../tests/fixtures/chat-src/markup.js");
+const SITES_MARKUP_JS: &str = include_str!("../../tests/fixtures/chat-src/sites-markup.js");
 
 /// What the test page needs from the builders, written against their exported API.
 const GLUE_JS: &str = r#"
+const ALL = { ...GENERATIONS, ...SITE_GENERATIONS };
 return {
   /** Renders complete turns into `container`; returns the last assistant body. */
   render(markup, container, turns) {
-    const generation = GENERATIONS[markup];
+    const generation = ALL[markup];
     let last = null;
     turns.forEach(([role, text], index) => {
       const parts = generation.turn({ role, index: index + 1, text });
       container.append(parts.turn);
       if (role === 'assistant') {
         renderMarkdown(parts.body, text, generation.codeBlock);
-        parts.actionsParent.append(actionBar());
+        parts.actionsParent.append((generation.actionBar ?? actionBar)());
         last = parts;
       }
     });
@@ -48,15 +50,17 @@ return {
   },
   /** Starts a streaming assistant turn; returns a function that re-renders it with more text. */
   stream(markup, container) {
-    const generation = GENERATIONS[markup];
+    const generation = ALL[markup];
     const parts = generation.turn({ role: 'assistant', index: 99, text: '' });
     if (generation.streamingClass) parts.body.classList.add(generation.streamingClass);
+    generation.startStreaming?.(parts);
     container.append(parts.turn);
     let source = '';
     return (chunk) => {
       if (chunk === null) {
         if (generation.streamingClass) parts.body.classList.remove(generation.streamingClass);
-        parts.actionsParent.append(actionBar());
+        generation.finishStreaming?.(parts);
+        parts.actionsParent.append((generation.actionBar ?? actionBar)());
         return;
       }
       source += chunk;
@@ -66,7 +70,18 @@ return {
 };
 "#;
 
-const GENERATIONS: [&str; 4] = ["2024", "2025", "codemirror", "2026"];
+const GENERATIONS: [&str; 10] = [
+    "2024",
+    "2025",
+    "codemirror",
+    "2026",
+    "li",
+    "claude",
+    "gemini",
+    "copilot",
+    "open-webui",
+    "librechat",
+];
 
 fn builders() -> JsValue {
     let strip = |source: &str| {
@@ -77,7 +92,12 @@ fn builders() -> JsValue {
             .collect::<Vec<_>>()
             .join("\n")
     };
-    let body = format!("{}\n{}\n{GLUE_JS}", strip(MARKDOWN_JS), strip(MARKUP_JS));
+    let body = format!(
+        "{}\n{}\n{}\n{GLUE_JS}",
+        strip(MARKDOWN_JS),
+        strip(MARKUP_JS),
+        strip(SITES_MARKUP_JS)
+    );
     Function::new_no_args(&body).call0(&JsValue::NULL).unwrap()
 }
 
@@ -95,11 +115,26 @@ fn document() -> Document {
     web_sys::window().unwrap().document().unwrap()
 }
 
+/// The profile the page would be read with: chosen by what it shows, as the extension does.
 fn profile() -> &'static SiteProfile {
-    SITES
-        .iter()
-        .find(|profile| profile.hosts.is_empty())
-        .unwrap()
+    bai::chat::choose_profile(&document(), "127.0.0.1")
+        .expect("a profile reads the page")
+        .profile
+}
+
+/// The profile each generation must be read with.
+fn expected_profile(markup: &str) -> &str {
+    match markup {
+        "li" => "chatgpt-li",
+        "claude" | "gemini" | "copilot" | "open-webui" | "librechat" => markup,
+        _ => "chatgpt",
+    }
+}
+
+/// The fence a site renders for a ```` ```bai ```` block whose content is not a handshake:
+/// Gemini shows "Code snippet" for a language it does not know, so the label is lost.
+fn fence_for(markup: &str) -> &'static str {
+    if markup == "gemini" { "```" } else { "```bai" }
 }
 
 struct Page {
@@ -155,9 +190,11 @@ fn every_generation_reads_back_what_was_written() {
                 turns(&conversation),
             ],
         );
+        assert_eq!(profile().name, expected_profile(markup), "markup {markup}");
         let mut reader = TranscriptReader::new(document(), profile());
         reader.full_scan();
         let expected_handshake = HANDSHAKE
+            .replace("```bai", fence_for(markup))
             .replace("`inline`", "inline")
             .replace("code and\na soft break.\n\n", "code and\na soft break.\n");
         assert_eq!(
@@ -207,8 +244,13 @@ fn every_generation_streams_one_change_per_chunk() {
                 turns(&[("user", "go")]),
             ],
         );
-        let stop = document().create_element("button").unwrap();
-        stop.set_attribute("data-testid", "stop-button").unwrap();
+        // A stop button every profile recognizes (each site names it its own way; LibreChat's
+        // has its own test id).
+        let stop = document().create_element("div").unwrap();
+        stop.set_inner_html(
+            r#"<button data-testid="stop-button" aria-label="Stop response" title="Stop responding"
+            id="stop-response-button"></button><button data-testid="stop-generation-button"></button>"#,
+        );
         page.container.append_child(&stop).unwrap();
         let mut reader = TranscriptReader::new(document(), profile());
         let watcher = MutationWatcher::new(&page.container, &observer_options(), |_| {}).unwrap();
@@ -244,7 +286,7 @@ fn every_generation_streams_one_change_per_chunk() {
                 1,
                 Message {
                     role: Role::Assistant,
-                    text: "Handshake:\n```bai\n{\"a\":1}\n```\nend".to_owned(),
+                    text: format!("Handshake:\n{}\n{{\"a\":1}}\n```\nend", fence_for(markup)),
                     complete: true
                 }
             )],

@@ -8,7 +8,7 @@
     reason = "tests: a panic is a failing test"
 )]
 
-use bai::chat::page_status;
+use bai::chat::{ChatLayout, page_status};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -26,21 +26,40 @@ fn with_markup(html: &str, check: impl FnOnce(&web_sys::Document)) {
 #[wasm_bindgen_test]
 fn plain_page_on_an_unknown_host_is_not_a_chat() {
     with_markup("<h1>Shop</h1><form><input name=q></form>", |document| {
-        let status = page_status(document, "shop.example");
+        let status = page_status(document, "shop.example", false);
         assert_eq!(status.site, None);
         assert!(!status.transcript_readable);
     });
 }
 
 #[wasm_bindgen_test]
-fn chatgpt_host_with_unknown_markup_is_a_chat_that_cannot_be_read() {
+fn chatgpt_host_with_unknown_markup_is_an_unrecognized_layout() {
     with_markup("<main><div class=whatever>hello</div></main>", |document| {
-        let status = page_status(document, "chatgpt.com");
-        assert_eq!(status.site, Some("chatgpt"));
-        assert!(
-            !status.transcript_readable,
-            "fails closed instead of guessing"
+        let status = page_status(document, "chatgpt.com", false);
+        assert_eq!(status.site, None, "fails closed instead of guessing");
+        assert_eq!(status.site_name, Some("ChatGPT"));
+        assert_eq!(status.layout, ChatLayout::Unrecognized);
+        assert!(!status.transcript_readable);
+    });
+}
+
+#[wasm_bindgen_test]
+fn an_added_chat_site_with_unknown_markup_is_an_unrecognized_layout() {
+    with_markup("<main><div class=whatever>hello</div></main>", |document| {
+        let status = page_status(document, "chat.example.com", true);
+        assert_eq!(status.layout, ChatLayout::Unrecognized);
+        assert_eq!(status.site_name, None);
+        let local = page_status(document, "127.0.0.1", false);
+        assert_eq!(
+            local.layout,
+            ChatLayout::NotAChat,
+            "a local page is a chat only by its markup"
         );
+        assert!(
+            local.may_run_chat,
+            "watched for a chat rendered late (single-page apps)"
+        );
+        assert!(!bai::chat::ChatPageStatus::not_a_chat().may_run_chat);
     });
 }
 
@@ -51,24 +70,48 @@ fn older_markup_generation_is_read_on_any_host() {
         <article data-testid="conversation-turn-2">
         <div data-message-author-role="assistant" data-message-id="b">hello</div></article>"#;
     with_markup(html, |document| {
-        let status = page_status(document, "127.0.0.1");
-        assert_eq!(status.site, Some("chatgpt-compatible"));
+        let status = page_status(document, "127.0.0.1", false);
+        assert_eq!(status.site, Some("chatgpt"));
+        assert_eq!(status.layout, ChatLayout::Messages);
         assert!(status.transcript_readable);
         assert_eq!(status.messages, 2);
     });
 }
 
 #[wasm_bindgen_test]
-fn newer_markup_generation_composer_only_is_readable() {
+fn a_composer_alone_is_watched_but_not_a_readable_transcript() {
     let html = r#"<form data-chatgpt-composer><div data-composer-markdown role="textbox"
         class="ProseMirror" contenteditable="true" aria-label="Ask ChatGPT"><p></p></div></form>"#;
     with_markup(html, |document| {
-        let status = page_status(document, "chat.openai.com");
-        assert_eq!(status.site, Some("chatgpt"));
+        let status = page_status(document, "chat.openai.com", false);
+        assert!(status.site.is_some(), "a new chat is watched");
+        assert_eq!(status.layout, ChatLayout::ComposerOnly);
         assert!(
-            status.transcript_readable,
-            "a new chat has a composer and no messages yet"
+            !status.transcript_readable,
+            "no message read: not called readable"
         );
+        assert!(status.composer);
         assert_eq!(status.messages, 0);
+    });
+}
+
+#[wasm_bindgen_test]
+fn the_profile_is_chosen_by_what_the_page_shows_not_by_its_host() {
+    let li = r#"<ol data-conversation-transcript><li data-message-role="user" id="u1"><button
+        data-user-message-bubble><p data-user-message-copy>hi</p></button></li></ol>
+        <form data-mobile-composer><textarea id="mobile-composer-prompt" name="prompt"></textarea></form>"#;
+    with_markup(li, |document| {
+        for host in ["chatgpt.com", "127.0.0.1", "chat.example.com", "claude.ai"] {
+            let status = page_status(document, host, true);
+            assert_eq!(status.site, Some("chatgpt-li"), "on {host}");
+            assert_eq!(status.messages, 1);
+        }
+    });
+    let gemini = r#"<user-query><div class="query-text"><p class="query-text-line">hi</p></div></user-query>
+        <model-response><message-content><div class="markdown">hello</div></message-content></model-response>"#;
+    with_markup(gemini, |document| {
+        let status = page_status(document, "127.0.0.1", false);
+        assert_eq!(status.site, Some("gemini"), "a saved copy of Gemini");
+        assert_eq!(status.messages, 2);
     });
 }

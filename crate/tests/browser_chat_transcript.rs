@@ -28,7 +28,7 @@ fn document() -> Document {
 fn profile() -> &'static SiteProfile {
     SITES
         .iter()
-        .find(|profile| profile.hosts.is_empty())
+        .find(|profile| profile.name == "chatgpt")
         .unwrap()
 }
 
@@ -126,6 +126,25 @@ fn markup_2024_code_block_is_rebuilt_and_ui_text_dropped() {
         "Here is the handshake:\n```bai\n{\"protocol\": \"BAI/0.3\",\n  \"workflow_id\": \"w1\"}\n```\n\
          Then inline_code and a soft\nbreak, bold text.\none\ntwo"
     );
+}
+
+/// A code block whose code holds fence lines (the model wrote a ```` ````text ```` block with a
+/// `bai` example inside) is rebuilt with a longer fence, so its lines stay its content: the
+/// engine finds no `bai` block in it, as the page shows none.
+#[wasm_bindgen_test]
+fn code_with_fence_lines_gets_a_longer_fence() {
+    let fixture = Fixture::new(
+        r#"<div data-message-author-role="assistant" data-message-id="a1"><div class="markdown prose"><p>Example:</p><pre><div><div class="flex items-center">text</div><div class="overflow-y-auto"><code class="whitespace-pre! language-text">```
+```bai
+{"h":1}
+```</code></div></div></pre></div></div>"#,
+    );
+    let text = fixture.text_of("[data-message-author-role=assistant]");
+    assert_eq!(
+        text,
+        "Example:\n````text\n```\n```bai\n{\"h\":1}\n```\n````"
+    );
+    assert!(bai::protocol::fence::bai_blocks(&text).is_empty());
 }
 
 const GEN_2025: &str = r#"<article data-testid="conversation-turn-2" data-turn="assistant">
@@ -515,6 +534,59 @@ fn long_conversation_append_reads_one_message() {
         )
         .into(),
     );
+    drop(fixture);
+}
+
+/// The sliced initial read (what a poll does on a long conversation): newest messages first,
+/// a few per call, with the page changing between calls; what is reported at the end is what
+/// one read in a single call reports, and nothing is reported before.
+#[wasm_bindgen_test]
+fn sliced_read_goes_newest_first_and_reports_what_one_read_reports() {
+    let fixture = Fixture::new(&conversation(12));
+    let mut reader = TranscriptReader::new(document(), profile());
+    let watcher = watch_body();
+    reader.full_scan();
+    assert_eq!(reader.pending_reads(), 12);
+    // Three messages per slice.
+    let mut budget = 0;
+    let mut slice = |reader: &mut TranscriptReader| {
+        reader.read_pending_until(|| {
+            budget += 1;
+            budget % 3 == 0
+        })
+    };
+    assert!(!slice(&mut reader));
+    assert_eq!(reader.reads(), 3);
+    assert_eq!(reader.pending_reads(), 9, "the three newest were read");
+    // Between slices the page edits a message already read, one not read yet, removes one
+    // (a re-index) and appends one.
+    fixture
+        .find("[data-message-id=m11] p")
+        .set_text_content(Some("answer 11 edited"));
+    fixture
+        .find("[data-message-id=m1] p")
+        .set_text_content(Some("answer 1 edited"));
+    fixture
+        .find("[data-testid=conversation-turn-4]")
+        .replace_with_with_str_1("")
+        .unwrap();
+    fixture.append("#thread", &turn(12, "user", "question 12"));
+    reader.note_mutations(&watcher.take_records());
+    let mut slices = 1;
+    while !slice(&mut reader) {
+        slices += 1;
+        assert!(slices < 20, "the read finishes");
+    }
+    assert_eq!(reader.pending_reads(), 0);
+    let changes = reader.take_changes();
+    let texts: Vec<(usize, Message)> = changes;
+    assert_eq!(texts.len(), 12, "every message of the new list, once");
+    assert_eq!(texts[1], (1, assistant("answer 1 edited", true)));
+    assert_eq!(texts[4], (4, assistant("answer 5", true)));
+    assert_eq!(texts[10], (10, assistant("answer 11 edited", true)));
+    assert_eq!(texts[11], (11, user("question 12")));
+    assert_eq!(reader.messages().len(), 12);
+    assert!(sync(&mut reader, &watcher).is_empty());
     drop(fixture);
 }
 

@@ -332,3 +332,151 @@ async fn hints_suggest_the_closest_elements_with_refs() {
     };
     assert!(hints_for_failure(&action, &timeout).is_empty());
 }
+
+/// The lines of an observation without refs.
+fn lines_now() -> Vec<String> {
+    observe(300).elements.iter().map(|l| strip(l)).collect()
+}
+
+#[wasm_bindgen_test]
+fn custom_widgets_show_their_current_value() {
+    let _f = Fixture::mount(
+        r#"
+        <span id="age-label">Age</span>
+        <div role="combobox" aria-labelledby="age-label" aria-expanded="false" tabindex="0">Thirty</div>
+        <div role="combobox" aria-label="Size" aria-controls="size-list" aria-expanded="true" tabindex="0">Pick a size</div>
+        <ul role="listbox" id="size-list" aria-label="Sizes"><li role="option">Small</li><li role="option" aria-selected="true">Large</li></ul>
+        <div role="slider" aria-label="Volume" aria-valuenow="7" aria-valuetext="7 of 10" tabindex="0" style="width:50px;height:10px"></div>
+        <label>Start <input type="date" value="2024-03-12"></label>
+        <select aria-label="Native"><option>A</option><option selected>B</option></select>
+        <div role="listbox" aria-label="Colors" aria-multiselectable="true"><div role="option" aria-selected="true">Red</div><div role="option" aria-selected="true">Blue</div><div role="option">Green</div></div>
+        "#,
+    )
+    .unwrap();
+    let lines = lines_now();
+    let has = |line: &str| {
+        assert!(
+            lines.iter().any(|l| l == line),
+            "no line {line:?} in {lines:#?}"
+        )
+    };
+    has(r#"combobox "Age" value="Thirty" expanded=false"#);
+    has(r#"combobox "Size" value="Large" expanded=true"#);
+    has(r#"listbox "Sizes" value="Large""#);
+    has(r#"option "Large" selected"#);
+    has(r#"slider "Volume" value="7 of 10""#);
+    has(r#"date "Start" value="2024-03-12""#);
+    has(r#"combobox "Native" selected="B""#);
+    has(r#"listbox "Colors" value="Red, Blue""#);
+}
+
+#[wasm_bindgen_test]
+async fn clickable_elements_named_by_aria_label_are_listed() {
+    let f = Fixture::mount(
+        r#"
+        <div role="grid" aria-label="March 2024"><div role="row">
+          <div id="d12" aria-label="12 March" onclick="this.dataset.picked='yes'">12</div>
+          <div aria-label="13 March" tabindex="-1">13</div>
+          <div>14</div>
+        </div></div>
+        <table><tr><td role="gridcell" aria-label="20 March"><span onclick="">20</span></td></tr></table>
+        <button role="gridcell" type="button">21</button>
+        <div aria-label="Decoration">not clickable</div>
+        "#,
+    )
+    .unwrap();
+    let observation = observe(300);
+    let lines: Vec<String> = observation.elements.iter().map(|l| strip(l)).collect();
+    for line in [
+        r#"clickable "12 March""#,
+        r#"clickable "13 March""#,
+        r#"clickable "20 March""#,
+        r#"gridcell "21""#,
+    ] {
+        assert!(lines.iter().any(|l| l == line), "no {line:?} in {lines:#?}");
+    }
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("Decoration") || l.contains("\"14\"")),
+        "{lines:#?}"
+    );
+    // The ref acts on the day.
+    let day = ref_of(find_line(&observation.elements, "12 March"));
+    execute(
+        &Action::Click {
+            selector: by_ref(&day),
+        },
+        &ExecOptions::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        f.find("#d12")
+            .unwrap()
+            .get_attribute("data-picked")
+            .as_deref(),
+        Some("yes")
+    );
+}
+
+#[wasm_bindgen_test]
+fn an_enhanced_select_is_listed_once_under_its_label() {
+    let _f = Fixture::mount(
+        r#"
+        <div>
+          <label for="age">Age</label>
+          <select id="age" tabindex="-1" style="position:absolute;opacity:0;width:1px;height:1px"><option>Twenty</option><option selected>Thirty</option></select>
+          <button type="button" aria-haspopup="listbox" aria-expanded="false" title="Thirty">Thirty</button>
+        </div>
+        <div>
+          <label for="colour">Colour</label>
+          <select id="colour" aria-hidden="true" tabindex="-1"><option selected>Red</option></select>
+          <span role="combobox" aria-expanded="false" tabindex="0">Red</span>
+        </div>
+        <div>
+          <label for="plain">Plain</label>
+          <select id="plain"><option selected>One</option></select>
+        </div>
+        "#,
+    )
+    .unwrap();
+    let lines = lines_now();
+    assert_eq!(
+        lines,
+        vec![
+            r#"button "Age" value="Thirty" expanded=false"#.to_owned(),
+            r#"combobox "Colour" value="Red" expanded=false"#.to_owned(),
+            r#"combobox "Plain" selected="One""#.to_owned(),
+        ],
+        "{lines:#?}"
+    );
+}
+
+#[wasm_bindgen_test]
+fn options_of_a_closed_list_are_not_listed() {
+    let f = Fixture::mount(
+        r#"
+        <div id="fruit" role="combobox" aria-label="Fruit" aria-controls="fruits" aria-expanded="false" tabindex="0">Apple</div>
+        <ul role="listbox" id="fruits" aria-label="Fruits"><li role="option">Apple</li><li role="option">Pear</li></ul>
+        <div role="listbox" aria-label="Collapsed" style="height:0;overflow:hidden"><div role="option">Folded away</div></div>
+        <div role="listbox" aria-label="Faded" style="opacity:0"><div role="option">Faded away</div></div>
+        "#,
+    )
+    .unwrap();
+    let lines = lines_now();
+    assert!(!lines.iter().any(|l| l.starts_with("option")), "{lines:#?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == r#"combobox "Fruit" value="Apple" expanded=false"#),
+        "{lines:#?}"
+    );
+    // Opened, its options are listed.
+    f.find("#fruit")
+        .unwrap()
+        .set_attribute("aria-expanded", "true")
+        .unwrap();
+    let lines = lines_now();
+    assert!(lines.iter().any(|l| l == r#"option "Pear""#), "{lines:#?}");
+}

@@ -7,9 +7,12 @@
     reason = "tests"
 )]
 //! The safety review looks at what an action will really press or type into: Enter in a form
-//! field is the form's submit button, a key without a selector goes to the focused element,
-//! `check` / `select_option` are clicks, and a web component's password field is a password
-//! field. Runs the binding the executor calls (`bindings::review_action`) on live pages.
+//! field is the form's submit button (also one outside the form, owned through `form=`), a key
+//! without a selector goes to the focused element, `check` / `select_option` are clicks, a web
+//! component's password field is a password field, a click lands on the control under the
+//! pointer (an icon-only button in a nameless wrapper, a button in a shadow root), and where a
+//! click goes (a link's `href`, a form's `action`, `formaction`) is judged after decoding. Runs
+//! the binding the executor calls (`bindings::review_action`) on live pages.
 
 use bai::bindings::review_action;
 use bai::dom::fixture::{Fixture, add_style, run_script};
@@ -161,4 +164,116 @@ async fn typing_into_a_web_components_password_field_asks() {
     assert_eq!(verdict, ("ask".into(), vec!["password_field".into()]));
     assert_eq!(review(&typing("#email")).await, ("allow".into(), vec![]));
     style.remove();
+}
+
+/// The review in "never, except for risky actions" mode: only the policy's judgement asks.
+async fn review_auto(action: &Action) -> (String, Vec<String>) {
+    let json = serde_json::to_string(action).unwrap();
+    let verdict: Value = serde_json::from_str(
+        &review_action(json, r#"{"approval_mode":"auto"}"#.into(), Some(500))
+            .await
+            .map_err(|e| format!("{e:?}"))
+            .unwrap(),
+    )
+    .unwrap();
+    let codes = verdict["reasons"]
+        .as_array()
+        .map(|reasons| {
+            reasons
+                .iter()
+                .map(|r| r["code"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    (verdict["verdict"].as_str().unwrap().to_owned(), codes)
+}
+
+fn click(css: &str) -> Action {
+    Action::Click {
+        selector: Selector::css(css),
+    }
+}
+
+fn ask(code: &str) -> (String, Vec<String>) {
+    ("ask".into(), vec![code.into()])
+}
+
+fn allow() -> (String, Vec<String>) {
+    ("allow".into(), vec![])
+}
+
+#[wasm_bindgen_test]
+async fn a_click_is_judged_by_the_control_under_the_pointer() {
+    let f = Fixture::mount(
+        r#"<div id="tb" style="display:inline-block"><button type="button" aria-label="Delete" style="width:60px;height:40px"><svg width="16" height="16"></svg></button></div>
+           <div id="host" style="display:inline-block"></div>
+           <div id="plain" style="display:inline-block"><button type="button" style="width:60px;height:40px">Next</button></div>"#,
+    )
+    .unwrap();
+    let host = f.find("#host").unwrap();
+    let root = host
+        .attach_shadow(&web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open))
+        .unwrap();
+    root.set_inner_html(r#"<button type="button" style="width:60px;height:40px">Delete</button>"#);
+    assert_eq!(review_auto(&click("#tb")).await, ask("risky_click"));
+    assert_eq!(review_auto(&click("#host")).await, ask("risky_click"));
+    assert_eq!(review_auto(&click("#plain")).await, allow());
+}
+
+#[wasm_bindgen_test]
+async fn where_a_click_goes_is_judged_after_decoding() {
+    let _f = Fixture::mount(
+        r#"<a id="go" href="/account/%64elete">Continue</a>
+           <a id="books" href="/shop/books?page=2">Books</a>
+           <form id="f1" action="/api/deleteAccount"><input name="action" value="x"><button id="save">Save</button></form>
+           <form id="f2" action="/remove_user"></form><button id="outside" form="f2">Next</button>
+           <form id="f3" action="/ok"><button id="fa" formaction="/x/DELETE-all">Go</button><button id="ok">Search</button></form>"#,
+    )
+    .unwrap();
+    assert_eq!(review_auto(&click("#go")).await, ask("risky_destination"));
+    assert_eq!(review_auto(&click("#books")).await, allow());
+    assert_eq!(review_auto(&click("#save")).await, ask("risky_destination"));
+    assert_eq!(
+        review_auto(&click("#outside")).await,
+        ask("risky_destination")
+    );
+    assert_eq!(review_auto(&click("#fa")).await, ask("risky_destination"));
+    assert_eq!(review_auto(&click("#ok")).await, allow());
+}
+
+#[wasm_bindgen_test]
+async fn enter_submits_through_a_default_button_outside_the_form() {
+    let _f = Fixture::mount(
+        r#"<form id="f4" action="/ok"><input id="amount" aria-label="Amount"></form><button form="f4">Pay now</button>
+           <form id="f5" action="/ok"><input id="q" aria-label="Query"></form><button form="f5">Search</button>"#,
+    )
+    .unwrap();
+    assert_eq!(
+        review_auto(&press(Key::Enter, Some("#amount"))).await,
+        ask("risky_click")
+    );
+    assert_eq!(review_auto(&press(Key::Enter, Some("#q"))).await, allow());
+}
+
+#[wasm_bindgen_test]
+async fn roles_and_verb_position_decide_and_unknown_means_ask() {
+    let _f = Fixture::mount(
+        r#"<label>Favourite book <select id="fav"><option>Dune</option><option>Emma</option></select></label>
+           <button id="book" type="button">Book now</button>
+           <button id="details" type="button">Show book details</button>
+           <div id="blank" style="width:40px;height:20px"></div>"#,
+    )
+    .unwrap();
+    let choose = Action::SelectOption {
+        selector: Selector::css("#fav"),
+        option: "Emma".into(),
+    };
+    assert_eq!(review_auto(&choose).await, allow());
+    assert_eq!(review_auto(&click("#fav")).await, allow());
+    assert_eq!(review_auto(&click("#book")).await, ask("risky_click"));
+    assert_eq!(review_auto(&click("#details")).await, allow());
+    assert_eq!(
+        review_auto(&click("#blank")).await,
+        ask("unknown_activation")
+    );
 }

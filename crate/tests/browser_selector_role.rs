@@ -57,7 +57,8 @@ fn implicit_roles() {
     assert_eq!(role("link", None), ["home"]);
     assert_eq!(role("navigation", None), ["nav"]);
     assert_eq!(role("heading", None), ["h"]);
-    assert_eq!(role("form", None), ["form-named"]);
+    // A form is a form, named or not (html-aam, and both browsers' trees).
+    assert_eq!(role("form", None), ["form-anon", "form-named"]);
     assert_eq!(role("textbox", None), ["t", "em", "ta"]);
     assert_eq!(role("searchbox", None), ["s"]);
     assert_eq!(role("checkbox", None), ["c"]);

@@ -359,3 +359,69 @@ proptest! {
         }
     }
 }
+
+/// Pieces of messages that make scans wait (a streaming line naming a workflow whose handshake
+/// comes later), hold BAI/0.2 lines, fail workflows and start new ones.
+fn piece() -> impl Strategy<Value = String> {
+    let wf = prop::sample::select(vec!["wa", "wb"]);
+    let line = (wf, 0u64..4, any::<bool>()).prop_map(|(wf, id, v02)| {
+        if v02 {
+            format!("BAI_ACTION {{\"protocol\":\"BAI/0.2\",\"workflow_id\":\"{wf}\",\"action_id\":{id},\"type\":\"click\",\"payload\":{{\"selector\":\"#a\"}}}}")
+        } else {
+            format!("BAI_ACTION {{\"protocol\":\"BAI/0.3\",\"workflow_id\":\"{wf}\",\"kind\":\"action\",\"ack_nonce\":\"{NONCE}\",\"action_id\":{id},\"type\":\"click\",\"payload\":{{\"selector\":\"#a\"}}}}")
+        }
+    });
+    let handshake = (prop::sample::select(vec!["wa", "wb"]), any::<bool>()).prop_map(|(wf, v02)| {
+        let protocol = if v02 { "BAI/0.2" } else { "BAI/0.3" };
+        format!("```bai\n{{\"protocol\":\"{protocol}\",\"workflow_id\":\"{wf}\",\"kind\":\"handshake\",\"state\":\"awaiting_extension_ack\",\"capabilities\":[\"action_lines\"]}}\n```")
+    });
+    prop_oneof![3 => line, 1 => handshake, 1 => Just("some words".to_owned())]
+}
+
+/// The decisions of feeding `messages` one more at a time: by observing every prefix, or (as
+/// `bai replay` does) by feeding the new message and the waiting ones.
+fn fed(messages: &[Message], appended_only: bool) -> Vec<Decision> {
+    let mut engine = Engine::new();
+    let mut all = Vec::new();
+    for k in 1..=messages.len() {
+        let decisions = if appended_only {
+            let mut changed = engine.waiting_messages(k - 1);
+            changed.push(k - 1);
+            engine.update_messages(k, changed.into_iter().map(|i| (i, &messages[i])))
+        } else {
+            engine.observe(&messages[..k])
+        };
+        for d in &decisions {
+            if let Decision::HandshakeFound { workflow_id, .. } = d {
+                all.extend(engine.approve(workflow_id, NONCE).unwrap());
+            }
+        }
+        all.extend(decisions);
+    }
+    all
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// `bai replay`'s linear feeding decides exactly what observing every prefix decides.
+    #[test]
+    fn feeding_new_and_waiting_messages_equals_observing_every_prefix(
+        messages in prop::collection::vec(
+            (prop::collection::vec(piece(), 1..4), any::<bool>(), 0u8..4),
+            1..10,
+        ),
+    ) {
+        let messages: Vec<Message> = messages
+            .into_iter()
+            .map(|(pieces, assistant, kind)| Message {
+                role: if assistant || kind > 0 { Role::Assistant } else { Role::User },
+                // Streaming messages end without a line break half the time, so records wait.
+                text: pieces.join("\n") + if kind == 1 { "" } else { "\n" },
+                complete: kind > 1,
+            })
+            .collect();
+        let observed = fed(&messages, false);
+        prop_assert_eq!(fed(&messages, true), observed);
+    }
+}

@@ -63,7 +63,8 @@ proptest! {
     ) {
         let mut text = String::new();
         let mut planted = Vec::new();
-        for (p, sep) in &pieces {
+        for (i, (p, sep)) in pieces.iter().enumerate() {
+            let next_is_record = matches!(pieces.get(i + 1), Some((Piece::Record(_), _)));
             match p {
                 Piece::Prose(s) => text.push_str(&s.replace("BAI_", "bai_")),
                 Piece::Record(n) => {
@@ -77,9 +78,10 @@ proptest! {
                     text.push_str(&format!("BAI_ACTION {{\"action_id\":{n},\"x\":\"open"));
                 }
             }
-            // Every piece ends its line, joined records excepted (sep 3 joins two records).
+            // Every piece ends its line, joined records excepted (sep 3 joins two records; text
+            // after a record on its line makes it invalid).
             match (sep, p) {
-                (3, Piece::Record(_)) => text.push(' '),
+                (3, Piece::Record(_)) if next_is_record => text.push(' '),
                 (2, _) => text.push_str("\r\n"),
                 _ => text.push('\n'),
             }

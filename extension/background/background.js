@@ -6,6 +6,7 @@ import init, * as core from '../pkg/bai.js';
 import { ext, isFirefox } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, SITES_KEY, loadSettings, loadSites } from '../shared/settings.js';
+import { questionFingerprint } from '../shared/questions.js';
 
 // Service workers may not use top-level await: start the core now, await it where needed.
 const coreReady = init({ module_or_path: ext.runtime.getURL('extension/pkg/bai_bg.wasm') })
@@ -278,6 +279,7 @@ const refKey = (tabId) => `refs:${tabId}`;
 async function runOnTarget({ workflowId, actionId, action, timeoutMs, approved, attempt }) {
   const binding = await targetFor(workflowId);
   if (!binding) return failure('no_target', 'This workflow has no target tab.');
+  if (await isStopped(workflowId)) return stoppedFailure();
   const ledgerKey = `ran:${workflowId}:${actionId}${attempt ? `#${attempt}` : ''}`;
   if ((await ext.storage.session.get(ledgerKey))[ledgerKey]) {
     return failure('already_run', `Action ${actionId} was already sent to the target tab; BAI does not send an action twice.`);
@@ -315,8 +317,10 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approved, 
     }
     const refFloor = (await ext.storage.session.get(refKey(binding.tabId)))[refKey(binding.tabId)] ?? 1;
     const sentFrom = tab.url;
+    // Stop pressed while this waited for the tab: nothing is delivered.
+    if (await isStopped(workflowId)) return stoppedFailure();
     try {
-      const reply = await ext.tabs.sendMessage(binding.tabId, { type: Msg.EXECUTE_ACTION, action, timeoutMs, approved: approved === true, expectOrigin: binding.origin, refFloor }, { frameId: 0 });
+      const reply = await ext.tabs.sendMessage(binding.tabId, { type: Msg.EXECUTE_ACTION, workflowId, action, timeoutMs, approved: approved === true, expectOrigin: binding.origin, refFloor }, { frameId: 0 });
       if (reply?.needs_approval) await ext.storage.session.remove(ledgerKey);
       if (reply?.nextRef) await ext.storage.session.set({ [refKey(binding.tabId)]: Math.max(refFloor, reply.nextRef) });
       // The action started loading another page: wait for it, so the next action meets the new
@@ -433,17 +437,159 @@ ext.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && changes[SETTINGS_KEY]) pruneConversations().catch(() => {});
 });
 
+
+// ---- Questions -------------------------------------------------------------------------------
+// The chat tab's content script decides that the user must be asked; the question itself is
+// shown only on the extension's own pages (the question window opened here, and the panel),
+// which page scripts cannot read, rewrite, restyle or cover. The open questions live here, in
+// session storage, and nowhere else. An answer counts only when it comes from an extension
+// page, names a question still open and carries the fingerprint of exactly what it showed.
+
+const QUESTIONS_KEY = 'questions';
+const QUESTION_WINDOW_KEY = 'questionWindow';
+const QUESTION_PAGE = 'extension/question/question.html';
+
+let questionsChain = Promise.resolve();
+/** Runs `task(questions)` on the stored list, one change at a time; it may change the list. */
+function withQuestions(task) {
+  const next = questionsChain.then(async () => {
+    const questions = (await ext.storage.session.get(QUESTIONS_KEY))[QUESTIONS_KEY] ?? [];
+    const before = JSON.stringify(questions);
+    const result = await task(questions);
+    if (JSON.stringify(questions) !== before) {
+      await ext.storage.session.set({ [QUESTIONS_KEY]: questions });
+      ext.runtime.sendMessage({ type: Msg.QUESTIONS_CHANGED }).catch(() => {});
+      for (const tabId of new Set(questions.map((q) => q.tabId))) ext.runtime.sendMessage({ type: Msg.STATUS_CHANGED, tabId }).catch(() => {});
+    }
+    return result;
+  });
+  questionsChain = next.catch(() => {});
+  return next;
+}
+
+const text = (value, max = 300) => (typeof value === 'string' ? value.slice(0, max) : null);
+
+/** The question as shown, from what the chat tab asked: known fields only, capped, plus where
+ * the workflow acts (from the binding, never from the page). */
+async function questionFrom(asked, sender) {
+  const binding = await targetFor(text(asked.workflowId, 200));
+  const question = {
+    id: crypto.randomUUID(),
+    tabId: sender.tab.id,
+    kind: asked.kind === 'action' ? 'action' : 'handshake',
+    chatOrigin: originOf(sender.url),
+    origin: binding?.origin ?? originOf(sender.url),
+    pageTitle: text(binding ? binding.title : sender.tab.title, 120),
+    workflowId: text(asked.workflowId, 200),
+    askedAt: Date.now(),
+  };
+  if (question.kind === 'handshake') {
+    question.protocol = text(asked.protocol, 20);
+    question.heldActions = Number.isInteger(asked.heldActions) ? asked.heldActions : 0;
+  } else {
+    question.actionId = Number.isInteger(asked.actionId) ? asked.actionId : null;
+    question.actionType = text(asked.actionType, 40);
+    question.selector = asked.selector && typeof asked.selector === 'object'
+      ? { type: text(asked.selector.type, 40), value: text(asked.selector.value), ...(asked.selector.name ? { name: text(asked.selector.name) } : {}) }
+      : text(asked.selector);
+    question.detail = text(asked.detail);
+    question.target = text(asked.target);
+    question.reasons = (Array.isArray(asked.reasons) ? asked.reasons : []).slice(0, 8).map((r) => ({ code: text(r?.code, 60), message: text(r?.message) }));
+    question.claim = text(asked.claim, 500);
+  }
+  return question;
+}
+
+/** Shows the question window (a small popup window of the extension's own page), or brings the
+ * one already open to the front. Works without a user gesture in Chrome and Firefox. */
+async function showQuestionWindow() {
+  const known = (await ext.storage.session.get(QUESTION_WINDOW_KEY))[QUESTION_WINDOW_KEY];
+  if (known !== undefined) {
+    const existing = await ext.windows.get(known).catch(() => null);
+    if (existing) {
+      await ext.windows.update(known, { focused: true }).catch(() => {});
+      return;
+    }
+  }
+  const created = await ext.windows.create({ type: 'popup', url: ext.runtime.getURL(QUESTION_PAGE), width: 460, height: 420, focused: true });
+  await ext.storage.session.set({ [QUESTION_WINDOW_KEY]: created.id });
+}
+
+/** Closes the question window once nothing is waiting. */
+async function closeQuestionWindowIfIdle() {
+  const questions = (await ext.storage.session.get(QUESTIONS_KEY))[QUESTIONS_KEY] ?? [];
+  if (questions.length) return;
+  const known = (await ext.storage.session.get(QUESTION_WINDOW_KEY))[QUESTION_WINDOW_KEY];
+  if (known === undefined) return;
+  await ext.storage.session.remove(QUESTION_WINDOW_KEY);
+  await ext.windows.remove(known).catch(() => {});
+}
+
+async function askUser(message, sender) {
+  const question = await questionFrom(message.question ?? {}, sender);
+  question.fingerprint = await questionFingerprint(question);
+  await withQuestions((questions) => {
+    questions.push(question);
+  });
+  await showQuestionWindow().catch(() => {});
+  return { questionId: question.id };
+}
+
+async function answerQuestion({ questionId, fingerprint, answer }) {
+  if (answer !== 'allow' && answer !== 'deny') return failure('invalid_answer', 'An answer is Allow or Deny.');
+  const question = await withQuestions((questions) => {
+    const index = questions.findIndex((q) => q.id === questionId);
+    if (index < 0 || questions[index].fingerprint !== fingerprint) return null;
+    return questions.splice(index, 1)[0];
+  });
+  if (!question) return failure('question_not_open', 'This question is no longer open, or it changed since it was shown; nothing was allowed.');
+  await ext.tabs.sendMessage(question.tabId, { type: Msg.QUESTION_ANSWERED, questionId, answer }).catch(() => {});
+  await closeQuestionWindowIfIdle();
+  return { ok: true };
+}
+
+async function withdrawQuestions(predicate) {
+  await withQuestions((questions) => {
+    for (let i = questions.length - 1; i >= 0; i--) if (predicate(questions[i])) questions.splice(i, 1);
+  });
+  await closeQuestionWindowIfIdle();
+}
+
+ext.windows?.onRemoved?.addListener(async (windowId) => {
+  const known = (await ext.storage.session.get(QUESTION_WINDOW_KEY))[QUESTION_WINDOW_KEY];
+  if (known === windowId) await ext.storage.session.remove(QUESTION_WINDOW_KEY);
+});
+
+// ---- Stop ------------------------------------------------------------------------------------
+// Stop ends what a workflow has in flight: an action delivered to its target tab that still
+// waits for its element (or a wait_for), and any delivery not made yet.
+
+const stoppedKey = (workflowId) => `stopped:${workflowId}`;
+const isStopped = async (workflowId) => Boolean((await ext.storage.session.get(stoppedKey(workflowId)))[stoppedKey(workflowId)]);
+const stoppedFailure = () => failure('stopped', 'You pressed Stop; BAI did not act.');
+
+async function stopWorkflow({ workflowId }) {
+  await ext.storage.session.set({ [stoppedKey(workflowId)]: Date.now() });
+  const binding = await targetFor(workflowId);
+  if (binding) await ext.tabs.sendMessage(binding.tabId, { type: Msg.CANCEL_ACTIONS, workflowIds: [workflowId] }, { frameId: 0 }).catch(() => {});
+  await withdrawQuestions((q) => q.workflowId === workflowId);
+  return { ok: true };
+}
+
 /** A chat page whose site the user removed keeps running until it reloads; it runs nothing more. */
 const chatSiteRemoved = (url) => failure('site_access_removed', `BAI no longer has access to ${originOf(url) ?? 'this chat site'} (removed in Settings › Sites), so it runs nothing from this chat. Add the site again to go on.`);
 
 /** Messages from the extension's own pages (the panel), never from a content script. */
-const fromExtensionPage = (sender) => Boolean(sender.url?.startsWith(ext.runtime.getURL(''))) && !sender.frameId;
+const fromExtensionPage = (sender) => sender.id === ext.runtime.id && Boolean(sender.url?.startsWith(ext.runtime.getURL(''))) && !sender.frameId;
 
 async function handle(message, sender) {
   switch (message?.type) {
     case Msg.CONTENT_READY: {
       const background = await coreReady;
       if (sender.tab?.id !== undefined) await recordContentReady(sender.tab.id, message);
+      // A page that (re)started has none of the questions its tab asked before: drop them, so
+      // nothing stale waits in the question window. Its session asks again if it must.
+      if (sender.tab?.id !== undefined && !sender.frameId) await withdrawQuestions((q) => q.tabId === sender.tab.id);
       return { coreVersion: background.version, coreError: background.error };
     }
     case Msg.TAB_STATUS: {
@@ -527,9 +673,45 @@ async function handle(message, sender) {
       if (sender.tab?.id === undefined || sender.tab.id !== owner) return failure('not_allowed', 'only the chat tab of this workflow reads its target');
       return pageStateOf(message);
     }
+    case Msg.ASK_USER: {
+      const ownerKey = `owner:${message.question?.workflowId}`;
+      const owner = (await ext.storage.session.get(ownerKey))[ownerKey];
+      if (sender.tab?.id === undefined || (owner !== undefined && owner !== sender.tab.id)) return failure('not_allowed', 'only the chat tab of this workflow asks about it');
+      return askUser(message, sender);
+    }
+    case Msg.WITHDRAW_QUESTION: {
+      if (sender.tab?.id === undefined) return failure('not_allowed', 'questions are withdrawn by chat tabs');
+      await withdrawQuestions((q) => q.tabId === sender.tab.id && q.id === message.questionId);
+      return { ok: true };
+    }
+    case Msg.SHOW_QUESTIONS: {
+      if (sender.tab?.id === undefined) return failure('not_allowed', 'asked by chat tabs');
+      const questions = (await ext.storage.session.get(QUESTIONS_KEY))[QUESTIONS_KEY] ?? [];
+      if (questions.some((q) => q.tabId === sender.tab.id)) await showQuestionWindow().catch(() => {});
+      return { ok: true };
+    }
+    case Msg.PENDING_QUESTIONS: {
+      if (!fromExtensionPage(sender)) return failure('not_allowed', 'questions are shown by the extension\'s own pages');
+      const questions = (await ext.storage.session.get(QUESTIONS_KEY))[QUESTIONS_KEY] ?? [];
+      return { questions: questions.filter((q) => message.tabId === undefined || q.tabId === message.tabId) };
+    }
+    case Msg.ANSWER_QUESTION: {
+      // Only the extension's own pages answer, never a content script (a page's words could
+      // have moved it) and never a frame (an extension page framed by a site).
+      if (!fromExtensionPage(sender)) return failure('not_allowed', 'answers come from the extension\'s own pages');
+      return answerQuestion(message);
+    }
+    case Msg.STOP_WORKFLOW: {
+      const ownerKey = `owner:${message.workflowId}`;
+      const owner = (await ext.storage.session.get(ownerKey))[ownerKey];
+      if (!fromExtensionPage(sender) && (sender.tab?.id === undefined || sender.tab.id !== owner)) return failure('not_allowed', 'only the user stops a workflow');
+      return stopWorkflow(message);
+    }
     case Msg.USER_DECISION: {
-      // Only the extension's own pages (the panel) may send decisions, never a content script.
+      // Only the extension's own pages (the panel) may send decisions, never a content script;
+      // the only decision left is Stop (Allow and Deny answer questions: ANSWER_QUESTION).
       if (!fromExtensionPage(sender)) return { error: 'decisions come from the panel' };
+      if (message.answer !== 'stop') return failure('not_allowed', 'Allow and Deny answer a question');
       await ext.tabs.sendMessage(message.tabId, message);
       return { ok: true };
     }
@@ -548,6 +730,7 @@ ext.runtime.onMessage.addListener((message, sender, sendResponse) => {
 ext.tabs.onRemoved.addListener((tabId) => {
   ext.storage.session.remove([tabKey(tabId), logKey(tabId), refKey(tabId)]).catch(() => {});
   logChains.delete(tabId);
+  withdrawQuestions((q) => q.tabId === tabId).catch(() => {});
 });
 
 // Exposed for the end-to-end tests, which read it through the worker (Chromium only).

@@ -1,7 +1,9 @@
-// The in-page banner on chat tabs: a small status pill that expands into questions (may this
-// chat act?) and a Stop button. It lives in a shadow root so the chat page's CSS cannot restyle
-// it. The root is open so assistive technology and tests can read it; every button handler
-// ignores untrusted events, so the page's own scripts cannot press Allow on the user's behalf.
+// The in-page banner on chat tabs: a small status pill with a Stop button. It lives in a shadow
+// root so the chat page's CSS does not restyle it by accident; the root is open, so a page
+// script can read, rewrite or cover it. That is why it never holds a question or an Allow
+// button: when BAI must ask, the banner only says that BAI waits for an answer, and the question
+// itself is shown in the extension's own window and panel (extension/question/), which pages
+// cannot reach. A page that forges a banner has nothing to approve.
 
 const STYLE = `
 :host { all: initial; position: fixed; z-index: 2147483647; right: 16px; bottom: 16px; max-width: 420px;
@@ -20,7 +22,6 @@ const STYLE = `
 .note { opacity: .9; }
 button { font: inherit; border-radius: 8px; padding: 4px 12px; border: 1px solid #fff; cursor: pointer;
   background: transparent; color: #fff; }
-button.allow { background: #fff; color: #1e3a8a; font-weight: 600; }
 button:focus-visible { outline: 3px solid #fde047; outline-offset: 2px; }
 button:disabled { opacity: .55; cursor: default; }
 button[hidden] { display: none; }
@@ -34,14 +35,10 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** Questions ignore clicks and key presses for this long after they appear or change, so a
- * key press or click meant for the chat cannot answer a question that just popped up. */
-const ANSWER_DELAY_MS = 600;
-
-/** Wraps a handler so only real user input counts, and not before `notBefore()`. */
-function trusted(handler, notBefore = () => 0) {
+/** Wraps a handler so only real user input counts. */
+function trusted(handler) {
   return (event) => {
-    if (!event.isTrusted || performance.now() < notBefore()) return;
+    if (!event.isTrusted) return;
     handler(event);
   };
 }
@@ -63,11 +60,10 @@ export class Banner {
     style.textContent = STYLE;
     this.text = el('span', { class: 'text' });
     this.stopButton = el('button', { type: 'button', class: 'stop', hidden: '' }, 'Stop');
-    this.questionText = el('div', { class: 'question-text', id: 'bai-question' });
-    this.allowButton = el('button', { type: 'button', class: 'allow', 'aria-describedby': 'bai-question' }, 'Allow');
-    this.denyButton = el('button', { type: 'button', class: 'deny', 'aria-describedby': 'bai-question' }, 'Deny');
-    this.question = el('div', { class: 'question', role: 'group', 'aria-label': 'BAI asks for permission' },
-      this.questionText, el('div', { class: 'row' }, this.allowButton, this.denyButton));
+    this.showButton = el('button', { type: 'button', class: 'show-question' }, 'Show the question');
+    this.question = el('div', { class: 'question', role: 'group', 'aria-label': 'BAI waits for your answer' },
+      el('div', { class: 'question-text' }, 'BAI is waiting for your answer in its own window (or the BAI panel).'),
+      el('div', { class: 'row' }, this.showButton));
     this.note = el('div', { class: 'note' });
     this.card = el('div', { class: 'card', role: 'status', 'aria-live': 'polite' },
       el('div', { class: 'row' }, el('span', { class: 'dot', 'aria-hidden': 'true' }), this.text, this.stopButton),
@@ -78,79 +74,58 @@ export class Banner {
     this.stopButton.addEventListener('click', trusted(() => {
       if (this.activeWorkflow) this.stopHandlers.forEach((h) => h(this.activeWorkflow));
     }));
+    this.showHandlers = [];
+    this.showButton.addEventListener('click', trusted(() => this.showHandlers.forEach((h) => h())));
   }
 
-  setCoreStatus({ contentVersion, backgroundVersion, transcriptReadable }) {
+  /**
+   * `layout` (crate/src/chat ChatLayout): 'messages' (a readable chat), 'composer_only' (no
+   * message read yet: a new chat, or a layout BAI does not read) or 'unrecognized'.
+   */
+  setCoreStatus({ contentVersion, backgroundVersion, layout, siteName }) {
     const ready = contentVersion && backgroundVersion;
-    this.host.dataset.state = !ready ? 'core_error' : transcriptReadable ? 'ready' : 'transcript_unreadable';
+    this.contentVersion = contentVersion;
+    this.siteName = siteName ?? 'this chat';
     this.host.dataset.coreContent = contentVersion ?? '';
     this.host.dataset.coreBackground = backgroundVersion ?? '';
     if (!ready) {
+      this.host.dataset.state = 'core_error';
       this.card.dataset.tone = 'error';
       this.text.textContent = 'BAI could not start here. Open the BAI panel for details.';
-    } else if (!transcriptReadable) {
-      this.card.dataset.tone = 'warn';
-      this.text.textContent = "BAI: ChatGPT's page changed, the transcript is not readable.";
-    } else {
+      return;
+    }
+    this.setLayout(layout);
+  }
+
+  /** What BAI reads on this page (see setCoreStatus). */
+  setLayout(layout) {
+    if (this.host.dataset.state === 'core_error' || this.host.dataset.layout === layout) return;
+    this.host.dataset.layout = layout;
+    if (layout === 'messages') {
+      this.host.dataset.state = 'ready';
       this.card.dataset.tone = 'ok';
-      this.text.textContent = `BAI ${contentVersion} is watching this chat`;
+      this.text.textContent = `BAI ${this.contentVersion} is watching this chat`;
+    } else if (layout === 'composer_only') {
+      this.host.dataset.state = 'no_messages';
+      this.card.dataset.tone = 'ok';
+      this.text.textContent = `BAI ${this.contentVersion}: no message read here yet`;
+    } else {
+      this.host.dataset.state = 'transcript_unreadable';
+      this.card.dataset.tone = 'warn';
+      this.text.textContent = `BAI does not recognize this page's chat layout (${this.siteName}).`;
     }
   }
 
-  /** Asks whether workflow `workflowId` may act; `answer('allow' | 'deny')` is called once. */
-  askHandshake({ workflowId, protocol, target, heldActions = 0 }, answer) {
-    this.host.dataset.question = workflowId;
-    // BAI/0.2 lets a model write actions before the ACK: say that they run on Allow.
-    const held = heldActions > 0
-      ? [el('br'), el('strong', {}, `${heldActions} action${heldActions === 1 ? '' : 's'} it already wrote will run as soon as you allow.`)]
-      : [];
-    this.questionText.replaceChildren(
-      'ChatGPT asks to control ', el('strong', {}, target), '. ',
-      el('br'), 'Workflow ', el('code', {}, workflowId), ` (${protocol}).`, ...held,
-    );
+  /** Says that BAI waits for the user's answer to question `key` (`workflow` or
+   * `workflow:action`). The question and its buttons are on the extension's own pages. */
+  showWaiting(key) {
+    this.host.dataset.question = key;
     this.question.classList.add('open');
-    this.armQuestion(answer);
-  }
-
-  /** Shows the question's buttons; they answer only after ANSWER_DELAY_MS. Focus stays where
-   * the user has it: moving it to Allow would let a stray Enter approve. */
-  armQuestion(answer) {
-    const shownAt = performance.now();
-    const notBefore = () => shownAt + ANSWER_DELAY_MS;
-    this.allowButton.onclick = trusted(() => answer('allow'), notBefore);
-    this.denyButton.onclick = trusted(() => answer('deny'), notBefore);
-    // The buttons look disabled until they accept answers.
-    delete this.host.dataset.questionReady;
-    this.allowButton.disabled = true;
-    this.denyButton.disabled = true;
-    clearTimeout(this.armTimer);
-    this.armTimer = setTimeout(() => {
-      this.allowButton.disabled = false;
-      this.denyButton.disabled = false;
-      this.host.dataset.questionReady = '1';
-    }, ANSWER_DELAY_MS);
-  }
-
-  /** Asks whether one action may run; `answer('allow' | 'deny')` is called once. */
-  askAction({ workflow_id, action_id, type, reason }, reasons, answer) {
-    this.host.dataset.question = `${workflow_id}:${action_id}`;
-    const because = reasons.map((why) => why.message ?? why.code).join('; ');
-    // The model's own words for why it wants this, quoted: they are its claim, not a fact.
-    const claim = reason ? [el('br'), `ChatGPT says: “${reason}”`] : [];
-    this.questionText.replaceChildren(
-      el('strong', {}, `Action ${action_id} (${type}) needs your approval`), ...claim, el('br'), `because ${because}.`,
-    );
-    this.question.classList.add('open');
-    this.armQuestion(answer);
   }
 
   clearQuestion() {
-    clearTimeout(this.armTimer);
     delete this.host.dataset.question;
-    delete this.host.dataset.questionReady;
     this.question.classList.remove('open');
-    this.allowButton.onclick = null;
-    this.denyButton.onclick = null;
   }
 
   /** Shows whether any workflow is still running (from the engine's list): Stop stays
@@ -178,6 +153,7 @@ export class Banner {
   }
 
   setProgress({ polls, actionsRun, messages }) {
+    if (messages > 0) this.setLayout('messages');
     this.host.dataset.polls = String(polls);
     this.host.dataset.actionsRun = String(actionsRun);
     this.host.dataset.messages = String(messages);
@@ -185,6 +161,10 @@ export class Banner {
 
   onStop(handler) {
     this.stopHandlers.push(handler);
+  }
+
+  onShowQuestion(handler) {
+    this.showHandlers.push(handler);
   }
 
   setNote(text) {

@@ -119,16 +119,13 @@ export async function startChat(core, banner) {
     session = new core.ChatSession(saved ?? undefined, schedulePoll, saved ? await loadHeldTexts(now) : undefined);
     heldTextsSaved = '';
     pendingHandshakes.clear();
-    for (const [question, resolve] of actionQuestions) {
-      actionQuestions.delete(question);
-      resolve('deny');
-    }
-    banner.clearQuestion();
+    withdrawQuestions();
     report({ kind: 'session_started', conversation: key, resumed: Boolean(saved) });
   }
 
   let polls = 0;
   let actionsRun = 0;
+  let reportedLayout = {};
   async function poll() {
     pollScheduled = false;
     await followConversation();
@@ -136,7 +133,23 @@ export async function startChat(core, banner) {
     // main thread: reading what changed and the engine's decisions. scripts/bench reads them.
     const started = performance.now();
     const result = JSON.parse(session.poll());
-    performance.measure('bai:poll', { start: started, end: performance.now(), detail: { messages: result.messages, reads: result.reads } });
+    performance.measure('bai:poll', { start: started, end: performance.now(), detail: { messages: result.messages, reads: result.reads, pending: result.pending } });
+    if (result.pending) {
+      // A long transcript is read in slices, one per task: yield to the page, then read on.
+      // Nothing was decided, and the progress markers wait for the whole read.
+      schedulePoll();
+      return;
+    }
+    // What BAI reads here, logged when it changes (a new chat shows its layout with its first
+    // messages), and every code block taken for a handshake by its content alone.
+    const layout = { site: result.site, reading: result.messages > 0 };
+    if (layout.site !== reportedLayout.site || layout.reading !== reportedLayout.reading) {
+      reportedLayout = layout;
+      report({ kind: 'chat_layout', site: result.site, messages: result.messages });
+    }
+    for (const { message_index, rule } of result.handshake_recognitions ?? []) {
+      report({ kind: 'handshake_recognized', message_index, rule });
+    }
     if (result.decisions.length > 0) {
       await persist();
       const batch = { failedWorkflows: new Set() };
@@ -201,7 +214,52 @@ export async function startChat(core, banner) {
       return;
     }
     const heldActions = workflowInfo(workflow_id)?.held_actions ?? 0;
-    banner.askHandshake({ workflowId: workflow_id, protocol, target: targetName, heldActions }, (answer) => decide(workflow_id, answer, 'user'));
+    const answer = await askUser({ kind: 'handshake', workflowId: workflow_id, protocol, heldActions });
+    if (answer === 'allow' || answer === 'deny') decide(workflow_id, answer, 'user');
+  }
+
+  // Questions this tab asked, by the background's question id. The question is shown only on
+  // the extension's own pages; this page's banner only says that BAI waits.
+  const questions = new Map();
+  // Answers that arrived before the background's reply to the question (kept until it does).
+  const earlyAnswers = new Map();
+
+  /** Asks the user through the background (question window and panel); resolves to 'allow',
+   * 'deny', or 'withdrawn' when Stop or a conversation switch took the question back. */
+  async function askUser(question) {
+    const key = question.kind === 'action' ? `${question.workflowId}:${question.actionId}` : question.workflowId;
+    const reply = await ext.runtime.sendMessage({ type: Msg.ASK_USER, question }).catch((error) => ({ error: { code: 'ask_failed', message: String(error?.message ?? error) } }));
+    if (!reply?.questionId) {
+      report({ kind: 'session_error', code: reply?.error?.code ?? 'ask_failed', message: reply?.error?.message ?? 'BAI could not show its question' });
+      return 'deny';
+    }
+    banner.showWaiting(key);
+    return new Promise((resolve) => {
+      questions.set(reply.questionId, { key, workflowId: question.workflowId, resolve });
+      if (earlyAnswers.has(reply.questionId)) {
+        settleQuestion(reply.questionId, earlyAnswers.get(reply.questionId));
+        earlyAnswers.delete(reply.questionId);
+      }
+    });
+  }
+
+  function settleQuestion(questionId, answer) {
+    const open = questions.get(questionId);
+    if (!open) return false;
+    questions.delete(questionId);
+    const still = [...questions.values()];
+    if (still.length) banner.showWaiting(still[still.length - 1].key);
+    else banner.clearQuestion();
+    open.resolve(answer);
+    return true;
+  }
+
+  /** Takes back every open question (each ends as 'withdrawn'). */
+  function withdrawQuestions() {
+    for (const questionId of [...questions.keys()]) {
+      ext.runtime.sendMessage({ type: Msg.WITHDRAW_QUESTION, questionId }).catch(() => {});
+      settleQuestion(questionId, 'withdrawn');
+    }
   }
 
   /** Workflows the engine still runs (or waits to acknowledge). */
@@ -214,23 +272,23 @@ export async function startChat(core, banner) {
       // Stop means stop: every unfinished workflow of this conversation, not only the one the
       // button was last showing (a model could start a second one to hide the first).
       const decisions = [];
-      for (const workflow of unfinishedWorkflows()) {
+      const stopped = unfinishedWorkflows();
+      for (const workflow of stopped) {
         decisions.push(...JSON.parse(session.stop(workflow.workflow_id)));
         report({ kind: 'stopped', workflow_id: workflow.workflow_id, by });
         pendingHandshakes.delete(workflow.workflow_id);
       }
-      for (const [key, resolve] of actionQuestions) {
-        actionQuestions.delete(key);
-        resolve('deny');
-      }
-      banner.clearQuestion();
+      // What is in flight ends now: an action waiting for its element here (a workflow acting
+      // on this tab) or in its target tab (through the background), and every open question.
+      core.cancel_actions();
+      withdrawQuestions();
+      await Promise.all(stopped.map((workflow) => ext.runtime.sendMessage({ type: Msg.STOP_WORKFLOW, workflowId: workflow.workflow_id }).catch(() => {})));
       await persist();
       for (const decision of decisions) handle(decision);
       return;
     }
     if (!pendingHandshakes.has(workflowId)) return;
     pendingHandshakes.delete(workflowId);
-    banner.clearQuestion();
     const decisions = JSON.parse(answer === 'allow' ? session.approve(workflowId, freshNonce()) : session.deny(workflowId));
     await persist();
     report({ kind: answer === 'allow' ? 'approved' : 'denied', workflow_id: workflowId, by });
@@ -260,13 +318,16 @@ export async function startChat(core, banner) {
         break;
       }
       try {
-        posted(await core.post_line(line, settings.insertOnly));
+        posted(await core.post_line(line, settings.insertOnly, session.site()));
         return true;
       } catch (error) {
         lastError = error;
         // The send button was pressed but the line did not show up: sending again could post
         // it twice. Say so instead.
         if (error?.code === 'not_confirmed') break;
+        // The site does not take the text BAI inserts (its send button stays disabled, or the
+        // box rejects it): trying again cannot help, and the panel must say so.
+        if (error?.code === 'send_disabled' || error?.code === 'insert_rejected') break;
         if (error?.code === 'user_is_typing' || error?.code === 'composer_changed') {
           banner.setNote(`BAI will post its ${what} when the message box is empty.`);
           continue;
@@ -382,26 +443,22 @@ export async function startChat(core, banner) {
     return ext.runtime.sendMessage({ type: Msg.RUN_ACTION, workflowId: workflow_id, actionId: action_id, action, approved, timeoutMs, attempt });
   }
 
-  // Questions about single actions (risky clicks, passwords, "ask before each action").
-  const actionQuestions = new Map();
-
-  function askAboutAction(summary, reasons) {
-    const key = `${summary.workflow_id}:${summary.action_id}`;
+  /** Asks whether one action may run (risky clicks, passwords, "ask before each action"). */
+  async function askAboutAction(summary, reasons) {
     report({ kind: 'action_needs_approval', ...summary, reasons });
-    return new Promise((resolve) => {
-      actionQuestions.set(key, resolve);
-      banner.askAction(summary, reasons, (answer) => answerAction(summary.workflow_id, summary.action_id, answer, 'user'));
+    const answer = await askUser({
+      kind: 'action',
+      workflowId: summary.workflow_id,
+      actionId: summary.action_id,
+      actionType: summary.type,
+      selector: summary.selector,
+      detail: summary.detail,
+      target: summary.target,
+      reasons,
+      claim: summary.reason,
     });
-  }
-
-  function answerAction(workflowId, actionId, answer, by) {
-    const key = `${workflowId}:${actionId}`;
-    const resolve = actionQuestions.get(key);
-    if (!resolve) return;
-    actionQuestions.delete(key);
-    banner.clearQuestion();
-    report({ kind: answer === 'allow' ? 'action_approved' : 'action_denied', workflow_id: workflowId, action_id: actionId, by });
-    resolve(answer);
+    if (answer !== 'withdrawn') report({ kind: answer === 'allow' ? 'action_approved' : 'action_denied', workflow_id: summary.workflow_id, action_id: summary.action_id, by: 'user' });
+    return answer;
   }
 
   /** Failures that happen before the action touched anything: an `on_error: retry` may try
@@ -505,6 +562,7 @@ export async function startChat(core, banner) {
         let outcome = await perform(workflow_id, action_id, action, false, how);
         if (outcome.needs_approval) {
           const answer = await askAboutAction({ ...summary, target: outcome.needs_approval.target }, outcome.needs_approval.reasons);
+          if (answer === 'withdrawn') throw JSON.stringify({ code: 'stopped', message: 'You pressed Stop; BAI did not act.' });
           if (answer !== 'allow') {
             throw JSON.stringify({ code: 'denied_by_user', message: 'The user did not allow this action.' });
           }
@@ -532,12 +590,18 @@ export async function startChat(core, banner) {
     }
   }
 
+  // Only the background reaches this listener (pages cannot send extension messages). An answer
+  // counts only for a question this tab asked and the background still held open.
   ext.runtime.onMessage.addListener((message) => {
-    if (message?.type !== Msg.USER_DECISION) return;
-    if (message.actionId !== undefined) answerAction(message.workflowId, message.actionId, message.answer, 'user');
-    else decide(message.workflowId, message.answer, 'user');
+    if (message?.type === Msg.QUESTION_ANSWERED) {
+      const answer = message.answer === 'allow' ? 'allow' : 'deny';
+      if (!settleQuestion(message.questionId, answer)) earlyAnswers.set(message.questionId, answer);
+      return;
+    }
+    if (message?.type === Msg.USER_DECISION && message.answer === 'stop') decide(message.workflowId, 'stop', 'user');
   });
   banner.onStop(() => decide(null, 'stop', 'user'));
+  banner.onShowQuestion(() => ext.runtime.sendMessage({ type: Msg.SHOW_QUESTIONS }).catch(() => {}));
 
   report({ kind: 'session_started', conversation: key, resumed: Boolean(stored[key]) });
   await poll();

@@ -10,7 +10,17 @@ import { loadSettings, policySettingsJson } from '../shared/settings.js';
 export function startExecutor(core, { canNavigate }) {
   // One action at a time, in arrival order.
   let chain = Promise.resolve();
+  // Workflows the user stopped: their actions still queued here end without running.
+  const cancelled = new Set();
   ext.runtime.onMessage.addListener((message, _sender, sendResponse) => {
+    if (message?.type === Msg.CANCEL_ACTIONS) {
+      // Stop: the action running now (waiting for its element, a wait_for, a review) ends at
+      // its next check, before it touches anything more (crate/src/dom/cancel.rs).
+      for (const id of message.workflowIds ?? []) cancelled.add(id);
+      core.cancel_actions();
+      sendResponse({ ok: true });
+      return false;
+    }
     if (message?.type === Msg.PING) {
       sendResponse({ pong: true });
       return false;
@@ -21,7 +31,7 @@ export function startExecutor(core, { canNavigate }) {
     }
     if (message?.type !== Msg.EXECUTE_ACTION) return false;
     chain = chain
-      .then(() => executeHere(core, { ...message, canNavigate }))
+      .then(() => (cancelled.has(message.workflowId) ? stoppedAnswer(core) : executeHere(core, { ...message, canNavigate })))
       .then((reply) => {
         const { navigateTo, ...answer } = reply;
         sendResponse(answer);
@@ -31,6 +41,11 @@ export function startExecutor(core, { canNavigate }) {
       }, (error) => sendResponse({ error: { code: 'action_failed', message: String(error) } }));
     return true;
   });
+}
+
+/** The answer for an action of a workflow the user stopped: nothing ran. */
+function stoppedAnswer(core) {
+  return { error: { code: 'stopped', message: 'You pressed Stop; BAI did not act.' }, nextRef: core.next_ref_number() };
 }
 
 function parseFailure(error) {

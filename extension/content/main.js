@@ -40,7 +40,7 @@ export async function start() {
   // Every page the content script runs on can be a workflow's target; chat pages can too (a
   // workflow may act on its own chat tab), but `navigate` never takes a chat page away from
   // its conversation.
-  if (coreVersion) startExecutor(core, { canNavigate: !chat?.site });
+  if (coreVersion) startExecutor(core, { canNavigate: !chat?.site_name && !chat?.site });
 
   const reply = await ext.runtime.sendMessage({
     type: Msg.CONTENT_READY,
@@ -52,14 +52,57 @@ export async function start() {
     chat,
   });
 
-  if (chat?.site) {
-    const banner = Banner.mount();
+  // 'messages': a readable chat; 'composer_only': watched (a new chat, whose first messages
+  // show its layout); 'unrecognized': a chat host or an added chat site whose markup no profile
+  // reads: say so instead of seeing nothing.
+  let banner = null;
+  const mountBanner = (status) => {
+    banner = Banner.mount();
     banner.setCoreStatus({
       contentVersion: coreVersion,
       backgroundVersion: reply?.coreVersion ?? null,
-      transcriptReadable: chat.transcript_readable,
-      site: chat.site,
+      layout: status.layout,
+      siteName: status.site_name,
     });
-    if (chat.transcript_readable && reply?.coreVersion) await startChat(core, banner);
+  };
+  if (chat && chat.layout !== 'not_a_chat') mountBanner(chat);
+  if (!chat?.may_run_chat || !reply?.coreVersion) return;
+  if (chat.site) {
+    await startChat(core, banner);
+    return;
   }
+  watchForLateChat(core, userChatSite, chat.layout === 'unrecognized', (status) => {
+    if (banner) banner.setLayout(status.layout);
+    else mountBanner(status);
+    startChat(core, banner);
+  });
+}
+
+/** How long a local page that shows no chat is watched for one rendered late. */
+const LOCAL_WATCH_MS = 60_000;
+
+/**
+ * Single-page apps render their chat after the page loaded: look again when the page changes
+ * (at most once a second) and call `found` once a layout profile matches. A page that should be
+ * a chat (`keepWatching`) is watched until then; a local page for a minute.
+ */
+function watchForLateChat(core, userChatSite, keepWatching, found) {
+  const started = performance.now();
+  let scheduled = false;
+  const observer = new MutationObserver(() => {
+    if (scheduled) return;
+    if (!keepWatching && performance.now() - started > LOCAL_WATCH_MS) {
+      observer.disconnect();
+      return;
+    }
+    scheduled = true;
+    setTimeout(() => {
+      scheduled = false;
+      const status = JSON.parse(core.chat_page_status(userChatSite));
+      if (!status.site) return;
+      observer.disconnect();
+      found(status);
+    }, 1000);
+  });
+  observer.observe(document, { childList: true, subtree: true });
 }

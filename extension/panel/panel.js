@@ -6,6 +6,7 @@ import init, * as core from '../pkg/bai.js';
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { SITES_KEY, loadSettings, loadSites, saveSetting } from '../shared/settings.js';
+import { armAnswers, questionFingerprint, renderQuestion } from '../shared/questions.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -109,22 +110,21 @@ function describeEvent(event) {
       };
     case 'state_changed':
       return { what: `Workflow${wf}: ${STATE_WORDS[event.state] ?? event.state}`, tone: event.state === 'failed' ? 'err' : 'ok' };
+    case 'chat_layout':
+      return event.messages > 0
+        ? { what: `Reading this chat (layout ${event.site}): ${event.messages} message${event.messages === 1 ? '' : 's'}`, tone: 'ok' }
+        : { what: `No message read yet (layout ${event.site})`, why: 'a new chat, or BAI does not recognize this page’s chat layout', tone: 'info' };
+    case 'handshake_recognized':
+      return {
+        what: 'Took a code block for a handshake by its content',
+        why: `rule ${event.rule}: the page ${event.rule === 'display_cased_label' ? 'showed the block’s label display-cased' : 'lost the block’s “bai” label'}; it holds exactly one BAI handshake object, in the assistant’s message ${event.message_index + 1}`,
+        tone: 'info',
+      };
     case 'session_error':
       return { what: 'BAI could not read this chat', why: `${event.code}: ${event.message}`, tone: 'err' };
     default:
       return null;
   }
-}
-
-/** The action question still open, from the log. */
-function openActionQuestion(log) {
-  let open = null;
-  for (const event of log) {
-    if (event.kind === 'action_needs_approval') open = event;
-    if (open && ['action_approved', 'action_denied'].includes(event.kind) && event.action_id === open.action_id && event.workflow_id === open.workflow_id) open = null;
-    if (open && event.kind === 'state_changed' && event.workflow_id === open.workflow_id && event.state !== 'active') open = null;
-  }
-  return open;
 }
 
 /** The current workflow and whether it waits for an answer, from the log. */
@@ -150,17 +150,20 @@ async function refresh() {
   // older, slower answer would paint a stale log over a fresh one.
   const generation = ++refreshGeneration;
   const id = await activeTabId();
-  const [status, { log = [] } = {}] = await Promise.all([
+  const [status, { log = [] } = {}, { questions = [] } = {}] = await Promise.all([
     ext.runtime.sendMessage({ type: Msg.TAB_STATUS, tabId: id }),
     ext.runtime.sendMessage({ type: Msg.TAB_LOG, tabId: id }),
+    // Every open question, this tab's first: the panel is the user's own surface wherever the
+    // question comes from.
+    ext.runtime.sendMessage({ type: Msg.PENDING_QUESTIONS }),
   ]);
   const tab = id === undefined ? null : await ext.tabs.get(id).catch(() => null);
   if (generation !== refreshGeneration) return;
   tabId = id;
   currentTab = tab && { id: tab.id, url: tab.url, title: tab.title };
-  renderDiagnostics(status);
+  renderDiagnostics(status, log);
   renderWorkflow(currentWorkflow(log));
-  renderActionQuestion(openActionQuestion(log));
+  await renderQuestionOf(questions.find((q) => q.tabId === id) ?? questions[0] ?? null);
   renderLog(log);
   lastLog = log;
   document.body.dataset.ready = '1';
@@ -194,7 +197,6 @@ function exportLog() {
 }
 
 function renderWorkflow(workflow) {
-  $('question').hidden = !workflow?.asking;
   if (!workflow) {
     show('wf-state', 'no workflow yet');
     show('wf-id', '—');
@@ -208,8 +210,6 @@ function renderWorkflow(workflow) {
   show('wf-id', workflow.id);
   show('wf-protocol', workflow.protocol ?? '—');
   show('wf-target', workflow.target ?? 'this chat tab');
-  $('question-text').textContent = `ChatGPT asks to control ${workflow.target ?? 'this chat tab'} (workflow ${workflow.id}). Allow it?`;
-  $('question').dataset.workflow = workflow.id;
   $('stop').hidden = !(workflow.state === 'active' || workflow.state === 'awaiting_extension_ack');
   $('stop').dataset.workflow = workflow.id;
 }
@@ -235,15 +235,38 @@ function groupIgnored(log) {
   return out;
 }
 
-function renderActionQuestion(question) {
+/** The question shown now (from the background's list of open questions, never from the log
+ * or the page), and how to take its buttons back. */
+let shownQuestion = null;
+let disarmQuestion = () => {};
+
+async function renderQuestionOf(question) {
+  if (question?.id === shownQuestion?.id) return;
+  disarmQuestion();
+  shownQuestion = question;
+  const box = $('question');
+  delete box.dataset.questionReady;
   if (!question) {
-    delete $('question').dataset.action;
+    box.hidden = true;
+    delete box.dataset.workflow;
+    delete box.dataset.action;
     return;
   }
-  $('question').hidden = false;
-  $('question').dataset.workflow = question.workflow_id;
-  $('question').dataset.action = String(question.action_id);
-  $('question-text').textContent = `Action ${question.action_id} (${question.type} ${describeSelector(question.selector)}) needs your approval because ${question.reasons.map((r) => r.message ?? r.code).join('; ')}. Allow it?`;
+  const fingerprint = await questionFingerprint(question);
+  if (shownQuestion !== question) return;
+  renderQuestion($('question-text'), question);
+  box.dataset.workflow = question.workflowId;
+  if (question.kind === 'action') box.dataset.action = String(question.actionId);
+  else delete box.dataset.action;
+  box.hidden = false;
+  disarmQuestion = armAnswers({
+    allow: $('allow'),
+    deny: $('deny'),
+    question,
+    fingerprint,
+    onArmed: () => { box.dataset.questionReady = '1'; },
+    send: (answer, digest) => ext.runtime.sendMessage({ type: Msg.ANSWER_QUESTION, questionId: question.id, fingerprint: digest, answer }),
+  });
 }
 
 function renderLog(log) {
@@ -267,7 +290,7 @@ function renderLog(log) {
   }));
 }
 
-function renderDiagnostics(status) {
+function renderDiagnostics(status, log = []) {
   const bg = status?.background;
   show('core-background', bg?.version ? `ready (${bg.version})` : `failed: ${bg?.error ?? 'no answer'}`, bg?.version ? 'ok' : 'err');
   const tab = status?.tab;
@@ -291,20 +314,32 @@ function renderDiagnostics(status) {
   }
   if (tab.startError) {
     show('chat-site', 'unknown: the core could not start on this page', 'warn');
-  } else if (tab.chat?.site) {
-    show('chat-site', tab.chat.transcript_readable
-      ? `${tab.chat.site}: transcript readable`
-      : `${tab.chat.site}: ChatGPT's page changed, transcript not readable`, tab.chat.transcript_readable ? 'ok' : 'warn');
+  } else if (tab.chat?.site || tab.chat?.layout === 'unrecognized') {
+    // The layout as the chat session last reported it since this page started (a new chat, or
+    // a page that rendered its chat late, shows it with its first messages), else as the page
+    // started.
+    const latest = [...log].reverse().find((event) => event.kind === 'chat_layout' && event.at >= (tab.at ?? 0));
+    if (!latest && tab.chat.layout === 'unrecognized') {
+      show('chat-site', `BAI does not recognize this page's chat layout${tab.chat.site_name ? ` (${tab.chat.site_name})` : ''}`, 'warn');
+    } else {
+      const site = latest?.site ?? tab.chat.site;
+      const messages = latest ? latest.messages : tab.chat.messages;
+      show('chat-site', messages > 0
+        ? `${site}: transcript readable`
+        : `${site}: no message read yet (a new chat, or BAI does not recognize this page's chat layout)`, messages > 0 ? 'ok' : 'warn');
+    }
   } else {
     show('chat-site', 'not a chat page');
   }
 }
 
-async function sendDecision(answer, workflowId) {
-  const actionId = $('question').dataset.action;
-  const message = { type: Msg.USER_DECISION, tabId, workflowId, answer };
-  if (actionId && answer !== 'stop') message.actionId = Number(actionId);
-  await ext.runtime.sendMessage(message);
+/** Stop: the chat tab stops every workflow of its conversation, and the background ends what
+ * the workflow has in flight on its target tab. */
+async function sendStop(workflowId) {
+  await Promise.all([
+    ext.runtime.sendMessage({ type: Msg.USER_DECISION, tabId, workflowId, answer: 'stop' }),
+    ext.runtime.sendMessage({ type: Msg.STOP_WORKFLOW, workflowId }),
+  ]);
 }
 
 async function setupSettings() {
@@ -458,6 +493,45 @@ async function renderSites() {
   }));
 }
 
+/** The public chat sites BAI reads but has no access to by default (crate/src/sites.rs), each
+ * with a one-click "Turn on" (the browser asks) or, once on, its place in the list above. */
+async function renderOptionalChatSites() {
+  const sites = await loadSites();
+  const offered = JSON.parse(core.optional_chat_sites());
+  $('optional-chat-sites').replaceChildren(...offered.map((entry) => {
+    const parsed = siteOf(entry.origin).site;
+    const li = document.createElement('li');
+    li.dataset.pattern = parsed.pattern;
+    const name = document.createElement('span');
+    name.className = 'site-origin';
+    name.textContent = `${entry.name} (${parsed.host})`;
+    li.append(name);
+    if (sites.some((site) => site.pattern === parsed.pattern && site.kind === 'chat')) {
+      const on = document.createElement('span');
+      on.className = 'site-kind';
+      on.textContent = 'on (remove it above)';
+      li.dataset.on = '1';
+      li.append(on);
+      return li;
+    }
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = 'Turn on';
+    button.setAttribute('aria-label', `Turn on ${entry.name}`);
+    button.addEventListener('click', () => {
+      // Synchronous up to the permission request (see askForSite).
+      const asked = askForSite(parsed);
+      settleGrant(parsed, asked, 'chat').then((refused) => {
+        $('sites-status').textContent = refused
+          ? `${entry.name} stays off: ${refused.message}`
+          : `${entry.name} is on. Reload its open pages if BAI's badge does not appear there.`;
+      });
+    });
+    li.append(button);
+    return li;
+  }));
+}
+
 function addChatSite() {
   // Synchronous up to the permission request (see askForSite).
   const input = $('add-chat-site');
@@ -489,23 +563,26 @@ async function main() {
   } catch (error) {
     show('core-panel', `failed: ${error}`, 'err');
   }
-  $('allow').addEventListener('click', () => sendDecision('allow', $('question').dataset.workflow));
-  $('deny').addEventListener('click', () => sendDecision('deny', $('question').dataset.workflow));
-  $('stop').addEventListener('click', () => sendDecision('stop', $('stop').dataset.workflow));
+  $('stop').addEventListener('click', () => sendStop($('stop').dataset.workflow));
   $('copy-prompt').addEventListener('click', copyPrompt);
   $('export-log').addEventListener('click', exportLog);
   await setupSettings();
   $('add-chat-site-button').addEventListener('click', addChatSite);
   ext.storage.onChanged.addListener((changes, area) => {
-    if (area === 'local' && changes[SITES_KEY]) renderSites();
+    if (area === 'local' && changes[SITES_KEY]) {
+      renderSites();
+      renderOptionalChatSites();
+    }
   });
   await renderSites();
+  await renderOptionalChatSites().catch(() => {});
   // The tab's address is needed inside the click (no await before the permission request).
   ext.tabs.onUpdated.addListener((id, change) => {
     if (id === tabId && (change.url || change.title)) refresh();
   });
   ext.runtime.onMessage.addListener((message) => {
     if (message?.type === Msg.STATUS_CHANGED && (message.tabId === undefined || tabId === undefined || message.tabId === tabId)) refresh();
+    if (message?.type === Msg.QUESTIONS_CHANGED) refresh();
   });
   ext.tabs.onActivated?.addListener(() => refresh());
   await refresh();

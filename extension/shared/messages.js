@@ -8,8 +8,31 @@ export const Msg = Object.freeze({
   TAB_STATUS: 'tab_status',
   /** content (chat) -> background: something happened in the chat session (logged, shown). */
   CHAT_EVENT: 'chat_event',
-  /** panel -> background -> content: the user allowed, denied or stopped a workflow. */
+  /** panel -> background -> content: the user stopped a workflow. (Allow and Deny are answers
+   * to questions: ANSWER_QUESTION.) */
   USER_DECISION: 'user_decision',
+  /** content (chat) -> background: ask the user this (shown only on the extension's own pages:
+   * the question window and the panel); answered `{ questionId }`. */
+  ASK_USER: 'ask_user',
+  /** content (chat) -> background: this question no longer stands (stopped, conversation left). */
+  WITHDRAW_QUESTION: 'withdraw_question',
+  /** content (chat) -> background: show the question window again (the user closed it). */
+  SHOW_QUESTIONS: 'show_questions',
+  /** extension page -> background: the open questions, oldest first. */
+  PENDING_QUESTIONS: 'pending_questions',
+  /** extension page -> background: the user's answer to question `questionId`, with the
+   * fingerprint of what the page showed. */
+  ANSWER_QUESTION: 'answer_question',
+  /** background -> content (chat): the user answered question `questionId`. */
+  QUESTION_ANSWERED: 'question_answered',
+  /** background -> extension pages: the list of open questions changed. */
+  QUESTIONS_CHANGED: 'questions_changed',
+  /** content (chat) or panel -> background: the user pressed Stop on this workflow; end what it
+   * has in flight on its target tab. */
+  STOP_WORKFLOW: 'stop_workflow',
+  /** background -> content (target): end the actions of these workflows now, before they touch
+   * anything more. */
+  CANCEL_ACTIONS: 'cancel_actions',
   /** panel -> background: the tab's event log. */
   TAB_LOG: 'tab_log',
   /** panel -> background: the tab a workflow id (from "Copy protocol prompt") will act on. */

@@ -10,16 +10,21 @@
 //! Every `result_due` is answered as the extension would: `result_line` with a report of the
 //! listed actions, posted as the next user message.
 //!
-//! Checks: no panic; scanner spans in bounds, ordered and on character boundaries; nothing runs
+//! Checks: no panic; scanner spans in bounds, ordered and on character boundaries; whatever the
+//! engine's JSON reader accepts (records, bai blocks) serde_json reads as the same value; every
+//! bai block is counted as a bai fence line; nothing runs
 //! before an ACK or twice; at most one `result_due` per message, and `result_line` accepts it;
 //! the engine's own result line is never reported as foreign; a restored engine equals the saved
 //! one and decides nothing new on the same snapshot; the saved state stays proportional to the
 //! input.
 #![no_main]
 
+use bai::protocol::fence::bai_fence_lines;
+use bai::protocol::json::read_object;
 use bai::protocol::scanner::{RecordScanner, ScanItem, bai_blocks};
 use bai::protocol::{
     ActionResult, Decision, Engine, Message, RejectCode, ResultReport, ResultStatus, Role,
+    WorkflowState,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -32,6 +37,7 @@ fn check_scanner(text: &str) {
             let span = match &item {
                 ScanItem::Record { span, json, .. } => {
                     assert!(span.start <= json.start && json.end == span.end);
+                    check_json(&text[json.clone()]);
                     span.clone()
                 }
                 ScanItem::Invalid { span, .. } => span.clone(),
@@ -44,9 +50,27 @@ fn check_scanner(text: &str) {
             last = span.start;
         }
     }
-    for block in bai_blocks(text) {
+    let blocks = bai_blocks(text);
+    for block in &blocks {
         assert!(block.span.end <= text.len() && block.content.end <= text.len());
         assert!(text.get(block.content.clone()).is_some());
+        check_json(&text[block.content.clone()]);
+    }
+    assert!(
+        bai_fence_lines(text) >= blocks.len(),
+        "a bai block not counted as a fence line"
+    );
+}
+
+/// What the engine's JSON reader accepts, serde_json reads as the same value.
+fn check_json(json: &str) {
+    if let Ok(map) = read_object(json) {
+        let theirs: serde_json::Value =
+            serde_json::from_str(json).expect("serde_json reads it too");
+        assert!(
+            theirs == serde_json::Value::Object(map),
+            "serde_json reads another value"
+        );
     }
 }
 
@@ -133,6 +157,14 @@ fn respond(engine: &mut Engine, decisions: &[Decision], deny: bool, ledger: &mut
     ledger.take(decisions);
     for d in decisions {
         if let Decision::HandshakeFound { workflow_id, .. } = d {
+            // A workflow that failed in the same observation (a refused BAI/0.2 line held in
+            // its handshake message) is no longer asked about, as in the extension.
+            let awaiting = engine
+                .workflow(workflow_id)
+                .is_some_and(|w| w.state == WorkflowState::AwaitingExtensionAck);
+            if !awaiting {
+                continue;
+            }
             let answer = if deny {
                 engine.deny(workflow_id)
             } else {

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS, browserNames } from './lib/browsers.mjs';
 import { startServer } from './lib/server.mjs';
-import { ACK_LINE, actionLine, answerBanner, bannerState, handshakeBlock, installTarget, openChat, protocolPrompt, startWorkflow } from './lib/chat.mjs';
+import { ACK_LINE, actionLine, answerBanner, bannerState, handshakeBlock, installTarget, openChat, protocolPrompt, shownQuestion, startWorkflow } from './lib/chat.mjs';
 
 /** Waits until the content script has finished a poll after the current moment. */
 async function settled(tab) {
@@ -196,8 +196,8 @@ for (const name of browserNames()) {
       await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), actionLine(workflowId, nonce, 1, 'click', { selector: '#buy' }));
       const question = await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the action question' });
       assert.equal(question, `${workflowId}:1`);
-      const text = await tab.evaluate(() => document.querySelector('bai-banner').shadowRoot.querySelector('.question-text').textContent);
-      assert.match(text, /Action 1 \(click\) needs your approval/);
+      const { text } = await shownQuestion(tab, question);
+      assert.match(text, /Action 1 \(click css “#buy”\) needs your approval/);
       assert.match(text, /the button “Buy now” looks like it will buy something/);
       assert.equal(await tab.evaluate(() => window.__target.purchases), 0, 'nothing bought while asking');
       await tab.screenshot('chat-risky-question');
@@ -211,6 +211,8 @@ for (const name of browserNames()) {
       await panel.waitFor(() => document.getElementById('question').dataset.action === '2', { what: 'the question in the panel' });
       assert.match(await panel.evaluate(() => document.getElementById('question-text').textContent), /Action 2 \(click css “#buy”\) needs your approval/);
       await panel.screenshot('panel-risky-question');
+      // Allow accepts answers a moment after the question appears (a stray click cannot answer).
+      await panel.waitFor(() => document.getElementById('question').dataset.questionReady, { what: 'the panel question to accept answers' });
       await panel.click('#allow');
       await tab.waitFor(() => window.__target.purchases === 1, { what: 'the approved purchase' });
       const log = await panel.waitFor(() => {
@@ -337,7 +339,7 @@ for (const name of browserNames()) {
       const click = `BAI_ACTION ${JSON.stringify({ protocol: 'BAI/0.2', workflow_id: workflowId, action_id: 1, type: 'click', payload: { selector: '#counter' } })}`;
       await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), `${handshake}\n${click}`);
       await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
-      const question = await tab.evaluate(() => document.querySelector('bai-banner').shadowRoot.textContent);
+      const { text: question } = await shownQuestion(tab);
       assert.match(question, /1 action it already wrote will run as soon as you allow\./);
       assert.equal(await tab.evaluate(() => window.__target.clicks), 0, 'nothing runs before the answer');
       await answerBanner(tab, 'allow');

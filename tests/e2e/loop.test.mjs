@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS, browserNames } from './lib/browsers.mjs';
 import { startServer } from './lib/server.mjs';
-import { answerBanner, installTarget, protocolPrompt } from './lib/chat.mjs';
+import { answerBanner, answerQuestion, installTarget, protocolPrompt, shownQuestion } from './lib/chat.mjs';
 
 const CAPABILITIES = ['action_lines', 'result_lines', 'observe', 'extended_actions'];
 
@@ -35,13 +35,14 @@ async function nextResult(browser, chat, n) {
   return (await results(chat))[n - 1];
 }
 
-/** Waits for the in-page question about action `key` (`workflow:action`), checks its text and
- * allows it, as the user would. */
+/** Waits for the question about action `key` (`workflow:action`), checks its text in the
+ * extension's question window and allows it there, as the user would. */
 async function approve(chat, key, text, screenshot) {
   await chat.waitFor((k) => document.querySelector('bai-banner')?.dataset.question === k, { args: [key], what: `the question about ${key}`, timeout: 15000 });
-  assert.match(await chat.evaluate(() => document.querySelector('bai-banner').shadowRoot.textContent), text);
-  if (screenshot) await chat.screenshot(screenshot);
-  await answerBanner(chat, 'allow');
+  const question = await shownQuestion(chat, key);
+  assert.match(question.text, text);
+  if (screenshot) await question.window.screenshot(screenshot);
+  await answerQuestion(chat, 'allow', key);
 }
 
 /** The ref of the first observation line matching `pattern`. */
@@ -126,7 +127,7 @@ for (const name of browserNames()) {
 
       // "Checkout" is a risky word: the user is asked, with the model's reason beside it.
       await say([['click', { selector: { type: 'ref', value: checkout } }, { reason: 'Go to the checkout' }]]);
-      await approve(chat, `${workflowId}:3`, /ChatGPT says: “Go to the checkout”.*the button “Checkout” looks like it will checkout something/, 'loop-question-with-reason');
+      await approve(chat, `${workflowId}:3`, /the button “Checkout” looks like it will checkout something.*ChatGPT says: “Go to the checkout”/, 'loop-question-with-reason');
       const r3 = await nextResult(browser, chat, 3);
       // The link's click reports its navigation (with or without the focus it also moved: the
       // new page can replace the old one before the click's report comes back).
@@ -169,7 +170,7 @@ for (const name of browserNames()) {
         ['assert', { selector: '#thanks', expect: 'text_equals', value: 'Thank you, Ann!' }],
         ['extract', { selector: '#summary' }],
       ]);
-      await approve(chat, `${workflowId}:11`, /the button “Place order” looks like it will order something/);
+      await approve(chat, `${workflowId}:11`, /the button “Place order” looks like it will (place )?order something/);
       const r6 = await nextResult(browser, chat, 6);
       const pressEnter = r6.actions[3];
       // Enter submits and navigates; whether the key's own report still saw the key, the submit

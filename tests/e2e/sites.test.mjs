@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS, browserNames } from './lib/browsers.mjs';
 import { startServer } from './lib/server.mjs';
-import { actionLine, answerBanner, handshakeBlock, protocolPrompt } from './lib/chat.mjs';
+import { actionLine, answerBanner, handshakeBlock, protocolPrompt, shownQuestion } from './lib/chat.mjs';
 
 const ACK_NONCE = /"ack_nonce":"(n_[0-9a-f]{32})"/;
 const SITE = 'http://127.0.0.2/*';
@@ -71,7 +71,7 @@ for (const name of browserNames()) {
       await chat.evaluate((text) => window.chatFixture.addUserMessage(text), protocolPrompt(workflowId));
       await chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeBlock(workflowId));
       await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
-      assert.match(await chat.evaluate(() => document.querySelector('bai-banner').shadowRoot.textContent), /control Example shop: sign in \(http:\/\/127\.0\.0\.2:\d+\)/);
+      assert.match((await shownQuestion(chat)).text, /control\s*http:\/\/127\.0\.0\.2:\d+\s*page title “Example shop: sign in”/);
       await answerBanner(chat, 'allow');
       const ack = await chat.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text);
       const nonce = ACK_NONCE.exec(ack)[1];

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS, browserNames } from './lib/browsers.mjs';
 import { startServer } from './lib/server.mjs';
-import { actionLine, answerBanner, handshakeBlock, protocolPrompt } from './lib/chat.mjs';
+import { actionLine, answerBanner, handshakeBlock, protocolPrompt, shownQuestion } from './lib/chat.mjs';
 
 const ACK_NONCE = /"ack_nonce":"(n_[0-9a-f]{32})"/;
 
@@ -45,8 +45,9 @@ for (const name of browserNames()) {
       await chat.evaluate((text) => window.chatFixture.addUserMessage(text), protocolPrompt(workflowId));
       await chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeBlock(workflowId));
       await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
-      const question = await chat.evaluate(() => document.querySelector('bai-banner').shadowRoot.textContent);
-      assert.match(question, /ChatGPT asks to control Example shop: sign in \(http:\/\/127\.0\.0\.1:\d+\)/);
+      // The question window names the target's origin first, then the page's own title.
+      const { text: question } = await shownQuestion(chat);
+      assert.match(question, /asks to control\s*http:\/\/127\.0\.0\.1:\d+\s*page title “Example shop: sign in”/);
       await answerBanner(chat, 'allow');
       const ack = await chat.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text);
       const nonce = ACK_NONCE.exec(ack)[1];
@@ -60,7 +61,7 @@ for (const name of browserNames()) {
       // Typing into the password field always asks first.
       const passwordQuestion = await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the password question' });
       assert.equal(passwordQuestion, `${workflowId}:2`);
-      assert.match(await chat.evaluate(() => document.querySelector('bai-banner').shadowRoot.textContent), /types into a password field/);
+      assert.match((await shownQuestion(chat, passwordQuestion)).text, /types into a password field/);
       assert.equal(await target.evaluate(() => window.__loginState.password), '', 'not typed before the user allows it');
       await answerBanner(chat, 'allow');
       await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.actionsRun === '3', { what: 'three actions' });

@@ -4,6 +4,7 @@
 //! `bench_selector` times the selector engines inside the page, so the figure holds no protocol
 //! round trip: the same work a `BAI_ACTION` pays to find its target, minus the action itself.
 //! `bench_observe` times and sizes `observe` (figure 8, beside Playwright's aria snapshot).
+//! `bench_names` times accessible names (figure 9, beside dom-accessibility-api).
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -30,7 +31,7 @@ pub fn bench_selector(selector_json: &str, runs: u32) -> Result<String, JsError>
     let value: serde_json::Value =
         serde_json::from_str(selector_json).map_err(|error| JsError::new(&error.to_string()))?;
     let selector = selector_from_wire(&value, Some(Capability::ALL))
-        .map_err(|(_, reason)| JsError::new(&reason))?;
+        .map_err(|refusal| JsError::new(&refusal.to_string()))?;
     let performance = web_sys::window()
         .and_then(|window| window.performance())
         .ok_or_else(|| JsError::new("no performance clock"))?;
@@ -113,6 +114,51 @@ pub fn bench_observe(max_elements: u32, runs: u32) -> Result<String, JsError> {
         more: observation.more,
         times_ms,
         observation,
+    })
+    .map_err(|error| JsError::new(&error.to_string()))
+}
+
+/// What [`bench_names`] returns (as JSON).
+#[derive(Debug, Serialize)]
+struct NameTimings {
+    /// Elements named per run.
+    count: usize,
+    /// Milliseconds per run (every element of the body named once), in run order.
+    times_ms: Vec<f64>,
+    /// The names of the last run, in document order, to compare with another implementation.
+    names: Vec<String>,
+}
+
+/// Computes the accessible name (`dom::accname::accessible_name_with`, as the selectors and
+/// observe call it) of every element in `<body>`, `runs` times, timing each run with
+/// `performance.now()`. Resolves to `{"count", "times_ms", "names"}`.
+#[allow(unreachable_pub, reason = "exported to JS by wasm-bindgen")]
+#[wasm_bindgen]
+pub fn bench_names(runs: u32) -> Result<String, JsError> {
+    let performance = web_sys::window()
+        .and_then(|window| window.performance())
+        .ok_or_else(|| JsError::new("no performance clock"))?;
+    let root = QueryRoot::current().ok_or_else(|| JsError::new("no document"))?;
+    let body = root
+        .document
+        .body()
+        .ok_or_else(|| JsError::new("no body"))?;
+    let list = body.get_elements_by_tag_name("*");
+    let elements: Vec<web_sys::Element> = (0..list.length()).filter_map(|i| list.item(i)).collect();
+    let mut times_ms = Vec::with_capacity(runs as usize);
+    let mut names = Vec::new();
+    for _ in 0..runs.max(1) {
+        let started = performance.now();
+        names = elements
+            .iter()
+            .map(|element| crate::dom::accname::accessible_name_with(&root.shadow, element))
+            .collect();
+        times_ms.push(performance.now() - started);
+    }
+    serde_json::to_string(&NameTimings {
+        count: elements.len(),
+        times_ms,
+        names,
     })
     .map_err(|error| JsError::new(&error.to_string()))
 }

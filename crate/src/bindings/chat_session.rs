@@ -12,32 +12,55 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::chat::observer::MutationWatcher;
+use crate::chat::text::HandshakeRule;
 use crate::chat::transcript::{TranscriptReader, observer_options};
-use crate::chat::{SITES, SiteProfile, page_status};
+use crate::chat::{SiteProfile, choose_profile};
 use crate::policy::{PolicySettings, RateLimiter};
 use crate::protocol::{Decision, Engine, EngineError};
 
 /// What one [`ChatSession::poll`] returns to JS.
 #[derive(Debug, Serialize)]
 struct PollResult<'a> {
+    /// The transcript is not read up to its newest message yet: the engine saw nothing of this
+    /// poll (no decisions) and the glue polls again after yielding to the page.
+    pending: bool,
     /// The engine's decisions, in order.
     decisions: &'a [Decision],
     /// Messages in the transcript now.
     messages: usize,
     /// Messages read from the DOM since the session started (incrementality check).
     reads: u64,
+    /// The layout profile reading this page (it can change while no message was read: a new
+    /// chat whose first messages show which layout the page uses).
+    site: &'static str,
+    /// Code blocks read as handshakes by their content, by message index and rule (logged).
+    handshake_recognitions: Vec<HandshakeRecognition>,
+}
+
+/// How long one poll may read messages before it yields to the page (the rest of the task, the
+/// engine's decisions and the glue, stays well under the 50 ms of a long task).
+const READ_SLICE_MS: f64 = 8.0;
+
+/// A code block read as a handshake by its content (see [`crate::chat::text::read_message`]).
+#[derive(Debug, Serialize)]
+struct HandshakeRecognition {
+    message_index: usize,
+    rule: HandshakeRule,
 }
 
 /// The content script's session on a chat tab.
 #[wasm_bindgen]
 #[derive(Debug)]
 pub struct ChatSession {
+    document: web_sys::Document,
     engine: Engine,
     reader: Rc<RefCell<TranscriptReader>>,
     watcher: Option<MutationWatcher>,
     /// The first poll observes the whole transcript at once: an old conversation opened, or the
     /// page reloaded. Later polls feed only what changed.
     first_poll_done: bool,
+    /// The first poll's engine work was put off to the next task once already.
+    engine_deferred: bool,
     /// No state was saved for this conversation: it is opened, not resumed.
     opened_fresh: bool,
     /// Caps actions per workflow and per minute (see [`crate::policy`]).
@@ -78,19 +101,17 @@ fn engine_error(error: EngineError) -> JsError {
     JsError::new(&error.to_string())
 }
 
-/// The site profile for this page, or an error the panel can show.
-fn profile_for_page() -> Result<&'static SiteProfile, JsError> {
-    let window = web_sys::window().ok_or_else(|| JsError::new("no window"))?;
-    let document = window
-        .document()
-        .ok_or_else(|| JsError::new("no document"))?;
-    let hostname = window.location().hostname().unwrap_or_default();
-    let status = page_status(&document, &hostname);
-    let name = status.site.ok_or_else(|| JsError::new("not a chat page"))?;
-    SITES
-        .iter()
-        .find(|profile| profile.name == name)
-        .ok_or_else(|| JsError::new("unknown site profile"))
+fn hostname() -> String {
+    web_sys::window()
+        .and_then(|window| window.location().hostname().ok())
+        .unwrap_or_default()
+}
+
+/// The layout profile for this page, or an error the panel can show.
+fn profile_for_page(document: &web_sys::Document) -> Result<&'static SiteProfile, JsError> {
+    choose_profile(document, &hostname())
+        .map(|found| found.profile)
+        .ok_or_else(|| JsError::new("BAI does not recognize this page's chat layout"))
 }
 
 #[wasm_bindgen]
@@ -109,10 +130,10 @@ impl ChatSession {
         notify: Function,
         held_texts: Option<String>,
     ) -> Result<ChatSession, JsError> {
-        let profile = profile_for_page()?;
         let document = web_sys::window()
             .and_then(|window| window.document())
             .ok_or_else(|| JsError::new("no document"))?;
+        let profile = profile_for_page(&document)?;
         let opened_fresh = saved_state.is_none();
         let (engine, limiter) = match saved_state {
             Some(json) => restore(&json, held_texts.as_deref()).map_err(|error| {
@@ -124,6 +145,7 @@ impl ChatSession {
             document.clone(),
             profile,
         )));
+        let document_for_session = document.clone();
         reader.borrow_mut().full_scan();
         let body = document.body().ok_or_else(|| JsError::new("no body"))?;
         let reader_for_observer = Rc::clone(&reader);
@@ -133,21 +155,67 @@ impl ChatSession {
         })
         .map_err(|_| JsError::new("could not observe the page"))?;
         Ok(ChatSession {
+            document: document_for_session,
             engine,
             reader,
             watcher: Some(watcher),
             first_poll_done: false,
+            engine_deferred: false,
             opened_fresh,
             limiter,
         })
     }
 
     /// Reads what changed and feeds it to the engine. Returns JSON
-    /// `{decisions: [...], messages, reads}`. Save the state (see [`ChatSession::save`]) before
+    /// `{pending, decisions: [...], messages, reads, ...}`; `pending`: the transcript is not read
+    /// to its end yet (nothing decided), poll again after yielding to the page. Save the state (see [`ChatSession::save`]) before
     /// acting on the decisions, so a reload in between never repeats an action.
     pub fn poll(&mut self) -> Result<String, JsError> {
+        self.follow_layout();
         let mut reader = self.reader.borrow_mut();
-        let changes = reader.take_changes();
+        // A long conversation is read in slices of at most READ_SLICE_MS, one per task, so the
+        // page stays responsive. The engine sees the transcript only once it is read up to the
+        // newest message: a half-read conversation never looks like a finished one (nothing
+        // runs, no handshake is offered, from a partial read).
+        let clock = web_sys::window().and_then(|window| window.performance());
+        let started = clock.as_ref().map(web_sys::Performance::now);
+        let elapsed = || match (&clock, started) {
+            (Some(clock), Some(started)) => clock.now() - started,
+            _ => 0.0,
+        };
+        let all_read = reader.read_pending_until(|| elapsed() >= READ_SLICE_MS);
+        // The first poll gives the whole transcript to the engine: when reading already took
+        // a good part of this task, that goes into the next one (once, so it always comes).
+        let engine_waits = all_read
+            && !self.first_poll_done
+            && !self.engine_deferred
+            && elapsed() >= READ_SLICE_MS / 2.0;
+        self.engine_deferred |= engine_waits;
+        if !all_read || engine_waits {
+            return to_json(&PollResult {
+                pending: true,
+                decisions: &[],
+                messages: reader.len(),
+                reads: reader.reads(),
+                site: reader.profile().name,
+                handshake_recognitions: Vec::new(),
+            });
+        }
+        // The first poll takes the whole transcript: only later ones need what changed.
+        let changes = if self.first_poll_done {
+            reader.take_changes()
+        } else {
+            reader.take_changed_indexes();
+            Vec::new()
+        };
+        let handshake_recognitions = reader
+            .take_handshake_recognitions()
+            .into_iter()
+            .map(|(message_index, rule)| HandshakeRecognition {
+                message_index,
+                rule,
+            })
+            .collect();
         let decisions = if self.first_poll_done {
             let len = reader.len();
             self.engine.update_messages(
@@ -163,10 +231,36 @@ impl ChatSession {
             }
         };
         to_json(&PollResult {
+            pending: false,
             decisions: &decisions,
             messages: reader.len(),
             reads: reader.reads(),
+            site: reader.profile().name,
+            handshake_recognitions,
         })
+    }
+
+    /// The layout profile reading this page (its name, as in the panel's diagnostics).
+    pub fn site(&self) -> String {
+        self.reader.borrow().profile().name.to_owned()
+    }
+
+    /// While no message was read, the page may show another layout than the one chosen at
+    /// start (a new chat: the composer matched one profile, the first messages show which
+    /// layout the page really uses). Switch to the profile that reads messages.
+    fn follow_layout(&mut self) {
+        let current = self.reader.borrow().profile();
+        if !self.reader.borrow().is_empty() || current.count_messages(&self.document) > 0 {
+            return;
+        }
+        let Some(found) = choose_profile(&self.document, &hostname()) else {
+            return;
+        };
+        if found.messages > 0 && !std::ptr::eq(found.profile, current) {
+            let mut reader = TranscriptReader::new(self.document.clone(), found.profile);
+            reader.full_scan();
+            *self.reader.borrow_mut() = reader;
+        }
     }
 
     /// The user allowed the handshake: returns the decisions (the ACK line to post first).

@@ -34,8 +34,9 @@ pub fn chat_page_status(user_chat_site: Option<bool>) -> Result<String, JsError>
         .document()
         .ok_or_else(|| JsError::new("no document"))?;
     let hostname = window.location().hostname().unwrap_or_default();
-    let status = if crate::sites::may_run_chat(&hostname, user_chat_site.unwrap_or(false)) {
-        crate::chat::page_status(&document, &hostname)
+    let user_chat_site = user_chat_site.unwrap_or(false);
+    let status = if crate::sites::may_run_chat(&hostname, user_chat_site) {
+        crate::chat::page_status(&document, &hostname, user_chat_site)
     } else {
         crate::chat::ChatPageStatus::not_a_chat()
     };
@@ -43,19 +44,31 @@ pub fn chat_page_status(user_chat_site: Option<bool>) -> Result<String, JsError>
 }
 
 /// Writes `line` into the chat's composer and sends it (unless `insert_only`), then confirms it
-/// appeared as a user message. Resolves to `"sent_and_confirmed"` or `"inserted"`; rejects with
-/// an object `{code, message}` (see [`crate::chat::composer::ComposerError`]).
+/// appeared as a user message. `site`: the layout profile the chat session reads the page with
+/// ([`ChatSession::site`]); without it, the profile that best matches the page. Resolves to
+/// `"sent_and_confirmed"` or `"inserted"`; rejects with an object `{code, message}` (see
+/// [`crate::chat::composer::ComposerError`]).
 #[wasm_bindgen]
-pub async fn post_line(line: String, insert_only: bool) -> Result<JsValue, JsValue> {
+pub async fn post_line(
+    line: String,
+    insert_only: bool,
+    site: Option<String>,
+) -> Result<JsValue, JsValue> {
     use crate::chat::composer::{self, SendMode};
     let document = web_sys::window()
         .and_then(|window| window.document())
         .ok_or_else(|| JsValue::from_str("no document"))?;
     let hostname = web_sys::window().map(|w| w.location().hostname().unwrap_or_default());
-    let status = crate::chat::page_status(&document, hostname.as_deref().unwrap_or_default());
-    let profile = crate::chat::SITES
-        .iter()
-        .find(|profile| Some(profile.name) == status.site)
+    let named = site.and_then(|site| {
+        crate::chat::SITES
+            .iter()
+            .find(|profile| profile.name == site)
+    });
+    let profile = named
+        .or_else(|| {
+            crate::chat::choose_profile(&document, hostname.as_deref().unwrap_or_default())
+                .map(|found| found.profile)
+        })
         .ok_or_else(|| error_object("composer_not_found", "this is not a chat page"))?;
     let mode = if insert_only {
         SendMode::InsertOnly
@@ -131,6 +144,13 @@ pub fn site_for_address(address: &str) -> Result<String, JsValue> {
         }
         Err(error) => Err(error_object(error.code(), &error.to_string())),
     }
+}
+
+/// The public chat sites the panel offers to turn on, as JSON
+/// ([`crate::sites::OPTIONAL_CHAT_SITES`]).
+#[wasm_bindgen]
+pub fn optional_chat_sites() -> String {
+    serde_json::to_string(crate::sites::OPTIONAL_CHAT_SITES).unwrap_or_default()
 }
 
 /// The protocol text users paste into ChatGPT, with `workflow_id` in place of the placeholder.
@@ -252,10 +272,18 @@ pub async fn review_action(
         let root =
             QueryRoot::current().ok_or_else(|| error_object("no_document", "no document"))?;
         let deadline = js_sys::Date::now() + f64::from(timeout_ms.unwrap_or(5000));
+        let started = crate::dom::cancel::Started::now();
         loop {
+            // Stop pressed while the review waited for the element: nothing runs.
+            if started.is_cancelled() {
+                return Err(failure_with_hints(
+                    &action,
+                    &crate::dom::ActionError::Stopped,
+                ));
+            }
             match resolve(&root, selector) {
                 Ok(element) => {
-                    facts = Some(target_facts(&acted_on(&action, element)));
+                    facts = Some(crate::dom::review::activation_facts(&action, element));
                     break;
                 }
                 // An ambiguous or invalid selector fails at execution with the same error before
@@ -278,7 +306,7 @@ pub async fn review_action(
         let focused = web_sys::window()
             .and_then(|window| window.document())
             .and_then(|document| document.active_element());
-        facts = focused.map(|element| target_facts(&acted_on(&action, element)));
+        facts = focused.map(|element| crate::dom::review::activation_facts(&action, element));
     }
     let verdict = match review(&settings, &action, facts.as_ref()) {
         crate::policy::Verdict::Allow => serde_json::json!({ "verdict": "allow" }),
@@ -304,87 +332,11 @@ pub async fn review_action(
     Ok(verdict.to_string())
 }
 
-/// The element `action` will really act on, starting from the one its selector found: what
-/// Enter or Space activates (a form's submit button, for Enter in one of its fields), and the
-/// field `input_text` types into (inside a label or a web component).
-fn acted_on(action: &crate::protocol::Action, element: web_sys::Element) -> web_sys::Element {
-    match action {
-        crate::protocol::Action::PressKey { key, .. } => {
-            crate::dom::action::activation_target(*key, &element).unwrap_or(element)
-        }
-        crate::protocol::Action::InputText { .. } => crate::dom::action::field_for(&element),
-        _ => element,
-    }
-}
-
-/// What the policy needs to know about an element.
-fn target_facts(element: &web_sys::Element) -> crate::policy::TargetFacts {
-    use wasm_bindgen::JsCast;
-    // Any secret field (a card code, a one-time code...) is reviewed like a password field.
-    let is_password_input = |element: &web_sys::Element| {
-        element
-            .dyn_ref::<web_sys::HtmlInputElement>()
-            .is_some_and(|input| input.type_() == "password")
-            || crate::dom::secret::classify(element).is_some()
-    };
-    // A label types into its control; a host element into the field inside it.
-    let control = element
-        .dyn_ref::<web_sys::HtmlLabelElement>()
-        .and_then(web_sys::HtmlLabelElement::control)
-        .map(|control| control.unchecked_into::<web_sys::Element>());
-    let is_password = is_password_input(element)
-        || control.as_ref().is_some_and(is_password_input)
-        || element
-            .query_selector("input[type=password]")
-            .ok()
-            .flatten()
-            .is_some();
-    let text: String = crate::dom::secret::text_content_without_secrets(element)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .take(200)
-        .collect();
-    // A click lands on the nearest button or link around the element (and a label clicks its
-    // control): review what will really be activated, not only the inner icon or span.
-    let activated = element
-        .parent_element()
-        .and_then(|parent| {
-            parent
-                .closest("button, a[href], [role=button], [role=link], summary, label")
-                .ok()
-                .flatten()
-        })
-        .or(control.clone());
-    let mut name = crate::dom::accname::accessible_name(element);
-    let mut description = crate::dom::describe::describe(element);
-    if let Some(outer) = &activated {
-        let outer_name = crate::dom::accname::accessible_name(outer);
-        if !outer_name.is_empty() {
-            name = if name.is_empty() {
-                outer_name
-            } else {
-                format!("{name} / {outer_name}")
-            };
-        }
-        description = crate::dom::describe::describe(outer);
-        let outer_control = outer
-            .dyn_ref::<web_sys::HtmlLabelElement>()
-            .and_then(web_sys::HtmlLabelElement::control)
-            .map(|control| control.unchecked_into::<web_sys::Element>());
-        if let Some(target) = outer_control {
-            let target_name = crate::dom::accname::accessible_name(&target);
-            name = format!("{name} / {target_name}");
-            description = crate::dom::describe::describe(&target);
-        }
-    }
-    crate::policy::TargetFacts {
-        description,
-        name,
-        text,
-        is_password,
-    }
+/// Stop: ends every action running on this page at its next check (waiting for its element, a
+/// `wait_for` condition, a review), before it touches anything more.
+#[wasm_bindgen]
+pub fn cancel_actions() {
+    crate::dom::cancel::cancel_all();
 }
 
 /// The default policy settings as JSON (the panel shows and edits them).

@@ -40,12 +40,21 @@ pub enum ComposerError {
     /// The user has text in the composer; writing would destroy it.
     #[error("you are typing in the chat's message box; BAI will post when it is empty")]
     UserIsTyping,
-    /// The inserted text did not read back as the line.
-    #[error("the message box did not accept the text")]
+    /// The inserted text did not read back as the line: the site's editor dropped or changed it
+    /// (a framework that reverts input it did not see).
+    #[error(
+        "the chat did not take the text BAI inserted: its message box did not keep it. Post the line yourself or reload the chat"
+    )]
     InsertRejected,
     /// No send button became available.
     #[error("the chat's send button did not appear")]
     SendButtonMissing,
+    /// The line is in the message box but the site's send button stayed disabled: the page did
+    /// not take the inserted text (its framework ignored the input). BAI took its line back out.
+    #[error(
+        "the chat did not take the text BAI inserted: its send button stayed disabled. BAI removed its line from the message box; post it yourself or reload the chat"
+    )]
+    SendDisabled,
     /// The line was sent but no user message with it appeared.
     #[error("the message was sent but did not appear in the conversation")]
     NotConfirmed,
@@ -65,6 +74,7 @@ impl ComposerError {
             Self::UserIsTyping => "user_is_typing",
             Self::InsertRejected => "insert_rejected",
             Self::SendButtonMissing => "send_button_missing",
+            Self::SendDisabled => "send_disabled",
             Self::NotConfirmed => "not_confirmed",
             Self::ComposerChanged => "composer_changed",
         }
@@ -93,14 +103,28 @@ pub async fn post_line(
     let before = user_messages_containing(document, profile, line);
     insert_text(document, &composer, line)?;
     if composer_text(&composer).trim() != line.trim() {
+        // Whatever part of the line got in is ours: take it out, so the next attempt does not
+        // mistake it for the user's typing.
+        take_back(document, &composer, line);
         return Err(ComposerError::InsertRejected);
     }
     if mode == SendMode::InsertOnly {
         return Ok(PostOutcome::Inserted);
     }
-    let send_button = wait_for(SEND_BUTTON_WAIT, || enabled_send_button(document, profile))
-        .await
-        .ok_or(ComposerError::SendButtonMissing)?;
+    let Some(send_button) =
+        wait_for(SEND_BUTTON_WAIT, || enabled_send_button(document, profile)).await
+    else {
+        let disabled_button = profile
+            .send_button_selectors
+            .iter()
+            .any(|selector| document.query_selector(selector).ok().flatten().is_some());
+        take_back(document, &composer, line);
+        return Err(if disabled_button {
+            ComposerError::SendDisabled
+        } else {
+            ComposerError::SendButtonMissing
+        });
+    };
     // Waiting for the button yielded to the page: the user may have typed meanwhile. Send only
     // if the box still holds exactly the line.
     if composer_text(&composer).trim() != line.trim() {
@@ -123,15 +147,79 @@ fn composer_text(composer: &Element) -> String {
     composer.text_content().unwrap_or_default()
 }
 
+/// Removes BAI's own line from the composer after a failed post, only when the composer holds
+/// exactly that line (never the user's text).
+fn take_back(document: &Document, composer: &Element, line: &str) {
+    let held = composer_text(composer);
+    if held.trim().is_empty() || !line.trim().starts_with(held.trim()) {
+        return;
+    }
+    if let Some(textarea) = composer.dyn_ref::<HtmlTextAreaElement>() {
+        let _ = textarea.focus();
+        textarea.select();
+        if !exec_command(document, "delete", "") || !textarea.value().is_empty() {
+            set_native_value(textarea, "");
+        }
+        return;
+    }
+    if let Some(element) = composer.dyn_ref::<HtmlElement>() {
+        let _ = element.focus();
+    }
+    if let (Some(selection), Ok(range)) = (
+        document.get_selection().ok().flatten(),
+        document.create_range(),
+    ) {
+        let _ = range.select_node_contents(composer);
+        let _ = selection.remove_all_ranges();
+        let _ = selection.add_range(&range);
+        exec_command(document, "delete", "");
+    }
+}
+
+/// `document.execCommand(command, false, value)`; whether the browser performed it.
+fn exec_command(document: &Document, command: &str, value: &str) -> bool {
+    document
+        .dyn_ref::<web_sys::HtmlDocument>()
+        .and_then(|html| {
+            html.exec_command_with_show_ui_and_value(command, false, value)
+                .ok()
+        })
+        .unwrap_or(false)
+}
+
+/// Sets a textarea's value through `HTMLTextAreaElement.prototype`'s own setter, then fires a
+/// bubbling `input` event. React tracks a controlled field's value with a setter on the element
+/// itself: a value set through that one looks unchanged to React, which then ignores the event
+/// (and the event must bubble: React listens at its root, not on the field).
+fn set_native_value(textarea: &HtmlTextAreaElement, text: &str) {
+    let prototype = js_sys::Object::get_prototype_of(textarea.as_ref());
+    let descriptor = js_sys::Object::get_own_property_descriptor(&prototype, &"value".into());
+    let setter = js_sys::Reflect::get(&descriptor, &"set".into())
+        .ok()
+        .and_then(|setter| setter.dyn_into::<js_sys::Function>().ok());
+    match setter {
+        Some(setter) if setter.call1(textarea.as_ref(), &text.into()).is_ok() => {}
+        _ => textarea.set_value(text),
+    }
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    if let Ok(event) = web_sys::Event::new_with_event_init_dict("input", &init) {
+        let _ = textarea.dispatch_event(&event);
+    }
+}
+
 /// Focuses the composer, puts the caret at the end and inserts `text` the way a user's typing
 /// would arrive: `execCommand('insertText')` fires a trusted `beforeinput`/`input` pair that
-/// ProseMirror and React handle. A plain textarea gets its native value setter and an input event.
+/// ProseMirror, Quill and React handle. A textarea whose browser does not perform the command
+/// gets its native value setter and a bubbling input event (see [`set_native_value`]).
 fn insert_text(document: &Document, composer: &Element, text: &str) -> Result<(), ComposerError> {
     if let Some(textarea) = composer.dyn_ref::<HtmlTextAreaElement>() {
         let _ = textarea.focus();
-        textarea.set_value(text);
-        let event = web_sys::Event::new("input").map_err(|_| ComposerError::InsertRejected)?;
-        let _ = textarea.dispatch_event(&event);
+        let end = textarea.value().encode_utf16().count() as u32;
+        let _ = textarea.set_selection_range(end, end);
+        if !exec_command(document, "insertText", text) || textarea.value() != text {
+            set_native_value(textarea, text);
+        }
         return Ok(());
     }
     if let Some(element) = composer.dyn_ref::<HtmlElement>() {
@@ -190,9 +278,7 @@ fn user_messages_containing(document: &Document, profile: &SiteProfile, line: &s
     };
     (0..list.length())
         .filter_map(|index| list.item(index)?.dyn_into::<Element>().ok())
-        .filter(|element| {
-            element.get_attribute("data-message-author-role").as_deref() != Some("assistant")
-        })
+        .filter(|element| profile.role_of(element) != Some(crate::protocol::Role::Assistant))
         .filter(|element| element.text_content().unwrap_or_default().contains(needle))
         .count()
 }

@@ -15,17 +15,42 @@ pub use sites::{RoleSource, SITES, SiteProfile};
 pub use text::message_text;
 pub use transcript::TranscriptReader;
 
+/// What a chat page shows, as far as BAI can read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatLayout {
+    /// Messages are read: the page is a readable chat.
+    Messages,
+    /// A composer matched but no message was read: a new chat, or messages in a layout BAI does
+    /// not recognize. Watched, not called readable.
+    ComposerOnly,
+    /// A page that should be a chat (a chat site's host, or a site the user added as a chat
+    /// site) where no profile matches anything: BAI does not recognize its chat layout.
+    Unrecognized,
+    /// Not a chat page.
+    NotAChat,
+}
+
 /// What the content script learns about a page when it starts.
 #[derive(Debug, Clone, Serialize)]
 pub struct ChatPageStatus {
-    /// The matching site profile's name, or `None` when this is not a chat page.
+    /// The chosen layout profile's name, or `None` when no profile matches.
     pub site: Option<&'static str>,
-    /// A composer or at least one message was found with the profile's selectors. `false` on a
-    /// known chat host means the page's markup changed and nothing can be read: the panel says so
-    /// instead of silently doing nothing.
+    /// The site as the user knows it ("ChatGPT"), when known (from the profile, or from the host
+    /// for a page whose layout is not recognized).
+    pub site_name: Option<&'static str>,
+    /// What the page shows.
+    pub layout: ChatLayout,
+    /// Messages were read with the profile's selectors. A composer alone is not a readable
+    /// transcript.
     pub transcript_readable: bool,
     /// Messages found right now.
     pub messages: u32,
+    /// The profile's composer was found.
+    pub composer: bool,
+    /// The page may run the chat role ([`crate::sites::may_run_chat`]): if its chat renders
+    /// later (single-page apps), the content script looks again.
+    pub may_run_chat: bool,
 }
 
 impl ChatPageStatus {
@@ -33,28 +58,87 @@ impl ChatPageStatus {
     pub fn not_a_chat() -> Self {
         Self {
             site: None,
+            site_name: None,
+            layout: ChatLayout::NotAChat,
             transcript_readable: false,
             messages: 0,
+            composer: false,
+            may_run_chat: false,
         }
     }
 }
 
-/// Classifies the page by its host and markup. Whether the page may run the chat role at all is
-/// decided before, by [`crate::sites::may_run_chat`]. On a known chat host the answer is always
-/// a site (readable or not); on any other host (user-added chat sites, local pages) only markup
-/// that matches a profile makes it a chat page.
-pub fn page_status(document: &Document, hostname: &str) -> ChatPageStatus {
+/// A profile and what it finds on a page.
+#[derive(Debug, Clone, Copy)]
+pub struct ProfileMatch {
+    /// The layout profile.
+    pub profile: &'static SiteProfile,
+    /// Messages it reads.
+    pub messages: u32,
+    /// Its composer was found.
+    pub composer: bool,
+}
+
+/// The profile that best reads `document`: one that reads messages (the first in table order,
+/// or the host's own on a tie), else one whose composer matches; `None` when no profile matches
+/// anything. The host never picks a profile by itself, so a saved copy or a self-hosted
+/// deployment of any supported site is read like the site.
+pub fn choose_profile(document: &Document, hostname: &str) -> Option<ProfileMatch> {
+    let mut best: Option<((bool, bool, bool), ProfileMatch)> = None;
     for profile in SITES {
-        let known_host = profile.hosts.contains(&hostname);
         let messages = profile.count_messages(document);
         let composer = profile.find_composer(document).is_some();
-        if known_host || (profile.hosts.is_empty() && (messages > 0 || composer)) {
-            return ChatPageStatus {
-                site: Some(profile.name),
-                transcript_readable: messages > 0 || composer,
+        if messages == 0 && !composer {
+            continue;
+        }
+        let rank = (messages > 0, composer, profile.hosts.contains(&hostname));
+        if best.as_ref().is_none_or(|(current, _)| rank > *current) {
+            let found = ProfileMatch {
+                profile,
                 messages,
+                composer,
             };
+            best = Some((rank, found));
         }
     }
-    ChatPageStatus::not_a_chat()
+    best.map(|(_, found)| found)
+}
+
+/// Classifies a page that may run the chat role (see [`crate::sites::may_run_chat`]) by its
+/// markup (`may_run_chat` is true in every answer). `should_be_chat`: the host is a chat site's own or one the user added as a chat site,
+/// so a page matching no profile is reported as an unrecognized layout instead of "not a chat".
+pub fn page_status(document: &Document, hostname: &str, should_be_chat: bool) -> ChatPageStatus {
+    let host_site = SITES
+        .iter()
+        .find(|profile| profile.hosts.contains(&hostname))
+        .map(|profile| profile.site);
+    match choose_profile(document, hostname) {
+        Some(ProfileMatch {
+            profile,
+            messages,
+            composer,
+        }) => ChatPageStatus {
+            site: Some(profile.name),
+            site_name: Some(profile.site),
+            layout: if messages > 0 {
+                ChatLayout::Messages
+            } else {
+                ChatLayout::ComposerOnly
+            },
+            transcript_readable: messages > 0,
+            messages,
+            composer,
+            may_run_chat: true,
+        },
+        None if should_be_chat || host_site.is_some() => ChatPageStatus {
+            site_name: host_site,
+            layout: ChatLayout::Unrecognized,
+            may_run_chat: true,
+            ..ChatPageStatus::not_a_chat()
+        },
+        None => ChatPageStatus {
+            may_run_chat: true,
+            ..ChatPageStatus::not_a_chat()
+        },
+    }
 }

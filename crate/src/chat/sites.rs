@@ -1,6 +1,7 @@
-//! One table of chat sites with ordered fallback selectors. ChatGPT ships several markup
-//! generations at once; when its page changes, this table is the only thing to update.
-//! Anchor on data attributes and roles, never on utility class names.
+//! One table of chat layouts (one profile per site and markup generation) with ordered fallback
+//! selectors. ChatGPT ships several markup generations at once; when a site's page changes, this
+//! table is the only thing to update. Anchor on data attributes, element names and roles; class
+//! names only where a site has nothing else (Open WebUI, Copilot).
 
 use web_sys::{Document, Element};
 
@@ -10,10 +11,13 @@ use crate::protocol::Role;
 /// matches wins.
 #[derive(Debug)]
 pub struct SiteProfile {
-    /// Shown in the panel.
+    /// The layout's stable name (site and generation), shown in the panel's diagnostics.
     pub name: &'static str,
-    /// Hostnames this profile is for. Empty: any host whose markup matches (self-hosted UIs and
-    /// the local test pages, which reproduce ChatGPT's markup).
+    /// The site, as the user knows it ("ChatGPT", "Claude").
+    pub site: &'static str,
+    /// Hostnames where the site itself is served. Empty for self-hosted UIs. The profile is
+    /// chosen by what a page shows, on any host that may run the chat role (a saved copy, a
+    /// self-hosted deployment, the local test pages); the host only breaks ties.
     pub hosts: &'static [&'static str],
     /// One element per message, carrying its author role.
     pub message_selectors: &'static [&'static str],
@@ -40,17 +44,31 @@ pub struct SiteProfile {
     pub ui_selector: &'static str,
 }
 
-/// One place a message's author role can be read from.
+/// One way to learn a message's author role.
 #[derive(Debug, Clone, Copy)]
-pub struct RoleSource {
-    /// `None`: the message element itself; otherwise the first descendant matching this.
-    pub within: Option<&'static str>,
-    /// The attribute whose value is `user` / `assistant`, or ends with `:user` / `:assistant`.
-    pub attribute: &'static str,
+pub enum RoleSource {
+    /// An attribute whose value is `user` / `assistant`, or ends with `:user` / `:assistant`.
+    Attribute {
+        /// `None`: the message element itself; otherwise the first descendant matching this.
+        within: Option<&'static str>,
+        /// The attribute's name.
+        attribute: &'static str,
+    },
+    /// The message element matches `selector` (sites whose elements are named by role:
+    /// Gemini's `user-query`, Open WebUI's `.chat-user`).
+    Matches {
+        /// A selector the message element itself matches.
+        selector: &'static str,
+        /// The author of a message that matches.
+        role: Role,
+    },
 }
 
-// Only user and assistant messages: tool and system messages are not part of the conversation
-// the protocol engine reads.
+// ---------------------------------------------------------------------------------------------
+// ChatGPT, before July 2026: `[data-message-author-role]` (2023-2026), the search-unit keys and
+// `[data-turn-key]` turns (2026). Only user and assistant messages: tool and system messages are
+// not part of the conversation the protocol engine reads.
+
 const CHATGPT_MESSAGES: &[&str] = &[
     "[data-message-author-role=user], [data-message-author-role=assistant]",
     "[data-chatgpt-search-unit-key$=':assistant'], [data-chatgpt-search-unit-key$=':user']",
@@ -58,19 +76,19 @@ const CHATGPT_MESSAGES: &[&str] = &[
      [data-turn-key]:has(h4[data-conversation-role=assistant])",
 ];
 const CHATGPT_ROLES: &[RoleSource] = &[
-    RoleSource {
+    RoleSource::Attribute {
         within: None,
         attribute: "data-message-author-role",
     },
-    RoleSource {
+    RoleSource::Attribute {
         within: None,
         attribute: "data-chatgpt-search-unit-key",
     },
-    RoleSource {
+    RoleSource::Attribute {
         within: Some("h4[data-conversation-role]"),
         attribute: "data-conversation-role",
     },
-    RoleSource {
+    RoleSource::Attribute {
         within: Some("[data-message-author-role]"),
         attribute: "data-message-author-role",
     },
@@ -84,28 +102,235 @@ const CHATGPT_CODE_BLOCK: &str = "[data-markdown-copy=code-block], pre, .cm-edit
 const CHATGPT_CODE_BODY: &[&str] = &[".cm-content", "code"];
 const CHATGPT_UI: &str = "button, svg, script, style, template, \
     [data-markdown-copy=exclude], h4[data-conversation-role], h5.sr-only, h6.sr-only";
+// Signed in: ProseMirror. Signed out ("lightweight" shell, July 2026): a React-controlled
+// textarea.
 const CHATGPT_COMPOSER: &[&str] = &[
     "form[data-chatgpt-composer] [data-composer-markdown][role=textbox]",
     "#prompt-textarea.ProseMirror[contenteditable=true]",
     "div.ProseMirror[contenteditable=true]",
+    "textarea#mobile-composer-prompt",
+    "form[data-mobile-composer] textarea[name=prompt]",
     "textarea[name=prompt-textarea]",
 ];
 const CHATGPT_SEND: &[&str] = &[
     "button[data-testid=send-button]",
     "#composer-submit-button",
+    "button[data-composer-submit]",
+    "form button[aria-label='Send message']",
+    "form button[aria-label='Send prompt']",
     "form button[type=submit]",
 ];
+// The stop button's label is localized and sometimes its only name; voice and dictation buttons
+// also say "stop" and must not read as "the assistant is writing".
 const CHATGPT_STOP: &[&str] = &[
     "button[data-testid=stop-button]",
     "[data-testid=composer-stop-button]",
-    "form button[aria-label*=stop i]",
+    "form button[aria-label*=stop i]:not([aria-label*=dictat i]):not([aria-label*=voice i])",
     ".result-streaming",
 ];
 
-/// Every site the extension reads, most specific first.
+// ChatGPT, July 2026 on ("li" generation, served side by side with the older ones):
+// `ol[data-conversation-transcript] > li[data-message-role][id]`, streaming flagged on the item
+// itself, the user's text inside a `<button data-user-message-bubble>`.
+const CHATGPT_LI_MESSAGES: &[&str] =
+    &["li[data-message-role=user], li[data-message-role=assistant]"];
+const CHATGPT_LI_ROLES: &[RoleSource] = &[RoleSource::Attribute {
+    within: None,
+    attribute: "data-message-role",
+}];
+const CHATGPT_LI_ASSISTANT_BODY: &[&str] = &["[data-assistant-markdown]", ".markdown"];
+// The whole bubble (every paragraph of a multi-line prompt), then its first paragraph.
+const CHATGPT_LI_USER_BODY: &[&str] = &["[data-user-message-bubble]", "[data-user-message-copy]"];
+// The bubble is a button: every other button is interface.
+const CHATGPT_LI_UI: &str = "button:not([data-user-message-bubble]), svg, script, style, \
+    template, h4[data-message-attribution], [data-message-content-controls], \
+    [data-assistant-message-actions], [data-message-actions], [popover], .sr-only";
+// A streaming reply carries `data-message-streaming` and a temporary `pending-…` id until
+// `data-message-complete` replaces them; the composer's stop button may have only a localized
+// `aria-label`, so the item's own flags come first.
+const CHATGPT_LI_STOP: &[&str] = &[
+    "li[data-message-role=assistant][data-message-streaming]:not([data-message-streaming=false]):not([data-message-complete=true])",
+    "li[data-message-role=assistant][id^='pending-']",
+    "li[data-message-role=assistant][data-message-complete=false]",
+    "button[data-testid=stop-button]",
+    "form button[aria-label*=stop i]:not([aria-label*=dictat i]):not([aria-label*=voice i])",
+];
+
+// ---------------------------------------------------------------------------------------------
+// Claude (claude.ai): user `[data-testid=user-message]`, assistant `[data-is-streaming]` around
+// `.font-claude-response`; a tiptap (ProseMirror) composer.
+
+const CLAUDE_MESSAGES: &[&str] = &["[data-testid=user-message], [data-is-streaming]"];
+const CLAUDE_ROLES: &[RoleSource] = &[
+    RoleSource::Matches {
+        selector: "[data-testid=user-message]",
+        role: Role::User,
+    },
+    RoleSource::Matches {
+        selector: "[data-is-streaming]",
+        role: Role::Assistant,
+    },
+];
+const CLAUDE_ASSISTANT_BODY: &[&str] = &[".font-claude-response", ".font-claude-message"];
+const CLAUDE_USER_BODY: &[&str] = &[];
+const CLAUDE_COMPOSER: &[&str] = &[
+    "[data-testid=chat-input] div.ProseMirror[contenteditable=true]",
+    "div[aria-label='Write your prompt to Claude'] div.ProseMirror[contenteditable=true]",
+    "div.ProseMirror[contenteditable=true]",
+];
+const CLAUDE_SEND: &[&str] = &[
+    "button[aria-label='Send message']",
+    "button[aria-label='Send Message']",
+];
+const CLAUDE_STOP: &[&str] = &[
+    "[data-is-streaming=true]",
+    "button[aria-label='Stop response']",
+    "button[data-testid=stop-button]",
+];
+// The 2025-08 block: an icon-only Copy button and the language as text beside the `pre`.
+const CLAUDE_CODE_BLOCK: &str = "div:has(> pre.code-block__code), pre";
+const GENERIC_CODE_BODY: &[&str] = &["code"];
+const GENERIC_UI: &str = "button, svg, script, style, template, .sr-only";
+
+// ---------------------------------------------------------------------------------------------
+// Gemini (gemini.google.com): `user-query` / `model-response` elements, a Quill composer, code
+// blocks whose language is a display name in `.code-block-decoration`, outside the `pre` (and
+// "Code snippet" for a language Gemini does not know).
+
+const GEMINI_MESSAGES: &[&str] = &["user-query, model-response"];
+const GEMINI_ROLES: &[RoleSource] = &[
+    RoleSource::Matches {
+        selector: "user-query",
+        role: Role::User,
+    },
+    RoleSource::Matches {
+        selector: "model-response",
+        role: Role::Assistant,
+    },
+];
+const GEMINI_ASSISTANT_BODY: &[&str] = &[
+    "message-content .markdown",
+    "message-content",
+    ".markdown-main-panel",
+];
+const GEMINI_USER_BODY: &[&str] = &[".query-text"];
+const GEMINI_CODE_BLOCK: &str = "code-block, .code-block";
+const GEMINI_CODE_BODY: &[&str] = &["code[data-test-id=code-content]", "pre code", "pre"];
+const GEMINI_UI: &str = "button, svg, script, style, template, mat-icon, .cdk-visually-hidden";
+const GEMINI_COMPOSER: &[&str] = &[
+    "rich-textarea div.ql-editor[contenteditable=true]",
+    "div.ql-editor[contenteditable=true]",
+];
+const GEMINI_SEND: &[&str] = &[
+    "button.send-button[aria-label='Send message']",
+    "button[aria-label='Send message']",
+];
+const GEMINI_STOP: &[&str] = &[
+    "button[aria-label='Stop response']",
+    "button.send-button.stop",
+];
+
+// ---------------------------------------------------------------------------------------------
+// Microsoft Copilot (copilot.microsoft.com): `group/user-message` / `group/ai-message` blocks, a
+// textarea composer; code blocks put the language in a header outside the `pre`.
+
+const COPILOT_MESSAGES: &[&str] = &["[class~='group/user-message'], [class~='group/ai-message']"];
+const COPILOT_ROLES: &[RoleSource] = &[
+    RoleSource::Matches {
+        selector: "[class~='group/user-message']",
+        role: Role::User,
+    },
+    RoleSource::Matches {
+        selector: "[class~='group/ai-message']",
+        role: Role::Assistant,
+    },
+];
+const COPILOT_CODE_BLOCK: &str = "div:has(> pre):has(button[title='Copy code']), pre";
+const COPILOT_COMPOSER: &[&str] = &["textarea#userInput"];
+const COPILOT_SEND: &[&str] = &[
+    "button[data-testid=submit-button]",
+    "button[title='Submit message']",
+];
+const COPILOT_STOP: &[&str] = &["button[title='Stop responding']"];
+
+// ---------------------------------------------------------------------------------------------
+// Open WebUI (self-hosted): `.chat-user` / `.chat-assistant`, a TipTap (ProseMirror) `#chat-input`
+// (a textarea when rich text is off), `#send-message-button`.
+
+const OPEN_WEBUI_MESSAGES: &[&str] = &[".chat-user, .chat-assistant"];
+const OPEN_WEBUI_ROLES: &[RoleSource] = &[
+    RoleSource::Matches {
+        selector: ".chat-user",
+        role: Role::User,
+    },
+    RoleSource::Matches {
+        selector: ".chat-assistant",
+        role: Role::Assistant,
+    },
+];
+const OPEN_WEBUI_ASSISTANT_BODY: &[&str] = &[".markdown-prose", "#response-content-container"];
+const OPEN_WEBUI_USER_BODY: &[&str] = &[".markdown-prose", ".whitespace-pre-wrap"];
+// A header (language, Copy button) above the `pre`: the block is their common parent.
+const OPEN_WEBUI_CODE_BLOCK: &str = "div:has(> pre):has(> div > button), pre";
+const OPEN_WEBUI_COMPOSER: &[&str] = &[
+    "#chat-input[contenteditable=true]",
+    "#chat-input .ProseMirror[contenteditable=true]",
+    "textarea#chat-input",
+];
+const OPEN_WEBUI_SEND: &[&str] = &["#send-message-button"];
+const OPEN_WEBUI_STOP: &[&str] = &[
+    "#stop-response-button",
+    "form button[aria-label*=stop i]:not([aria-label*=dictat i]):not([aria-label*=voice i])",
+];
+
+// ---------------------------------------------------------------------------------------------
+// LibreChat (self-hosted): each message row holds `.user-turn` or `.agent-turn` around a
+// `[data-testid=message-body]` (its MessageRow component); a react-hook-form textarea composer;
+// the send button turns into `stop-generation-button` while the reply streams.
+
+const LIBRECHAT_MESSAGES: &[&str] = &[".user-turn, .agent-turn"];
+const LIBRECHAT_ROLES: &[RoleSource] = &[
+    RoleSource::Matches {
+        selector: ".user-turn",
+        role: Role::User,
+    },
+    RoleSource::Matches {
+        selector: ".agent-turn",
+        role: Role::Assistant,
+    },
+];
+const LIBRECHAT_BODY: &[&str] = &["[data-testid=message-body]"];
+const LIBRECHAT_COMPOSER: &[&str] = &[
+    "textarea#prompt-textarea[data-testid=text-input]",
+    "form textarea#prompt-textarea",
+];
+const LIBRECHAT_SEND: &[&str] = &[
+    "button#send-button[data-testid=send-button]",
+    "form button[data-testid=send-button]",
+];
+const LIBRECHAT_STOP: &[&str] = &["button[data-testid=stop-generation-button]"];
+
+/// Every chat layout the extension reads. The profile of a page is chosen by what the page
+/// shows (see [`super::page_status`]); order breaks ties, so more specific layouts come first.
 pub static SITES: &[SiteProfile] = &[
     SiteProfile {
+        name: "chatgpt-li",
+        site: "ChatGPT",
+        hosts: &["chatgpt.com", "chat.openai.com"],
+        message_selectors: CHATGPT_LI_MESSAGES,
+        composer_selectors: CHATGPT_COMPOSER,
+        send_button_selectors: CHATGPT_SEND,
+        stop_button_selectors: CHATGPT_LI_STOP,
+        role_sources: CHATGPT_LI_ROLES,
+        assistant_body_selectors: CHATGPT_LI_ASSISTANT_BODY,
+        user_body_selectors: CHATGPT_LI_USER_BODY,
+        code_block_selector: CHATGPT_CODE_BLOCK,
+        code_body_selectors: CHATGPT_CODE_BODY,
+        ui_selector: CHATGPT_LI_UI,
+    },
+    SiteProfile {
         name: "chatgpt",
+        site: "ChatGPT",
         hosts: &["chatgpt.com", "chat.openai.com"],
         message_selectors: CHATGPT_MESSAGES,
         composer_selectors: CHATGPT_COMPOSER,
@@ -119,18 +344,79 @@ pub static SITES: &[SiteProfile] = &[
         ui_selector: CHATGPT_UI,
     },
     SiteProfile {
-        name: "chatgpt-compatible",
+        name: "claude",
+        site: "Claude",
+        hosts: &["claude.ai"],
+        message_selectors: CLAUDE_MESSAGES,
+        composer_selectors: CLAUDE_COMPOSER,
+        send_button_selectors: CLAUDE_SEND,
+        stop_button_selectors: CLAUDE_STOP,
+        role_sources: CLAUDE_ROLES,
+        assistant_body_selectors: CLAUDE_ASSISTANT_BODY,
+        user_body_selectors: CLAUDE_USER_BODY,
+        code_block_selector: CLAUDE_CODE_BLOCK,
+        code_body_selectors: GENERIC_CODE_BODY,
+        ui_selector: GENERIC_UI,
+    },
+    SiteProfile {
+        name: "gemini",
+        site: "Gemini",
+        hosts: &["gemini.google.com"],
+        message_selectors: GEMINI_MESSAGES,
+        composer_selectors: GEMINI_COMPOSER,
+        send_button_selectors: GEMINI_SEND,
+        stop_button_selectors: GEMINI_STOP,
+        role_sources: GEMINI_ROLES,
+        assistant_body_selectors: GEMINI_ASSISTANT_BODY,
+        user_body_selectors: GEMINI_USER_BODY,
+        code_block_selector: GEMINI_CODE_BLOCK,
+        code_body_selectors: GEMINI_CODE_BODY,
+        ui_selector: GEMINI_UI,
+    },
+    SiteProfile {
+        name: "copilot",
+        site: "Copilot",
+        hosts: &["copilot.microsoft.com"],
+        message_selectors: COPILOT_MESSAGES,
+        composer_selectors: COPILOT_COMPOSER,
+        send_button_selectors: COPILOT_SEND,
+        stop_button_selectors: COPILOT_STOP,
+        role_sources: COPILOT_ROLES,
+        assistant_body_selectors: &[],
+        user_body_selectors: &[],
+        code_block_selector: COPILOT_CODE_BLOCK,
+        code_body_selectors: GENERIC_CODE_BODY,
+        ui_selector: GENERIC_UI,
+    },
+    SiteProfile {
+        name: "open-webui",
+        site: "Open WebUI",
         hosts: &[],
-        message_selectors: CHATGPT_MESSAGES,
-        composer_selectors: CHATGPT_COMPOSER,
-        send_button_selectors: CHATGPT_SEND,
-        stop_button_selectors: CHATGPT_STOP,
-        role_sources: CHATGPT_ROLES,
-        assistant_body_selectors: CHATGPT_ASSISTANT_BODY,
-        user_body_selectors: CHATGPT_USER_BODY,
+        message_selectors: OPEN_WEBUI_MESSAGES,
+        composer_selectors: OPEN_WEBUI_COMPOSER,
+        send_button_selectors: OPEN_WEBUI_SEND,
+        stop_button_selectors: OPEN_WEBUI_STOP,
+        role_sources: OPEN_WEBUI_ROLES,
+        assistant_body_selectors: OPEN_WEBUI_ASSISTANT_BODY,
+        user_body_selectors: OPEN_WEBUI_USER_BODY,
+        code_block_selector: OPEN_WEBUI_CODE_BLOCK,
+        code_body_selectors: GENERIC_CODE_BODY,
+        ui_selector: GENERIC_UI,
+    },
+    SiteProfile {
+        name: "librechat",
+        site: "LibreChat",
+        hosts: &[],
+        message_selectors: LIBRECHAT_MESSAGES,
+        composer_selectors: LIBRECHAT_COMPOSER,
+        send_button_selectors: LIBRECHAT_SEND,
+        stop_button_selectors: LIBRECHAT_STOP,
+        role_sources: LIBRECHAT_ROLES,
+        assistant_body_selectors: LIBRECHAT_BODY,
+        user_body_selectors: LIBRECHAT_BODY,
         code_block_selector: CHATGPT_CODE_BLOCK,
         code_body_selectors: CHATGPT_CODE_BODY,
-        ui_selector: CHATGPT_UI,
+        ui_selector: "button, svg, script, style, template, h2, .sr-only",
     },
 ];
 
@@ -183,7 +469,8 @@ impl SiteProfile {
             .is_some()
     }
 
-    /// Whether `element` itself is a stop indicator (`.result-streaming` on a message).
+    /// Whether `element` itself is a stop indicator (`.result-streaming` on a message, ChatGPT's
+    /// `data-message-streaming`, Claude's `data-is-streaming=true`).
     pub fn is_stop_indicator(&self, element: &Element) -> bool {
         element
             .matches(&self.stop_button_selectors.join(", "))
@@ -192,12 +479,17 @@ impl SiteProfile {
 
     /// The author of a message element, from the first role source that names one.
     pub fn role_of(&self, message: &Element) -> Option<Role> {
-        self.role_sources.iter().find_map(|source| {
-            let holder = match source.within {
-                None => Some(message.clone()),
-                Some(selector) => message.query_selector(selector).ok().flatten(),
-            };
-            parse_role(&holder?.get_attribute(source.attribute)?)
+        self.role_sources.iter().find_map(|source| match *source {
+            RoleSource::Attribute { within, attribute } => {
+                let holder = match within {
+                    None => Some(message.clone()),
+                    Some(selector) => message.query_selector(selector).ok().flatten(),
+                };
+                parse_role(&holder?.get_attribute(attribute)?)
+            }
+            RoleSource::Matches { selector, role } => {
+                message.matches(selector).unwrap_or(false).then_some(role)
+            }
         })
     }
 

@@ -75,14 +75,46 @@ pub fn message_text(element: &Element, profile: &SiteProfile) -> String {
 
 /// [`message_text`] for a role the caller already knows.
 pub fn message_text_as(element: &Element, profile: &SiteProfile, role: Role) -> String {
+    read_message(element, profile, role).text
+}
+
+/// Why a code block was read as a ```` ```bai ```` block although the page did not label it so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HandshakeRule {
+    /// The block had no language label at all (an unlabelled fence, or a site that shows
+    /// "Code snippet" for a language it does not know); its content is one BAI handshake.
+    UnlabelledBlockContent,
+    /// The label was a display-cased "Bai"/"BAI" (sites that capitalize language names).
+    DisplayCasedLabel,
+}
+
+/// A message's text and the code blocks recognized as handshakes by their content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageRead {
+    /// The text the protocol engine scans.
+    pub text: String,
+    /// One entry per code block relabelled ```` ```bai ````, in order.
+    pub handshake_rules: Vec<HandshakeRule>,
+}
+
+/// Reads a message of `role` (see [`message_text_as`]), noting which blocks were recognized as
+/// handshakes by their content.
+pub fn read_message(element: &Element, profile: &SiteProfile, role: Role) -> MessageRead {
     let body = profile.body_of(element, role);
     let mut writer = TextWriter {
         out: String::new(),
         profile,
         verbatim: role == Role::User,
+        handshake_rules: Vec::new(),
+        block_break_at_end: false,
     };
     writer.children(&body);
-    writer.finish()
+    let handshake_rules = std::mem::take(&mut writer.handshake_rules);
+    MessageRead {
+        text: writer.finish(),
+        handshake_rules,
+    }
 }
 
 /// Accumulates lines while walking a subtree.
@@ -91,6 +123,11 @@ struct TextWriter<'a> {
     profile: &'a SiteProfile,
     /// User messages are shown `white-space: pre-wrap`: every character counts.
     verbatim: bool,
+    /// Blocks read as handshakes by their content (assistant messages only).
+    handshake_rules: Vec<HandshakeRule>,
+    /// The text ends with the line break that closed a block element (a user message made of
+    /// paragraphs, such as ChatGPT's `p[data-user-message-copy]`): not part of what was typed.
+    block_break_at_end: bool,
 }
 
 impl TextWriter<'_> {
@@ -123,6 +160,7 @@ impl TextWriter<'_> {
         if name == "br" {
             self.trim_line_end();
             self.out.push('\n');
+            self.block_break_at_end = false;
             return;
         }
         if element.matches(self.profile.ui_selector).unwrap_or(false) {
@@ -143,7 +181,9 @@ impl TextWriter<'_> {
         }
         self.children(element);
         if block {
+            let before = self.out.len();
             self.end_line();
+            self.block_break_at_end = self.out.len() > before;
         }
     }
 
@@ -152,6 +192,9 @@ impl TextWriter<'_> {
         // every character is kept, soft line breaks included.
         if !self.verbatim && self.at_line_start() && text.trim().is_empty() {
             return;
+        }
+        if !text.is_empty() {
+            self.block_break_at_end = false;
         }
         self.out.push_str(text);
     }
@@ -176,6 +219,7 @@ impl TextWriter<'_> {
     }
 
     fn code_block(&mut self, block: &Element) {
+        self.block_break_at_end = false;
         let body = self
             .profile
             .code_body_selectors
@@ -188,8 +232,23 @@ impl TextWriter<'_> {
             .or_else(|| language_from_attributes(block))
             .or_else(|| language_from_header(block, body.as_ref()))
             .unwrap_or_default();
+        // Some sites drop the fence's language (Gemini shows "Code snippet" for a language it
+        // does not know) or display-case it. Only in the assistant's messages, a block whose
+        // whole content is one BAI handshake object is read as the ```bai block the model
+        // wrote; the engine then checks it like any other, and the user is still asked.
+        let language = match handshake_rule(&language, &code) {
+            Some(rule) if !self.verbatim => {
+                self.handshake_rules.push(rule);
+                "bai".to_owned()
+            }
+            _ => language,
+        };
+        // The fence is longer than any backtick run in the code, so no line of the code (a
+        // "```" followed by "```bai", say) can close it early and turn the rest into a block
+        // the page does not show (CommonMark's own rule for writing fences).
+        let fence = "`".repeat(longest_backtick_run(&code).max(2) + 1);
         self.end_line();
-        self.out.push_str("```");
+        self.out.push_str(&fence);
         self.out.push_str(&language);
         self.out.push('\n');
         let code = code.trim_end_matches(['\n', '\r']);
@@ -197,15 +256,43 @@ impl TextWriter<'_> {
             self.out.push_str(code);
             self.out.push('\n');
         }
-        self.out.push_str("```\n");
+        self.out.push_str(&fence);
+        self.out.push('\n');
     }
 
-    fn finish(self) -> String {
+    fn finish(mut self) -> String {
         if self.verbatim {
+            if self.block_break_at_end {
+                self.out.pop();
+            }
             return self.out;
         }
         self.out.trim_start_matches('\n').trim_end().to_owned()
     }
+}
+
+/// Whether a code block labelled `language` (empty: unlabelled) holding `code` is a BAI
+/// handshake the page lost the label of: exactly one JSON object whose `protocol` starts with
+/// `BAI/` and whose `kind` is `handshake`. A block labelled with another language (`json`) is
+/// what the model wrote and stays as it is.
+fn handshake_rule(language: &str, code: &str) -> Option<HandshakeRule> {
+    let rule = if language.is_empty() {
+        HandshakeRule::UnlabelledBlockContent
+    } else if language.eq_ignore_ascii_case("bai") && language != "bai" {
+        HandshakeRule::DisplayCasedLabel
+    } else {
+        return None;
+    };
+    let value: serde_json::Value = serde_json::from_str(code.trim()).ok()?;
+    let object = value.as_object()?;
+    let protocol = object.get("protocol")?.as_str()?;
+    let kind = object.get("kind")?.as_str()?;
+    (protocol.starts_with("BAI/") && kind == "handshake").then_some(rule)
+}
+
+/// The longest run of backticks in `code`.
+fn longest_backtick_run(code: &str) -> usize {
+    code.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
 /// The code exactly as written: text nodes verbatim, `<br>` and line elements (CodeMirror's

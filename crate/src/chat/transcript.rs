@@ -15,7 +15,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Document, Element, MutationObserverInit, MutationRecord, Node};
 
 use super::sites::SiteProfile;
-use super::text::message_text_as;
+use super::text::{HandshakeRule, read_message};
 use crate::protocol::{Message, Role};
 
 /// One message element and what was last read from it.
@@ -25,6 +25,11 @@ struct Entry {
     role: Role,
     text: String,
     complete: bool,
+    /// Code blocks of this message read as handshakes by their content (see
+    /// [`super::text::read_message`]).
+    handshake_rules: Vec<HandshakeRule>,
+    /// Those rules were reported (once, when the message was complete).
+    rules_reported: bool,
 }
 
 /// Reads a chat transcript into [`Message`]s and reports only what changed.
@@ -51,6 +56,8 @@ pub struct TranscriptReader {
     /// The composer's `<form>`, where the stop button lives while the assistant writes; kept
     /// between polls so the streaming check looks there instead of walking the whole transcript.
     composer_form: Option<Element>,
+    /// Handshakes recognized by their content in complete messages, not taken yet.
+    recognitions: Vec<(usize, HandshakeRule)>,
 }
 
 impl TranscriptReader {
@@ -68,6 +75,7 @@ impl TranscriptReader {
             streaming: None,
             reads: 0,
             composer_form: None,
+            recognitions: Vec::new(),
         }
     }
 
@@ -92,23 +100,7 @@ impl TranscriptReader {
     /// transcript, in order. After a re-index the transcript may also have become shorter: the
     /// caller keeps only the first [`Self::len`] messages.
     pub fn take_changes(&mut self) -> Vec<(usize, Message)> {
-        if self.selector.is_none() {
-            // A new chat: no message matched any selector yet.
-            if let Some(selector) = self.profile.active_message_selector(&self.document) {
-                self.selector = Some(selector);
-                self.reindex = true;
-            }
-        }
-        if self.reindex {
-            self.rebuild_index();
-        }
-        let dirty = std::mem::take(&mut self.dirty);
-        for index in dirty {
-            self.read(index);
-        }
-        self.update_streaming();
-        let changed = std::mem::take(&mut self.changed);
-        changed
+        self.take_changed_indexes()
             .into_iter()
             .filter_map(|index| {
                 let entry = self.entries.get(index)?;
@@ -124,6 +116,66 @@ impl TranscriptReader {
             .collect()
     }
 
+    /// What [`Self::take_changes`] does, returning only the indexes of the messages that
+    /// changed (for a caller that takes the whole transcript with [`Self::messages`] anyway).
+    pub fn take_changed_indexes(&mut self) -> BTreeSet<usize> {
+        self.refresh_index();
+        let dirty = std::mem::take(&mut self.dirty);
+        for index in dirty {
+            self.read(index);
+        }
+        self.update_streaming();
+        let changed = std::mem::take(&mut self.changed);
+        for &index in &changed {
+            if let Some(entry) = self.entries.get_mut(index) {
+                if entry.complete && !entry.rules_reported && !entry.handshake_rules.is_empty() {
+                    entry.rules_reported = true;
+                    self.recognitions
+                        .extend(entry.handshake_rules.iter().map(|rule| (index, *rule)));
+                }
+            }
+        }
+        changed
+    }
+
+    /// Reads messages waiting to be read, newest first, one at a time, until none is left
+    /// (`true`) or `out_of_time` says to stop (`false`: call again later, after yielding to
+    /// the page). At least one message is read per call, so repeated calls always finish.
+    /// What was read stays pending for [`Self::take_changes`], which reads whatever is still
+    /// left: splitting the reading over calls changes when it happens, not what is reported.
+    pub fn read_pending_until(&mut self, mut out_of_time: impl FnMut() -> bool) -> bool {
+        self.refresh_index();
+        while let Some(index) = self.dirty.pop_last() {
+            self.read(index);
+            if self.dirty.is_empty() {
+                return true;
+            }
+            if out_of_time() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Messages indexed but not read yet.
+    pub fn pending_reads(&self) -> usize {
+        self.dirty.len()
+    }
+
+    /// Picks the message selector on a new chat and rebuilds the list when it must.
+    fn refresh_index(&mut self) {
+        if self.selector.is_none() {
+            // A new chat: no message matched any selector yet.
+            if let Some(selector) = self.profile.active_message_selector(&self.document) {
+                self.selector = Some(selector);
+                self.reindex = true;
+            }
+        }
+        if self.reindex {
+            self.rebuild_index();
+        }
+    }
+
     /// Every message as last read, in order (what a new engine or a panel needs at once).
     pub fn messages(&self) -> Vec<Message> {
         self.entries
@@ -136,6 +188,13 @@ impl TranscriptReader {
             .collect()
     }
 
+    /// Code blocks read as handshakes by their content (the page had lost their ```` ```bai ````
+    /// label), by message index, each reported once when its message is complete: the log says
+    /// which rule recognized them.
+    pub fn take_handshake_recognitions(&mut self) -> Vec<(usize, HandshakeRule)> {
+        std::mem::take(&mut self.recognitions)
+    }
+
     /// Messages in the transcript.
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -144,6 +203,11 @@ impl TranscriptReader {
     /// No message yet.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// The layout profile this reader reads with.
+    pub fn profile(&self) -> &'static SiteProfile {
+        self.profile
     }
 
     /// The selector that matched the page's messages, `None` while nothing matched (on a chat
@@ -249,6 +313,8 @@ impl TranscriptReader {
             role: Role::User,
             text: String::new(),
             complete: true,
+            handshake_rules: Vec::new(),
+            rules_reported: false,
         });
         self.dirty.insert(index);
         self.changed.insert(index);
@@ -337,6 +403,8 @@ impl TranscriptReader {
                                 role: Role::User,
                                 text: String::new(),
                                 complete: true,
+                                handshake_rules: Vec::new(),
+                                rules_reported: false,
                             }
                         }
                     }
@@ -361,11 +429,12 @@ impl TranscriptReader {
             return;
         };
         let role = profile.role_of(&entry.element).unwrap_or(Role::User);
-        let text = message_text_as(&entry.element, profile, role);
+        let read = read_message(&entry.element, profile, role);
         self.reads += 1;
-        if role != entry.role || text != entry.text {
+        entry.handshake_rules = read.handshake_rules;
+        if role != entry.role || read.text != entry.text {
             entry.role = role;
-            entry.text = text;
+            entry.text = read.text;
             self.changed.insert(index);
         }
     }
@@ -444,8 +513,13 @@ pub fn observer_options() -> MutationObserverInit {
     options.set_attributes(true);
     let filter: Array = [
         "class",
+        "id",
         "data-message-author-role",
         "data-conversation-role",
+        "data-message-role",
+        "data-message-streaming",
+        "data-message-complete",
+        "data-is-streaming",
     ]
     .iter()
     .map(|name| JsValue::from_str(name))

@@ -1,37 +1,165 @@
 //! The W3C accessible name computation (accname 1.2), in the order `dom-actions.md` gives:
 //! hidden, aria-labelledby, embedded control, aria-label, host language label (labels, alt,
 //! legend, caption, title then placeholder for fields), name from content (with CSS generated
-//! content and shadow DOM slots), tooltip (`title`). The result is whitespace-normalized.
+//! content, `aria-owns` and shadow DOM slots), tooltip (`title`). The result is
+//! whitespace-normalized.
+//!
+//! Cost: a name is computed for every candidate of an aria or role selector and every element
+//! `observe` lists, so the walk over a subtree avoids every call into the page it can. Below a
+//! node already known to be shown, a child is hidden only by its own `aria-hidden`, `display`,
+//! `visibility` or rendering (one style read, also used for word breaks), never by an ancestor
+//! walk; loops through references (labels, aria-labelledby, aria-owns) are checked only where a
+//! reference is followed.
 
 use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
 use web_sys::{Element, HtmlSlotElement, Node};
 
 use super::js;
 use super::matching::normalize_whitespace;
-use super::roles::{allows_name_from_content, role_of};
-use super::tree::{
-    ShadowAccess, as_element, as_tag, assigned_or_fallback, children, element_by_id_near,
-};
+use super::roles::{allows_name_from_content, implicit_role_for, role_of};
+use super::tree::{ShadowAccess, as_element, as_tag, assigned_or_fallback, element_by_id_near};
 use super::visibility::is_hidden_for_accessibility;
+
+#[wasm_bindgen]
+extern "C" {
+    /// An element seen through the one method web-sys does not bind here.
+    type VisibilityCheck;
+    /// `Element.checkVisibility()`: false for an element without a box (display:none here or
+    /// above, a closed `<details>`' content, a `content-visibility: hidden` subtree).
+    #[wasm_bindgen(method, catch, js_name = checkVisibility)]
+    fn check_visibility(this: &VisibilityCheck) -> Result<JsValue, JsValue>;
+    /// `Element.checkVisibility(options)`.
+    #[wasm_bindgen(method, catch, js_name = checkVisibility)]
+    fn check_visibility_with(this: &VisibilityCheck, options: &JsValue)
+    -> Result<JsValue, JsValue>;
+
+    /// An element whose attributes are read by a name already in JS.
+    type AttributeRead;
+    #[wasm_bindgen(method, js_name = getAttribute)]
+    fn attribute(this: &AttributeRead, name: &JsValue) -> Option<String>;
+
+    /// A computed style read by a property name already in JS.
+    type StyleRead;
+    #[wasm_bindgen(method, js_name = getPropertyValue)]
+    fn property(this: &StyleRead, name: &JsValue) -> String;
+
+    /// A window asked for computed styles.
+    type StyleSource;
+    #[wasm_bindgen(method, catch, js_name = getComputedStyle)]
+    fn computed_style(this: &StyleSource, element: &Element) -> Result<StyleRead, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = getComputedStyle)]
+    fn computed_pseudo_style(
+        this: &StyleSource,
+        element: &Element,
+        pseudo: &JsValue,
+    ) -> Result<StyleRead, JsValue>;
+}
+
+/// `element.getAttribute(name)`.
+fn attr(element: &Element, name: &JsValue) -> Option<String> {
+    element.unchecked_ref::<AttributeRead>().attribute(name)
+}
+
+/// `checkVisibility()` of `element`, `None` where the browser has no such method.
+fn has_box(element: &Element) -> Option<bool> {
+    element
+        .unchecked_ref::<VisibilityCheck>()
+        .check_visibility()
+        .ok()
+        .and_then(|v| v.as_bool())
+}
+
+/// `checkVisibility({visibilityProperty: true})`: a box and `visibility: visible`.
+fn is_seen(element: &Element, options: &JsValue) -> Option<bool> {
+    element
+        .unchecked_ref::<VisibilityCheck>()
+        .check_visibility_with(options)
+        .ok()
+        .and_then(|v| v.as_bool())
+}
 
 /// The accessible name of `element`.
 pub fn accessible_name(element: &Element) -> String {
     accessible_name_with(&ShadowAccess::detect(), element)
 }
 
+/// The attribute, property and pseudo-element names a computation passes to the page, made
+/// into JS strings once per thread instead of being decoded again on each of the thousands of
+/// calls a page's names take.
+struct JsNames {
+    aria_hidden: JsValue,
+    aria_labelledby: JsValue,
+    aria_labeledby: JsValue,
+    aria_label: JsValue,
+    aria_owns: JsValue,
+    role: JsValue,
+    labels: JsValue,
+    title: JsValue,
+    content: JsValue,
+    display: JsValue,
+    visibility: JsValue,
+    before: JsValue,
+    after: JsValue,
+    /// `{visibilityProperty: true}` for `checkVisibility`.
+    visibility_options: JsValue,
+}
+
+impl JsNames {
+    fn new() -> Self {
+        let options = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(
+            &options,
+            &JsValue::from_str("visibilityProperty"),
+            &JsValue::TRUE,
+        );
+        Self {
+            aria_hidden: JsValue::from_str("aria-hidden"),
+            aria_labelledby: JsValue::from_str("aria-labelledby"),
+            aria_labeledby: JsValue::from_str("aria-labeledby"),
+            aria_label: JsValue::from_str("aria-label"),
+            aria_owns: JsValue::from_str("aria-owns"),
+            role: JsValue::from_str("role"),
+            labels: JsValue::from_str("labels"),
+            title: JsValue::from_str("title"),
+            content: JsValue::from_str("content"),
+            display: JsValue::from_str("display"),
+            visibility: JsValue::from_str("visibility"),
+            before: JsValue::from_str("::before"),
+            after: JsValue::from_str("::after"),
+            visibility_options: options.into(),
+        }
+    }
+}
+
+thread_local! {
+    static JS_NAMES: JsNames = JsNames::new();
+}
+
 /// The accessible name of `element`, opening shadow roots with `shadow`.
 pub fn accessible_name_with(shadow: &ShadowAccess, element: &Element) -> String {
-    let window = element.owner_document().and_then(|d| d.default_view());
+    JS_NAMES.with(|names| name_with(names, shadow, element))
+}
+
+fn name_with(names: &JsNames, shadow: &ShadowAccess, element: &Element) -> String {
+    let window = element
+        .owner_document()
+        .and_then(|d| d.default_view())
+        .map(|w| w.unchecked_into::<StyleSource>());
     let mut computation = Computation {
+        names,
         shadow,
         window,
         root: element.clone(),
-        visited: Vec::new(),
+        visited: vec![element.clone()],
+        claimed: Vec::new(),
+        page_owned_ids: None,
     };
     let flags = Flags {
         in_labelledby: false,
         in_content: false,
         hidden_ok: false,
+        may_reach_root: false,
     };
     normalize_whitespace(&computation.element_name(element, flags))
 }
@@ -44,35 +172,109 @@ struct Flags {
     in_content: bool,
     /// The traversal started at a hidden referenced node: hidden nodes count.
     hidden_ok: bool,
+    /// The subtree being walked contains the root (a label around its control): the root
+    /// itself contributes nothing there.
+    may_reach_root: bool,
 }
 
 struct Computation<'a> {
+    names: &'a JsNames,
     shadow: &'a ShadowAccess,
     /// The root's window, looked up once: styles are read for every descendant.
-    window: Option<web_sys::Window>,
+    window: Option<StyleSource>,
     root: Element,
+    /// The root and every node reached through a reference, so a loop of references ends.
     visited: Vec<Element>,
+    /// Elements an `aria-owns` of this computation moved under their owner: counted there, in
+    /// the owner's order, and not where they sit in the DOM.
+    claimed: Vec<Element>,
+    /// The ids any `aria-owns` in the page names, read once, when a child with an id is met.
+    page_owned_ids: Option<Vec<String>>,
+}
+
+/// What one computed-style read tells about a descendant.
+struct Look {
+    /// Hidden with everything under it (aria-hidden, display:none, not rendered).
+    gone: bool,
+    /// `visibility: hidden` or `collapse`: its own text is hidden, a child may show again.
+    invisible: bool,
+    /// Laid out as its own box (block, inline-block, flex, table cell...): a word break
+    /// around it.
+    breaks_words: bool,
 }
 
 impl Computation<'_> {
-    fn node_name(&mut self, node: &Node, flags: Flags) -> String {
-        match node.node_type() {
-            Node::TEXT_NODE => node.text_content().unwrap_or_default(),
-            Node::ELEMENT_NODE => match as_element(node) {
-                Some(element) => self.element_name(element, flags),
-                None => String::new(),
-            },
-            _ => String::new(),
+    fn style(&self, element: &Element) -> Option<StyleRead> {
+        self.window.as_ref()?.computed_style(element).ok()
+    }
+
+    /// The state of an element whose parent is shown (`has_attributes`: whether it has any
+    /// attribute at all, so a bare `<b>` or `<span>` costs no attribute lookups).
+    fn look(&self, element: &Element, tag: &str, has_attributes: bool) -> Look {
+        let gone = Look {
+            gone: true,
+            invisible: false,
+            breaks_words: false,
+        };
+        if has_attributes && attr(element, &self.names.aria_hidden).as_deref() == Some("true") {
+            return gone;
+        }
+        if matches!(tag, "option" | "optgroup") {
+            // Options of a closed drop-down have no boxes; they are as visible as their select.
+            return Look {
+                gone: is_hidden_for_accessibility(element),
+                invisible: false,
+                breaks_words: true,
+            };
+        }
+        let Some(style) = self.style(element) else {
+            return Look {
+                gone: false,
+                invisible: false,
+                breaks_words: false,
+            };
+        };
+        let display = style.property(&self.names.display);
+        if display == "none" {
+            return gone;
+        }
+        if display == "contents" {
+            // No box of its own, but its children render; `visibility` still applies to them.
+            let visibility = style.property(&self.names.visibility);
+            return Look {
+                gone: false,
+                invisible: visibility == "hidden" || visibility == "collapse",
+                breaks_words: false,
+            };
+        }
+        let breaks_words = !(display.is_empty() || display == "inline");
+        // One call answers the usual case (rendered and visible); the rare rest is told apart
+        // by a second one.
+        let invisible = match is_seen(element, &self.names.visibility_options) {
+            Some(true) => false,
+            Some(false) => {
+                if has_box(element) == Some(false) {
+                    return gone;
+                }
+                true
+            }
+            None => {
+                let visibility = style.property(&self.names.visibility);
+                visibility == "hidden" || visibility == "collapse"
+            }
+        };
+        Look {
+            gone: false,
+            invisible,
+            breaks_words,
         }
     }
 
+    /// The name of an element reached other than as a shown parent's child (the root, a
+    /// referenced node, a label, an owned node): its whole ancestry decides whether it is hidden.
     fn element_name(&mut self, element: &Element, flags: Flags) -> String {
-        if self.visited.contains(element) {
-            return String::new();
-        }
-        self.visited.push(element.clone());
+        let tag = element.local_name();
         let is_root = element == &self.root;
-
         // 2A: hidden nodes have no name unless reached from a hidden referenced node.
         // The root is named even when hidden (callers decide whether hidden elements count).
         if !is_root && !flags.hidden_ok && is_hidden_for_accessibility(element) {
@@ -83,19 +285,65 @@ impl Computation<'_> {
             }
             return String::new();
         }
+        if is_root && flags.in_content {
+            // A label around its own control: the control is not part of its own name.
+            return String::new();
+        }
+        self.named(element, &tag, flags, is_root, true)
+    }
 
+    /// A child element's contribution, with the word breaks its layout implies. Its parent is
+    /// shown, so only its own state can hide it (one style read).
+    fn child_name(&mut self, child: &Element, flags: Flags) -> String {
+        self.child_name_with(child, flags, child.has_attributes())
+    }
+
+    fn child_name_with(&mut self, child: &Element, flags: Flags, has_attributes: bool) -> String {
+        let tag = child.local_name();
+        if tag == "br" {
+            return " ".to_owned();
+        }
+        if flags.may_reach_root && child == &self.root {
+            return String::new();
+        }
+        let look = self.look(child, &tag, has_attributes);
+        if !flags.hidden_ok {
+            if look.gone {
+                return String::new();
+            }
+            if look.invisible {
+                return self.visible_descendants_name(child, flags);
+            }
+        }
+        let text = self.named(child, &tag, flags, false, has_attributes);
+        if look.breaks_words {
+            format!(" {text} ")
+        } else {
+            text
+        }
+    }
+
+    /// Steps 2B to 2I for an element already known to count (`has_attributes` false: it has
+    /// no attribute, so none is looked up).
+    fn named(
+        &mut self,
+        element: &Element,
+        tag: &str,
+        flags: Flags,
+        is_root: bool,
+        has_attributes: bool,
+    ) -> String {
         // A <slot> is not in the accessibility tree: only what it renders counts, not its
         // own aria-label.
-        if element.local_name() == "slot" {
-            return self.content_name(element, flags);
+        if tag == "slot" {
+            return self.content_name(element, tag, flags, has_attributes);
         }
 
         // 2B: aria-labelledby (not followed twice).
-        if !flags.in_labelledby {
+        if has_attributes && !flags.in_labelledby {
             // Browsers also honour the common misspelling `aria-labeledby`.
-            let ids = element
-                .get_attribute("aria-labelledby")
-                .or_else(|| element.get_attribute("aria-labeledby"));
+            let ids = attr(element, &self.names.aria_labelledby)
+                .or_else(|| attr(element, &self.names.aria_labeledby));
             if let Some(ids) = ids {
                 let mut parts = Vec::new();
                 for id in ids.split_whitespace() {
@@ -103,15 +351,14 @@ impl Computation<'_> {
                         continue;
                     };
                     // A node may be referenced more than once (or be the root itself).
-                    self.visited.retain(|v| v != &target);
                     let hidden = is_hidden_for_accessibility(&target);
                     let sub = Flags {
                         in_labelledby: true,
                         in_content: false,
                         hidden_ok: hidden,
+                        may_reach_root: target.contains(Some(self.root.as_ref())),
                     };
-                    let part = self.element_name_referenced(&target, sub);
-                    let part = normalize_whitespace(&part);
+                    let part = normalize_whitespace(&self.element_name(&target, sub));
                     if !part.is_empty() {
                         parts.push(part);
                     }
@@ -122,31 +369,40 @@ impl Computation<'_> {
             }
         }
 
-        let role = role_of(element);
+        // Inside content the role only matters for embedded controls: a bare element that
+        // is not a form control has none worth computing.
+        let role = if has_attributes && attr(element, &self.names.role).is_some() {
+            role_of(element)
+        } else if !has_attributes && flags.in_content && !is_control_tag(tag) {
+            None
+        } else {
+            implicit_role_for(element, tag).map(str::to_owned)
+        };
 
         // 2C: a control embedded in another element's label contributes its value.
         if !is_root && (flags.in_labelledby || flags.in_content) {
-            if let Some(value) = embedded_control_value(element, role.as_deref()) {
+            if let Some(value) = embedded_control_value(element, tag, role.as_deref()) {
                 return value;
             }
         }
 
         // 2D: aria-label.
-        if let Some(label) = element.get_attribute("aria-label") {
-            if !label.trim().is_empty() {
-                return label;
+        if has_attributes {
+            if let Some(label) = attr(element, &self.names.aria_label) {
+                if !label.trim().is_empty() {
+                    return label;
+                }
             }
         }
 
         // 2E: host language label.
-        if let Some(native) = self.native_name(element, flags) {
+        if let Some(native) = self.native_name(element, tag, flags) {
             return native;
         }
 
         // 2F: name from content.
-        let tag = element.local_name();
         let native_text_alternative = matches!(
-            tag.as_str(),
+            tag,
             "label" | "legend" | "caption" | "figcaption" | "summary" | "option" | "optgroup"
         );
         let from_content = flags.in_labelledby
@@ -155,14 +411,17 @@ impl Computation<'_> {
             || role.as_deref().is_some_and(allows_name_from_content)
             || (role.is_none() && !is_root);
         if from_content && role.as_deref() != Some("textbox") {
-            let content = self.content_name(element, flags);
+            let content = self.content_name(element, tag, flags, has_attributes);
             if !content.trim().is_empty() {
                 return content;
             }
         }
 
         // 2I: tooltip.
-        if let Some(title) = element.get_attribute("title") {
+        if !has_attributes {
+            return String::new();
+        }
+        if let Some(title) = attr(element, &self.names.title) {
             if !title.trim().is_empty() {
                 return title;
             }
@@ -170,19 +429,8 @@ impl Computation<'_> {
         String::new()
     }
 
-    /// A node referenced by aria-labelledby is computed from step 2A with name-from-content
-    /// allowed whatever its role.
-    fn element_name_referenced(&mut self, element: &Element, flags: Flags) -> String {
-        self.element_name(element, flags)
-    }
-
-    fn native_name(&mut self, element: &Element, flags: Flags) -> Option<String> {
-        let tag = element.local_name();
-        let content_flags = Flags {
-            in_content: true,
-            ..flags
-        };
-        match tag.as_str() {
+    fn native_name(&mut self, element: &Element, tag: &str, flags: Flags) -> Option<String> {
+        match tag {
             "input" => {
                 let input_type = element
                     .get_attribute("type")
@@ -190,7 +438,7 @@ impl Computation<'_> {
                     .to_ascii_lowercase();
                 match input_type.as_str() {
                     "button" | "submit" | "reset" => {
-                        if let Some(labels) = self.labels_name(element, content_flags) {
+                        if let Some(labels) = self.labels_name(element, flags) {
                             return Some(labels);
                         }
                         if let Some(value) = element.get_attribute("value") {
@@ -203,11 +451,13 @@ impl Computation<'_> {
                         };
                     }
                     "image" => {
+                        // A <label for> names an image button before its alt text.
+                        if let Some(labels) = self.labels_name(element, flags) {
+                            return Some(labels);
+                        }
                         for attr in ["alt", "value", "title"] {
-                            if let Some(v) = element.get_attribute(attr) {
-                                if !v.trim().is_empty() {
-                                    return Some(v);
-                                }
+                            if let Some(v) = non_empty_attr(element, attr) {
+                                return Some(v);
                             }
                         }
                         return Some("Submit".to_owned());
@@ -215,28 +465,25 @@ impl Computation<'_> {
                     "hidden" => return Some(String::new()),
                     _ => {}
                 }
-                if let Some(labels) = self.labels_name(element, content_flags) {
+                if let Some(labels) = self.labels_name(element, flags) {
                     return Some(labels);
                 }
                 field_fallback(element)
             }
             "textarea" | "select" => {
-                if let Some(labels) = self.labels_name(element, content_flags) {
+                if let Some(labels) = self.labels_name(element, flags) {
                     return Some(labels);
                 }
                 field_fallback(element)
             }
-            "button" | "meter" | "output" | "progress" => self.labels_name(element, content_flags),
-            "fieldset" => self.first_child_name(element, "legend", content_flags),
-            "figure" => self.first_child_name(element, "figcaption", content_flags),
+            "button" | "meter" | "output" | "progress" => self.labels_name(element, flags),
+            "fieldset" => self.first_child_name(element, "legend", flags),
+            "figure" => self.first_child_name(element, "figcaption", flags),
             "table" => self
-                .first_child_name(element, "caption", content_flags)
+                .first_child_name(element, "caption", flags)
                 .or_else(|| non_empty_attr(element, "summary")),
-            "img" | "area" => match element.get_attribute("alt") {
-                Some(alt) if !alt.trim().is_empty() => Some(alt),
-                Some(_) => Some(element.get_attribute("title").unwrap_or_default()),
-                None => None,
-            },
+            // `alt=""` marks a decorative image: no name, not even from `title`.
+            "img" | "area" => element.get_attribute("alt"),
             "optgroup" => non_empty_attr(element, "label"),
             "option" => non_empty_attr(element, "label"),
             // SVG <title> is never rendered; its text is the name.
@@ -248,22 +495,39 @@ impl Computation<'_> {
     }
 
     fn labels_name(&mut self, element: &Element, flags: Flags) -> Option<String> {
-        let labels = js::get(element, "labels");
-        let labels = labels.dyn_ref::<web_sys::NodeList>()?;
+        let labels = js_sys::Reflect::get(element, &self.names.labels).ok()?;
+        if labels.is_undefined() || labels.is_null() {
+            return None;
+        }
+        let labels: &web_sys::NodeList = labels.unchecked_ref();
         let mut parts = Vec::new();
         for i in 0..labels.length() {
             let Some(label) = labels.item(i) else {
                 continue;
             };
-            let Some(label) = as_element(&label) else {
+            // `labels` holds only <label> elements.
+            let label: &Element = label.unchecked_ref();
+            if self.visited.contains(label) {
                 continue;
-            };
-            // A hidden label still names its control.
+            }
+            self.visited.push(label.clone());
             let label_flags = Flags {
-                hidden_ok: flags.hidden_ok || is_hidden_for_accessibility(label),
+                in_content: true,
+                may_reach_root: label.contains(Some(self.root.as_ref())),
                 ..flags
             };
-            let part = normalize_whitespace(&self.element_name(label, label_flags));
+            let mut part =
+                normalize_whitespace(&self.named(label, "label", label_flags, false, true));
+            // A hidden label still names its control, with its hidden content. Checked only
+            // when the label gave nothing (a shown label's text was found above): the check
+            // walks every ancestor.
+            if part.is_empty() && !flags.hidden_ok && is_hidden_for_accessibility(label) {
+                let hidden_flags = Flags {
+                    hidden_ok: true,
+                    ..label_flags
+                };
+                part = normalize_whitespace(&self.named(label, "label", hidden_flags, false, true));
+            }
             if !part.is_empty() {
                 parts.push(part);
             }
@@ -276,105 +540,217 @@ impl Computation<'_> {
     }
 
     fn first_child_name(&mut self, element: &Element, tag: &str, flags: Flags) -> Option<String> {
-        let mut child = element.first_element_child();
-        while let Some(current) = child {
-            if current.local_name() == tag {
-                let name = self.element_name(&current, flags);
-                return if name.trim().is_empty() {
-                    None
-                } else {
-                    Some(name)
-                };
-            }
-            child = current.next_element_sibling();
-        }
-        None
+        let child = first_child(element, tag)?;
+        let name = self.child_name(
+            &child,
+            Flags {
+                in_content: true,
+                ..flags
+            },
+        );
+        (!name.trim().is_empty()).then_some(name)
     }
 
     /// The names of the descendants of a `visibility: hidden` element that are visible again.
     fn visible_descendants_name(&mut self, element: &Element, flags: Flags) -> String {
         let mut out = String::new();
-        for node in children(element.as_ref()) {
-            if let Some(child) = as_element(&node) {
-                out.push(' ');
-                out.push_str(&self.element_name(
-                    child,
-                    Flags {
-                        in_content: true,
-                        ..flags
-                    },
-                ));
-            }
+        let mut child = element.first_element_child();
+        while let Some(current) = child {
+            out.push(' ');
+            out.push_str(&self.child_name(
+                &current,
+                Flags {
+                    in_content: true,
+                    ..flags
+                },
+            ));
+            child = current.next_element_sibling();
         }
         out
     }
 
-    fn content_name(&mut self, element: &Element, flags: Flags) -> String {
+    /// Whether some `aria-owns` in the page names `id` (the page is read once per computation).
+    fn owned_elsewhere(&mut self, element: &Element, id: &str) -> bool {
+        let ids = self.page_owned_ids.get_or_insert_with(|| {
+            let mut ids = Vec::new();
+            let root = element.get_root_node();
+            let found = js::call(
+                &root,
+                "querySelectorAll",
+                &[JsValue::from_str("[aria-owns]")],
+            );
+            if let Ok(Some(list)) = found {
+                if let Some(list) = list.dyn_ref::<web_sys::NodeList>() {
+                    for i in 0..list.length() {
+                        if let Some(owner) = list.item(i).as_ref().and_then(|n| as_element(n)) {
+                            let value = owner.get_attribute("aria-owns").unwrap_or_default();
+                            ids.extend(value.split_whitespace().map(str::to_owned));
+                        }
+                    }
+                }
+            }
+            ids
+        });
+        ids.iter().any(|owned| owned == id)
+    }
+
+    /// The elements `element`'s `aria-owns` moves under it, in order, each once.
+    fn owned_by(&mut self, element: &Element) -> Vec<Element> {
+        let Some(ids) = attr(element, &self.names.aria_owns) else {
+            return Vec::new();
+        };
+        let mut owned = Vec::new();
+        for id in ids.split_whitespace() {
+            let Some(target) = element_by_id_near(element, id) else {
+                continue;
+            };
+            // An ancestor cannot be owned (that would be a loop); nor can a node twice.
+            if target.contains(Some(element.as_ref()))
+                || self.visited.contains(&target)
+                || self.claimed.contains(&target)
+            {
+                continue;
+            }
+            self.visited.push(target.clone());
+            self.claimed.push(target.clone());
+            owned.push(target);
+        }
+        owned
+    }
+
+    fn content_name(
+        &mut self,
+        element: &Element,
+        tag: &str,
+        flags: Flags,
+        has_attributes: bool,
+    ) -> String {
         let child_flags = Flags {
             in_content: true,
             ..flags
         };
-        let mut out = self.pseudo_content(element, "::before");
-        let nodes = match as_tag::<HtmlSlotElement>(element, "slot") {
+        let owned = if has_attributes {
+            self.owned_by(element)
+        } else {
+            Vec::new()
+        };
+        let mut out = self.pseudo_content(element, tag, false);
+        let nodes = match (tag == "slot").then(|| element.unchecked_ref::<HtmlSlotElement>()) {
             Some(slot) => assigned_or_fallback(slot),
             None => match self.shadow.shadow_root(element) {
-                Some(root) => children(root.as_ref()),
-                None => children(element.as_ref()),
+                Some(root) => super::tree::children(root.as_ref()),
+                None => super::tree::children(element.as_ref()),
             },
         };
         let mut previous_was_text = false;
         for node in nodes {
-            // Browsers separate text nodes that are split by a comment (or by script).
-            let is_text = node.node_type() == Node::TEXT_NODE;
-            if is_text && previous_was_text {
-                out.push(' ');
+            let node_type = node.node_type();
+            if node_type == Node::TEXT_NODE {
+                // Browsers separate text nodes that are split by a comment (or by script).
+                if previous_was_text {
+                    out.push(' ');
+                }
+                previous_was_text = true;
+                out.push_str(&node.text_content().unwrap_or_default());
+                continue;
             }
-            if node.node_type() != Node::COMMENT_NODE {
-                previous_was_text = is_text;
+            if node_type != Node::ELEMENT_NODE {
+                continue;
             }
-            let text = self.node_name(&node, child_flags);
-            let block = as_element(&node).is_some_and(|e| self.is_block(e));
-            if block {
-                out.push(' ');
+            previous_was_text = false;
+            let child: &Element = node.unchecked_ref();
+            if !self.claimed.is_empty() && self.claimed.contains(child) {
+                continue;
             }
-            out.push_str(&text);
-            if block {
-                out.push(' ');
+            let has_attributes = child.has_attributes();
+            let id = if has_attributes {
+                child.id()
+            } else {
+                String::new()
+            };
+            if !id.is_empty() && self.owned_elsewhere(child, &id) {
+                // Moved under its owner by aria-owns: counted there (if at all), not here.
+                let owned_here = owned.iter().any(|o| o == child);
+                if !owned_here {
+                    continue;
+                }
             }
+            out.push_str(&self.child_name_with(child, child_flags, has_attributes));
         }
-        out.push_str(&self.pseudo_content(element, "::after"));
+        for target in &owned {
+            // An owned node sits elsewhere in the page: its whole ancestry decides.
+            out.push(' ');
+            out.push_str(&self.element_name(target, child_flags));
+            out.push(' ');
+        }
+        out.push_str(&self.pseudo_content(element, tag, true));
         out
     }
 
-    fn is_block(&self, element: &Element) -> bool {
-        let Some(window) = &self.window else {
-            return false;
-        };
-        let display = window
-            .get_computed_style(element)
-            .ok()
-            .flatten()
-            .and_then(|s| s.get_property_value("display").ok())
-            .unwrap_or_default();
-        !(display.is_empty() || display.starts_with("inline") || display == "contents")
-    }
-
-    /// The text of CSS generated content (`content: "..."`) on a pseudo element.
-    fn pseudo_content(&self, element: &Element, pseudo: &str) -> String {
+    /// The text of CSS generated content (`content: "..."`, or the alternative text after `/`)
+    /// on a pseudo element that is displayed.
+    fn pseudo_content(&self, element: &Element, tag: &str, after: bool) -> String {
+        if is_void(tag) {
+            // Replaced and void elements have no ::before / ::after boxes.
+            return String::new();
+        }
         let Some(window) = &self.window else {
             return String::new();
         };
-        let Ok(Some(style)) = window.get_computed_style_with_pseudo_elt(element, pseudo) else {
+        let pseudo = if after {
+            &self.names.after
+        } else {
+            &self.names.before
+        };
+        let Ok(style) = window.computed_pseudo_style(element, pseudo) else {
             return String::new();
         };
-        let content = style.get_property_value("content").unwrap_or_default();
-        let text = parse_css_content(&content);
+        let content = style.property(&self.names.content);
+        if content.is_empty() || content == "none" || content == "normal" {
+            return String::new();
+        }
+        if style.property(&self.names.display) == "none" {
+            return String::new();
+        }
+        let visibility = style.property(&self.names.visibility);
+        if visibility == "hidden" || visibility == "collapse" {
+            return String::new();
+        }
+        let text = parse_css_content(&content, |name| element.get_attribute(name));
         if text.is_empty() {
             return text;
         }
         // Generated content is its own text run: browsers separate it from the element's text.
         format!(" {text} ")
     }
+}
+
+/// Elements whose implicit role makes them an embedded control (accname step 2C).
+fn is_control_tag(tag: &str) -> bool {
+    matches!(
+        tag,
+        "input" | "textarea" | "select" | "meter" | "progress" | "datalist"
+    )
+}
+
+/// Elements that render no ::before / ::after.
+fn is_void(tag: &str) -> bool {
+    matches!(
+        tag,
+        "input"
+            | "img"
+            | "br"
+            | "wbr"
+            | "hr"
+            | "textarea"
+            | "select"
+            | "iframe"
+            | "video"
+            | "audio"
+            | "canvas"
+            | "embed"
+            | "object"
+    )
 }
 
 /// Hidden only by `visibility` (not aria-hidden, not display:none).
@@ -405,10 +781,10 @@ fn field_fallback(element: &Element) -> Option<String> {
 }
 
 /// The value a control embedded in a label contributes (accname step 2C).
-fn embedded_control_value(element: &Element, role: Option<&str>) -> Option<String> {
+fn embedded_control_value(element: &Element, tag: &str, role: Option<&str>) -> Option<String> {
     match role? {
         "textbox" | "searchbox" => {
-            if matches!(element.local_name().as_str(), "input" | "textarea") {
+            if matches!(tag, "input" | "textarea") {
                 return js::get_string(element, "value");
             }
             Some(element.text_content().unwrap_or_default())
@@ -426,7 +802,7 @@ fn embedded_control_value(element: &Element, role: Option<&str>) -> Option<Strin
                 }
                 return Some(parts.join(" "));
             }
-            if element.local_name() == "input" {
+            if tag == "input" {
                 return js::get_string(element, "value");
             }
             let selected = element
@@ -442,7 +818,7 @@ fn embedded_control_value(element: &Element, role: Option<&str>) -> Option<Strin
             if let Some(now) = non_empty_attr(element, "aria-valuenow") {
                 return Some(now);
             }
-            if element.local_name() == "input" {
+            if tag == "input" {
                 js::get_string(element, "value")
             } else {
                 None
@@ -452,12 +828,19 @@ fn embedded_control_value(element: &Element, role: Option<&str>) -> Option<Strin
     }
 }
 
-/// The concatenated strings of a computed `content` value; the alternative text after `/`
-/// replaces them when present.
-fn parse_css_content(content: &str) -> String {
+/// The text a computed `content` value contributes: its strings and `attr(…)` values (read
+/// with `attribute`), or, when it has an alternative text after `/`, that text. Images
+/// (`url(…)`, gradients, `image-set(…)`) and other functions (`counter(…)`) contribute
+/// nothing, and neither do quote keywords.
+fn parse_css_content(content: &str, attribute: impl Fn(&str) -> Option<String>) -> String {
     let mut strings = Vec::new();
     let mut alt_from = None;
     let mut chars = content.chars().peekable();
+    let mut depth = 0usize;
+    let mut word = String::new();
+    // An image between two strings splits the text into two runs, which browsers join with a
+    // space.
+    let mut image_between = false;
     while let Some(c) = chars.next() {
         match c {
             '"' | '\'' => {
@@ -474,10 +857,39 @@ fn parse_css_content(content: &str) -> String {
                         s.push(inner);
                     }
                 }
-                strings.push(s);
+                // A string inside a function (`url("…")`) is not text.
+                if depth == 0 {
+                    if image_between && !strings.is_empty() {
+                        s.insert(0, ' ');
+                    }
+                    image_between = false;
+                    strings.push(s);
+                }
             }
-            '/' => alt_from = Some(strings.len()),
-            _ => {}
+            '(' => {
+                if depth == 0 && word.eq_ignore_ascii_case("attr") {
+                    // `attr(name)`: the attribute's value is the text.
+                    let mut name = String::new();
+                    for inner in chars.by_ref() {
+                        if inner == ')' {
+                            break;
+                        }
+                        name.push(inner);
+                    }
+                    let name = name.split([',', ' ']).next().unwrap_or_default();
+                    strings.push(attribute(name.trim()).unwrap_or_default());
+                } else {
+                    if depth == 0 && !word.to_ascii_lowercase().starts_with("counter") {
+                        image_between = true;
+                    }
+                    depth += 1;
+                }
+                word.clear();
+            }
+            ')' => depth = depth.saturating_sub(1),
+            '/' if depth == 0 => alt_from = Some(strings.len()),
+            c if c.is_alphanumeric() || c == '-' => word.push(c),
+            _ => word.clear(),
         }
     }
     match alt_from {

@@ -130,6 +130,16 @@ pub enum ActionError {
         /// How many options there are in all.
         total: usize,
     },
+    /// `select_option` clicked the option of a custom widget but the widget does not show it
+    /// (the page refused or ignored the choice).
+    OptionNotChosen {
+        /// The widget, described.
+        element: String,
+        /// The option's accessible name.
+        option: String,
+        /// What the widget shows instead.
+        shown: String,
+    },
     /// `check` / `uncheck` / a checked-state assertion on something that is not a checkbox,
     /// radio button or switch (or `uncheck` on a radio button).
     NotCheckable {
@@ -168,6 +178,9 @@ pub enum ActionError {
         /// The action's wire name.
         action: String,
     },
+    /// The user pressed Stop while the action waited (for its element, a condition, a review):
+    /// it ended before touching anything more.
+    Stopped,
     /// The browser threw an unexpected exception.
     Script {
         /// The exception text.
@@ -201,11 +214,13 @@ impl ActionError {
             Self::PasswordNotTargeted { .. } => "password_not_targeted",
             Self::StaleRef { .. } => "stale_ref",
             Self::OptionNotFound { .. } => "option_not_found",
+            Self::OptionNotChosen { .. } => "option_not_chosen",
             Self::NotCheckable { .. } => "not_checkable",
             Self::StateNotChanged { .. } => "state_not_changed",
             Self::AssertionFailed { .. } => "assertion_failed",
             Self::SecretField { .. } => "secret_field",
             Self::NotExecutable { .. } => "not_executable",
+            Self::Stopped => "stopped",
             Self::Script { .. } => "script_error",
         }
     }
@@ -322,6 +337,14 @@ impl ActionError {
                     )
                 }
             }
+            Self::OptionNotChosen {
+                element,
+                option,
+                shown,
+            } => format!(
+                "the option {option:?} of {element} was clicked but the widget shows {:?}; the page did not take the choice (it was closed again)",
+                truncate_chars(shown, ActionError::MAX_ACTUAL_CHARS)
+            ),
             Self::NotCheckable { element, hint } => {
                 format!("{element} cannot be checked or unchecked: {hint}")
             }
@@ -344,6 +367,7 @@ impl ActionError {
                 };
                 format!("the action \"{action}\" is not performed on the page{how}")
             }
+            Self::Stopped => "the user pressed Stop; BAI did not act".to_owned(),
             Self::Script { detail } => format!("the page threw an error: {detail}"),
         }
     }
@@ -375,6 +399,7 @@ impl ActionError {
             | Self::ValueMismatch { element, .. }
             | Self::UnsupportedElement { element, .. }
             | Self::OptionNotFound { element, .. }
+            | Self::OptionNotChosen { element, .. }
             | Self::NotCheckable { element, .. }
             | Self::StateNotChanged { element, .. }
             | Self::PasswordNotTargeted { element } => Some(element),

@@ -35,6 +35,7 @@
 
 pub mod accname;
 pub mod action;
+pub mod cancel;
 pub mod describe;
 pub mod error;
 #[doc(hidden)]
@@ -46,9 +47,11 @@ pub mod observe;
 pub mod redact;
 pub mod refs;
 pub mod report;
+pub mod review;
 pub mod roles;
 pub mod secret;
 pub mod selector;
+pub mod settle;
 pub mod tree;
 pub mod visibility;
 

@@ -131,6 +131,12 @@ pub enum Effect {
     },
     /// The action ran but nothing observable followed.
     NothingObservable,
+    /// The page was still changing (DOM mutations or running animations) when the wait for it
+    /// to settle ended: what the result describes may still change.
+    NotSettled {
+        /// Milliseconds waited.
+        waited_ms: u32,
+    },
 }
 
 /// The result of a successful action.

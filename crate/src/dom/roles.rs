@@ -1,6 +1,7 @@
 //! ARIA roles: the explicit `role` attribute wins, else the implicit role of the HTML element
 //! (HTML-AAM, the subset in `dom-actions.md`), plus which roles take their name from content.
 
+use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 /// Every ARIA 1.2 role name the role engine accepts (plus the `none`/`presentation` synonyms).
@@ -42,6 +43,7 @@ pub const KNOWN_ROLES: &[&str] = &[
     "listitem",
     "log",
     "main",
+    "mark",
     "marquee",
     "math",
     "menu",
@@ -122,17 +124,111 @@ const NAME_FROM_CONTENT: &[&str] = &[
     "sectionhead",
 ];
 
-/// The element's role: the first known token of `role`, else its implicit role.
+/// The element's role: the first known token of `role`, else its implicit role. `none` and
+/// `presentation` are ignored on an element a user can focus or that carries a global ARIA
+/// attribute (ARIA's presentational-role conflict resolution): it keeps its implicit role.
 pub fn role_of(element: &Element) -> Option<String> {
     if let Some(explicit) = element.get_attribute("role") {
         for token in explicit.split_whitespace() {
             let token = token.to_ascii_lowercase();
             if KNOWN_ROLES.contains(&token.as_str()) {
+                if matches!(token.as_str(), "none" | "presentation")
+                    && presentation_conflicts(element)
+                {
+                    return implicit_role(element).map(str::to_owned);
+                }
                 return Some(token);
             }
         }
     }
     implicit_role(element).map(str::to_owned)
+}
+
+/// ARIA attributes allowed on every element: one of them makes `role=none` ineffective.
+const GLOBAL_ARIA_ATTRIBUTES: &[&str] = &[
+    "aria-atomic",
+    "aria-busy",
+    "aria-controls",
+    "aria-current",
+    "aria-describedby",
+    "aria-details",
+    "aria-dropeffect",
+    "aria-flowto",
+    "aria-grabbed",
+    "aria-keyshortcuts",
+    "aria-label",
+    "aria-labelledby",
+    "aria-live",
+    "aria-owns",
+    "aria-relevant",
+    "aria-roledescription",
+];
+
+/// Whether a presentational role must be ignored: the element is focusable or has a global
+/// ARIA attribute.
+fn presentation_conflicts(element: &Element) -> bool {
+    is_focusable(element)
+        || GLOBAL_ARIA_ATTRIBUTES
+            .iter()
+            .any(|attr| element.has_attribute(attr))
+}
+
+/// Focusable by the user: natively (links, enabled form controls, `<summary>`, iframes,
+/// editing hosts) or by `tabindex`.
+fn is_focusable(element: &Element) -> bool {
+    if element
+        .get_attribute("tabindex")
+        .is_some_and(|t| t.trim().parse::<i32>().is_ok())
+    {
+        return true;
+    }
+    let tag = element.local_name();
+    match tag.as_str() {
+        "a" | "area" => element.has_attribute("href"),
+        "button" | "select" | "textarea" => !element.has_attribute("disabled"),
+        "input" => {
+            !element.has_attribute("disabled")
+                && !element
+                    .get_attribute("type")
+                    .is_some_and(|t| t.eq_ignore_ascii_case("hidden"))
+        }
+        "summary" | "iframe" => true,
+        _ => element
+            .get_attribute("contenteditable")
+            .is_some_and(|v| !v.eq_ignore_ascii_case("false")),
+    }
+}
+
+/// Whether the element has an author-given name (a non-blank `aria-label` or `title`, or an
+/// `aria-labelledby` naming an element with text): what makes a `<section>` a region or an
+/// `<aside>` inside a section a landmark. Text content does not count.
+fn has_author_name(element: &Element) -> bool {
+    let non_blank = |attr: &str| {
+        element
+            .get_attribute(attr)
+            .is_some_and(|v| !v.trim().is_empty())
+    };
+    if non_blank("aria-label") || non_blank("title") {
+        return true;
+    }
+    let Some(ids) = element.get_attribute("aria-labelledby") else {
+        return false;
+    };
+    let Some(document) = element.owner_document() else {
+        return false;
+    };
+    let root = element.get_root_node();
+    ids.split_whitespace().any(|id| {
+        let target = match root.dyn_ref::<web_sys::ShadowRoot>() {
+            Some(shadow) => shadow.get_element_by_id(id),
+            None => document.get_element_by_id(id),
+        };
+        target.is_some_and(|t| {
+            t.text_content().is_some_and(|text| !text.trim().is_empty())
+                || t.get_attribute("aria-label")
+                    .is_some_and(|v| !v.trim().is_empty())
+        })
+    })
 }
 
 /// Whether `role` takes its accessible name from the element's content.
@@ -142,13 +238,18 @@ pub fn allows_name_from_content(role: &str) -> bool {
 
 /// The implicit ARIA role of an HTML element.
 pub fn implicit_role(element: &Element) -> Option<&'static str> {
-    let tag = element.local_name();
+    implicit_role_for(element, &element.local_name())
+}
+
+/// [`implicit_role`] of an element whose local name the caller already read.
+pub fn implicit_role_for(element: &Element, tag: &str) -> Option<&'static str> {
     let has = |attr: &str| element.has_attribute(attr);
-    let named = || has("aria-label") || has("aria-labelledby") || has("title");
-    Some(match tag.as_str() {
+    Some(match tag {
         "a" | "area" if has("href") => "link",
+        "address" | "hgroup" => "group",
         "article" => "article",
-        "aside" => "complementary",
+        // An <aside> inside a section or article is a landmark only when it is named.
+        "aside" if !in_sectioning(element) || has_author_name(element) => "complementary",
         "blockquote" => "blockquote",
         "button" => "button",
         "caption" => "caption",
@@ -163,21 +264,29 @@ pub fn implicit_role(element: &Element) -> Option<&'static str> {
         "fieldset" | "optgroup" => "group",
         "figure" => "figure",
         "footer" if !in_sectioning(element) => "contentinfo",
-        "form" if named() => "form",
+        // Every form is a `form`, named or not: html-aria#402, WPT html-aam/roles.html and both
+        // browsers' own trees agree (only its landmark status needs a name). Playwright's
+        // `getByRole('form')` still requires a name; we follow the browser.
+        "form" => "form",
         "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => "heading",
         "header" if !in_sectioning(element) => "banner",
         "hr" => "separator",
         "img" => {
-            if element.get_attribute("alt").is_some_and(|a| a.is_empty()) && !named() {
-                "presentation"
-            } else {
-                "img"
-            }
+            // `alt=""` marks a decorative image (a `title` does not change that), unless it
+            // is named by ARIA or focusable.
+            let decorative = element.get_attribute("alt").is_some_and(|a| a.is_empty())
+                && element
+                    .get_attribute("aria-label")
+                    .is_none_or(|v| v.trim().is_empty())
+                && !has("aria-labelledby")
+                && !presentation_conflicts(element);
+            if decorative { "presentation" } else { "img" }
         }
         "input" => return input_role(element),
         "ins" => "insertion",
-        "li" => "listitem",
+        "li" if in_list(element) => "listitem",
         "main" => "main",
+        "mark" => "mark",
         "math" => "math",
         "menu" | "ol" | "ul" => "list",
         "meter" => "meter",
@@ -187,7 +296,7 @@ pub fn implicit_role(element: &Element) -> Option<&'static str> {
         "p" => "paragraph",
         "progress" => "progressbar",
         "search" => "search",
-        "section" if named() => "region",
+        "section" if has_author_name(element) => "region",
         "select" => {
             let size = element
                 .get_attribute("size")
@@ -201,18 +310,18 @@ pub fn implicit_role(element: &Element) -> Option<&'static str> {
         "strong" => "strong",
         "sub" => "subscript",
         "sup" => "superscript",
-        "summary" => "button",
+        "summary" if is_details_summary(element) => "button",
         "table" => "table",
         "tbody" | "thead" | "tfoot" => "rowgroup",
-        "td" => "cell",
-        "textarea" => "textbox",
-        "th" => {
-            if element.get_attribute("scope").as_deref() == Some("row") {
-                "rowheader"
+        "td" => {
+            if in_grid(element) {
+                "gridcell"
             } else {
-                "columnheader"
+                "cell"
             }
         }
+        "textarea" => "textbox",
+        "th" => header_role(element),
         "time" => "time",
         "tr" => "row",
         "svg" => "graphics-document",
@@ -241,6 +350,86 @@ fn input_role(element: &Element) -> Option<&'static str> {
         _ if has_list => "combobox",
         _ => "textbox",
     })
+}
+
+/// A `<th>`'s role: its `scope`, else a header in `<thead>` or in a row of headers is a column
+/// header, and one in a row that also has data cells is a row header (what browsers do for
+/// the usual row-leading `<th>`).
+fn header_role(element: &Element) -> &'static str {
+    match element
+        .get_attribute("scope")
+        .map(|s| s.to_ascii_lowercase())
+        .as_deref()
+    {
+        Some("row" | "rowgroup") => return "rowheader",
+        Some("col" | "colgroup") => return "columnheader",
+        _ => {}
+    }
+    let Some(row) = element.parent_element() else {
+        return "columnheader";
+    };
+    if row
+        .parent_element()
+        .is_some_and(|group| group.local_name() == "thead")
+    {
+        return "columnheader";
+    }
+    let mut cell = row.first_element_child();
+    while let Some(current) = cell {
+        if current.local_name() == "td"
+            && current
+                .text_content()
+                .is_some_and(|text| !text.trim().is_empty())
+        {
+            return "rowheader";
+        }
+        cell = current.next_element_sibling();
+    }
+    "columnheader"
+}
+
+/// Whether a `<td>` belongs to a table with the `grid` or `treegrid` role.
+fn in_grid(element: &Element) -> bool {
+    element
+        .closest("table")
+        .ok()
+        .flatten()
+        .and_then(|table| table.get_attribute("role"))
+        .is_some_and(|role| {
+            role.split_whitespace()
+                .next()
+                .is_some_and(|r| r == "grid" || r == "treegrid")
+        })
+}
+
+/// Whether an `<li>` is in a list (`<ul>`, `<ol>`, `<menu>` or a `list` role); an orphan
+/// `<li>` has no role.
+fn in_list(element: &Element) -> bool {
+    element.parent_element().is_some_and(|parent| {
+        matches!(parent.local_name().as_str(), "ul" | "ol" | "menu")
+            || parent
+                .get_attribute("role")
+                .is_some_and(|r| r.split_whitespace().next() == Some("list"))
+    })
+}
+
+/// Whether a `<summary>` is the first `<summary>` child of a `<details>` (the one that opens
+/// it): only that one is a button.
+fn is_details_summary(element: &Element) -> bool {
+    let Some(parent) = element.parent_element() else {
+        return false;
+    };
+    if parent.local_name() != "details" {
+        return false;
+    }
+    let mut child = parent.first_element_child();
+    while let Some(current) = child {
+        if current.local_name() == "summary" {
+            return &current == element;
+        }
+        child = current.next_element_sibling();
+    }
+    false
 }
 
 fn in_sectioning(element: &Element) -> bool {

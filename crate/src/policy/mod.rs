@@ -6,11 +6,14 @@
 //! person: a click whose target reads like paying, buying, deleting or sending; typing into a
 //! password field.
 
+mod words;
+
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::Action;
+pub use words::{Position, find_risky, percent_decode, words};
 
 /// How often the user is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -56,25 +59,6 @@ pub const DEFAULT_RISKY_WORDS: &[&str] = &[
     "book",
 ];
 
-/// Endings that keep a word's meaning: "delete" also catches "deletion", "pay" also "payment".
-const WORD_ENDINGS: &[&str] = &[
-    "", "s", "es", "ed", "ing", "ion", "ions", "ment", "ments", "al",
-];
-
-/// Whether `token` is `word` or `word` with one of [`WORD_ENDINGS`] (a final "e" may drop:
-/// "remove" -> "removal").
-fn same_word(token: &str, word: &str) -> bool {
-    let stems = [
-        Some(word),
-        word.strip_suffix('e').filter(|stem| stem.len() >= 3),
-    ];
-    stems.into_iter().flatten().any(|stem| {
-        token
-            .strip_prefix(stem)
-            .is_some_and(|ending| WORD_ENDINGS.contains(&ending))
-    })
-}
-
 /// The user's policy settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -113,7 +97,8 @@ impl PolicySettings {
     }
 }
 
-/// What the DOM layer found out about an action's target element.
+/// What the DOM layer found out about what an action really activates: the element under the
+/// pointer (or the one a key activates), the button or link around it, where that goes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TargetFacts {
     /// A short description (`button#buy`), for the question shown to the user.
@@ -126,6 +111,61 @@ pub struct TargetFacts {
     /// An `<input type=password>`.
     #[serde(default)]
     pub is_password: bool,
+    /// Its role (computed: `button`, `link`, `combobox`…); empty when it has none.
+    #[serde(default)]
+    pub role: String,
+    /// Where activating it goes: a link's address, or for a control that submits a form the
+    /// address the form is sent to (the button's `formaction`, else the form's `action`).
+    #[serde(default)]
+    pub destination: Option<String>,
+    /// Activating it submits a form (a submit button, Enter in a form field).
+    #[serde(default)]
+    pub submits_form: bool,
+    /// Names of the controls inside it that a click on it may press (descendants, shadow
+    /// content), such as an icon-only "Delete" button in a nameless toolbar.
+    #[serde(default)]
+    pub inner_names: Vec<String>,
+}
+
+/// Roles whose own name says what they hold, not what they do: opening a combobox named
+/// "Favourite book" books nothing. Their names count only at the verb position.
+const FIELD_ROLES: &[&str] = &[
+    "combobox",
+    "listbox",
+    "textbox",
+    "searchbox",
+    "spinbutton",
+    "slider",
+    "tab",
+    "option",
+    "radio",
+    "treeitem",
+    "gridcell",
+    "row",
+    "cell",
+    "heading",
+];
+
+impl TargetFacts {
+    /// Whether the element is a command (a button, link, menu item, checkbox, anything that
+    /// submits or goes somewhere, or an element whose role is unknown), whose name counts
+    /// wherever a risky word stands in it.
+    fn is_command(&self) -> bool {
+        self.submits_form
+            || self.destination.is_some()
+            || !FIELD_ROLES.contains(&self.role.as_str())
+    }
+
+    /// Whether nothing tells what activating it does: no role, name, text, address, form, or
+    /// named control inside. Unknown means ask.
+    fn is_unknown(&self) -> bool {
+        self.role.trim().is_empty()
+            && self.name.trim().is_empty()
+            && self.text.trim().is_empty()
+            && self.destination.is_none()
+            && !self.submits_form
+            && self.inner_names.iter().all(|n| n.trim().is_empty())
+    }
 }
 
 /// Why the user must be asked. Codes are stable; messages are for the user.
@@ -152,6 +192,19 @@ pub enum AskReason {
     PasswordField,
     /// The target could not be found in time to be checked; it might be anything.
     TargetUnchecked,
+    /// Activating the target goes to an address that reads like a risky operation (a link's
+    /// `href`, a form's `action`, a button's `formaction`).
+    RiskyDestination {
+        /// The risky word found.
+        word: String,
+        /// The address.
+        url: String,
+    },
+    /// Nothing tells what the target is or does (no role, name, text or address).
+    UnknownActivation {
+        /// The element, described.
+        element: String,
+    },
 }
 
 impl AskReason {
@@ -168,6 +221,12 @@ impl AskReason {
             Self::PasswordField => "it types into a password field".to_owned(),
             Self::TargetUnchecked => {
                 "its target was not on the page yet, so BAI could not check what it is".to_owned()
+            }
+            Self::RiskyDestination { word, url } => {
+                format!("it goes to {url}, which looks like it will {word} something")
+            }
+            Self::UnknownActivation { element } => {
+                format!("BAI cannot tell what {element} does (no role, name, text or address)")
             }
         }
     }
@@ -238,23 +297,13 @@ pub fn review(settings: &PolicySettings, action: &Action, target: Option<&Target
     }
     match (touch, target) {
         (Touch::Activates, Some(target)) => {
-            // A chosen option is part of what gets activated ("Plan: Pay yearly").
+            // A chosen option is part of what gets activated ("Plan: Pay yearly"); it names a
+            // choice, so its words count at the verb position.
             let option = match action {
                 Action::SelectOption { option, .. } => option.as_str(),
                 _ => "",
             };
-            let haystack = format!("{} {} {option}", target.name, target.text);
-            if let Some(word) = find_risky_word(&haystack, &settings.risky_words) {
-                let name = if target.name.trim().is_empty() {
-                    &target.text
-                } else {
-                    &target.name
-                };
-                reasons.push(AskReason::RiskyClick {
-                    word: word.to_owned(),
-                    name: shorten(name.trim(), 60),
-                });
-            }
+            reasons.extend(activation_reasons(target, option, &settings.risky_words));
         }
         (Touch::Types, Some(target)) if target.is_password => {
             reasons.push(AskReason::PasswordField);
@@ -266,7 +315,7 @@ pub fn review(settings: &PolicySettings, action: &Action, target: Option<&Target
         _ => {}
     }
     if let Action::Navigate { url } = action {
-        if let Some(word) = find_risky_word(url, &settings.risky_words) {
+        if let Some(word) = find_risky(url, &settings.risky_words, Position::Address) {
             reasons.push(AskReason::RiskyNavigation {
                 word: word.to_owned(),
                 url: shorten(url, 80),
@@ -280,32 +329,56 @@ pub fn review(settings: &PolicySettings, action: &Action, target: Option<&Target
     }
 }
 
-/// The first of `words` that occurs in `text` as a whole word or phrase, ignoring case.
-pub fn find_risky_word<'w>(text: &str, words: &'w [String]) -> Option<&'w str> {
-    let lowered: String = text.to_lowercase();
-    let tokens: Vec<&str> = lowered
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|t| !t.is_empty())
-        .collect();
-    words.iter().map(String::as_str).find(|word| {
-        let phrase: Vec<String> = word
-            .to_lowercase()
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|t| !t.is_empty())
-            .map(str::to_owned)
-            .collect();
-        let Some((last, head)) = phrase.split_last() else {
-            return false;
-        };
-        tokens.windows(phrase.len()).any(|window| {
-            window
-                .split_last()
-                .is_some_and(|(window_last, window_head)| {
-                    window_head.iter().zip(head).all(|(a, b)| a == b)
-                        && same_word(window_last, last)
-                })
+/// Why activating `target` (choosing `option`, when not empty) needs a question, if it does.
+fn activation_reasons(target: &TargetFacts, option: &str, risky: &[String]) -> Vec<AskReason> {
+    let mut reasons = Vec::new();
+    let own = if target.is_command() {
+        Position::Anywhere
+    } else {
+        Position::VerbOnly
+    };
+    let named = if target.name.trim().is_empty() {
+        &target.text
+    } else {
+        &target.name
+    };
+    // What it is called (name, then its text), then the controls inside it: each is judged as
+    // a command of its own, since a click may land on it.
+    let found = [(target.name.as_str(), own), (target.text.as_str(), own)]
+        .into_iter()
+        .find_map(|(text, position)| find_risky(text, risky, position).map(|w| (w, named.clone())))
+        .or_else(|| {
+            target.inner_names.iter().find_map(|inner| {
+                find_risky(inner, risky, Position::Anywhere).map(|w| (w, inner.clone()))
+            })
         })
-    })
+        .or_else(|| find_risky(option, risky, Position::VerbOnly).map(|w| (w, option.to_owned())));
+    if let Some((word, name)) = found {
+        reasons.push(AskReason::RiskyClick {
+            word: word.to_owned(),
+            name: shorten(name.trim(), 60),
+        });
+    }
+    if let Some(url) = &target.destination {
+        if let Some(word) = find_risky(url, risky, Position::Address) {
+            reasons.push(AskReason::RiskyDestination {
+                word: word.to_owned(),
+                url: shorten(url, 80),
+            });
+        }
+    }
+    if reasons.is_empty() && target.is_unknown() && option.trim().is_empty() {
+        reasons.push(AskReason::UnknownActivation {
+            element: shorten(&target.description, 60),
+        });
+    }
+    reasons
+}
+
+/// The first of `words` that occurs in `text` as a whole word or phrase, ignoring case,
+/// encoding and how words are joined (the name of a command: anywhere).
+pub fn find_risky_word<'w>(text: &str, words: &'w [String]) -> Option<&'w str> {
+    find_risky(text, words, Position::Anywhere)
 }
 
 fn shorten(text: &str, max_chars: usize) -> String {
@@ -651,6 +724,288 @@ mod tests {
             url: "/docs/intro".into(),
         };
         assert_eq!(review(&settings, &docs, None), Verdict::Allow);
+    }
+
+    /// One review case: what the DOM layer found, and the codes of the reasons expected
+    /// (empty: allowed without a question), with the default settings in "never, except for
+    /// risky actions" mode.
+    struct Case {
+        what: &'static str,
+        facts: TargetFacts,
+        option: &'static str,
+        expected: &'static [&'static str],
+    }
+
+    fn facts(role: &str, name: &str) -> TargetFacts {
+        TargetFacts {
+            description: format!("{role} \"{name}\""),
+            name: name.into(),
+            role: role.into(),
+            ..TargetFacts::default()
+        }
+    }
+
+    fn run_cases(cases: Vec<Case>) {
+        let settings = PolicySettings {
+            approval_mode: ApprovalMode::Auto,
+            ..Default::default()
+        };
+        for case in cases {
+            let action = if case.option.is_empty() {
+                click()
+            } else {
+                Action::SelectOption {
+                    selector: Selector::css("#s"),
+                    option: case.option.into(),
+                }
+            };
+            let codes: Vec<String> = match review(&settings, &action, Some(&case.facts)) {
+                Verdict::Allow => vec![],
+                Verdict::Ask { reasons } => reasons
+                    .iter()
+                    .map(|r| {
+                        serde_json::to_value(r).unwrap()["code"]
+                            .as_str()
+                            .unwrap()
+                            .to_owned()
+                    })
+                    .collect(),
+            };
+            assert_eq!(codes, case.expected, "{}: {:?}", case.what, case.facts);
+        }
+    }
+
+    #[test]
+    fn false_positives_a_harmless_control_is_not_asked_about() {
+        let link = |name: &str, href: &str| TargetFacts {
+            destination: Some(href.into()),
+            ..facts("link", name)
+        };
+        run_cases(vec![
+            Case {
+                what: "a combobox named after a noun",
+                facts: facts("combobox", "Favourite book"),
+                option: "",
+                expected: &[],
+            },
+            Case {
+                what: "choosing a book title",
+                facts: facts("combobox", "Favourite book"),
+                option: "Dune",
+                expected: &[],
+            },
+            Case {
+                what: "a listbox of orders",
+                facts: facts("listbox", "Sort orders by"),
+                option: "Newest",
+                expected: &[],
+            },
+            Case {
+                what: "a search field about deletion",
+                facts: facts("searchbox", "Search account deletion help"),
+                option: "",
+                expected: &[],
+            },
+            Case {
+                what: "a plural noun link",
+                facts: link("My orders", "/orders"),
+                option: "",
+                expected: &[],
+            },
+            Case {
+                what: "a noun after the verb position",
+                facts: facts("button", "Show book details"),
+                option: "",
+                expected: &[],
+            },
+            Case {
+                what: "a words-inside-words button",
+                facts: facts("button", "Payload viewer"),
+                option: "",
+                expected: &[],
+            },
+            Case {
+                what: "a link to a list of books",
+                facts: link("Books", "/shop/books?page=2"),
+                option: "",
+                expected: &[],
+            },
+            Case {
+                what: "a tab about payments",
+                facts: facts("tab", "Payment history"),
+                option: "",
+                expected: &[],
+            },
+            Case {
+                what: "an ordinary submit button to an ordinary address",
+                facts: TargetFacts {
+                    submits_form: true,
+                    destination: Some("https://shop.example/search".into()),
+                    ..facts("button", "Search")
+                },
+                option: "",
+                expected: &[],
+            },
+            Case {
+                what: "a nameless checkbox is still a checkbox",
+                facts: facts("checkbox", ""),
+                option: "",
+                expected: &[],
+            },
+        ]);
+    }
+
+    #[test]
+    fn false_negatives_a_risky_control_is_asked_about_in_any_form() {
+        run_cases(vec![
+            Case {
+                what: "a verb first",
+                facts: facts("button", "Book now"),
+                option: "",
+                expected: &["risky_click"],
+            },
+            Case {
+                what: "camelCase",
+                facts: facts("button", "deleteAccount"),
+                option: "",
+                expected: &["risky_click"],
+            },
+            Case {
+                what: "snake_case",
+                facts: facts("button", "delete_account"),
+                option: "",
+                expected: &["risky_click"],
+            },
+            Case {
+                what: "kebab-case",
+                facts: facts("button", "delete-account"),
+                option: "",
+                expected: &["risky_click"],
+            },
+            Case {
+                what: "joined lowercase",
+                facts: facts("button", "deleteaccount"),
+                option: "",
+                expected: &["risky_click"],
+            },
+            Case {
+                what: "percent-encoded",
+                facts: facts("button", "%64elete"),
+                option: "",
+                expected: &["risky_click"],
+            },
+            Case {
+                what: "invisible characters",
+                facts: facts("button", "De\u{200b}lete"),
+                option: "",
+                expected: &["risky_click"],
+            },
+            Case {
+                what: "upper case",
+                facts: facts("button", "PLACE ORDER"),
+                option: "",
+                expected: &["risky_click"],
+            },
+            Case {
+                what: "a harmless word on a link to a risky address",
+                facts: TargetFacts {
+                    destination: Some("https://shop.example/account/%64elete?x=1".into()),
+                    ..facts("link", "Continue")
+                },
+                option: "",
+                expected: &["risky_destination"],
+            },
+            Case {
+                what: "a harmless submit button whose form goes to a risky address",
+                facts: TargetFacts {
+                    submits_form: true,
+                    destination: Some("https://bank.example/transfer".into()),
+                    ..facts("button", "Next")
+                },
+                option: "",
+                expected: &["risky_destination"],
+            },
+            Case {
+                what: "a formaction spelled with joined words",
+                facts: TargetFacts {
+                    submits_form: true,
+                    destination: Some("https://x.example/api/deleteAccount".into()),
+                    ..facts("button", "Save")
+                },
+                option: "",
+                expected: &["risky_destination"],
+            },
+            Case {
+                what: "an icon-only Delete button inside a nameless wrapper",
+                facts: TargetFacts {
+                    inner_names: vec!["Delete".into()],
+                    ..facts("", "")
+                },
+                option: "",
+                expected: &["risky_click"],
+            },
+            Case {
+                what: "a combobox whose name starts with a risky verb",
+                facts: facts("combobox", "Delete after"),
+                option: "",
+                expected: &["risky_click"],
+            },
+            Case {
+                what: "a role that claims to be a field but submits a form",
+                facts: TargetFacts {
+                    submits_form: true,
+                    ..facts("combobox", "Account deletion")
+                },
+                option: "",
+                expected: &["risky_click"],
+            },
+            Case {
+                what: "a risky option",
+                facts: facts("combobox", "Plan"),
+                option: "Pay yearly",
+                expected: &["risky_click"],
+            },
+            Case {
+                what: "unknown means ask: nothing tells what it does",
+                facts: TargetFacts {
+                    description: "div.x".into(),
+                    ..TargetFacts::default()
+                },
+                option: "",
+                expected: &["unknown_activation"],
+            },
+        ]);
+    }
+
+    #[test]
+    fn risky_addresses_ask_in_every_spelling() {
+        let settings = PolicySettings {
+            approval_mode: ApprovalMode::Auto,
+            ..Default::default()
+        };
+        for url in [
+            "/account/%64elete",
+            "/account/%2564elete",
+            "/ACCOUNT/DELETE",
+            "/api/deleteAccount",
+            "/api/delete_account",
+            "/api/delete-account",
+            "/checkout",
+            "/book?room=2",
+        ] {
+            let verdict = review(&settings, &Action::Navigate { url: url.into() }, None);
+            assert!(matches!(verdict, Verdict::Ask { .. }), "{url}: {verdict:?}");
+        }
+        for url in ["/books/2", "/orders", "/docs/deletion-policy-faq"] {
+            let verdict = review(&settings, &Action::Navigate { url: url.into() }, None);
+            // "deletion" is a risky word wherever it stands in an address: only the plural
+            // nouns of noun-or-verb words are let through.
+            if url.contains("deletion") {
+                assert!(matches!(verdict, Verdict::Ask { .. }), "{url}");
+            } else {
+                assert_eq!(verdict, Verdict::Allow, "{url}");
+            }
+        }
     }
 
     #[test]

@@ -4,17 +4,15 @@
 //! produces an [`Action`]. Adding an action type is one variant here (plus its payload schema in
 //! the engine's validator) and one file in `dom::action`.
 
-use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 
-use super::record::Capability;
 use super::selector::Selector;
-use super::validate::action_from_wire;
 
 /// One validated action.
 ///
 /// Serialized as the wire record's `{"type": ..., "payload": {...}}`, with the payload exactly as
-/// the protocol documents it, and deserialized by [`action_from_wire`]: one parser for the model's
+/// the protocol documents it, and deserialized by [`super::validate::action_from_wire`] (the
+/// `Deserialize` impl lives beside it, in [`super::validate`]): one parser for the model's
 /// records, saved engine states and the host's copies of [`super::Decision::Execute`] (a derived
 /// `Deserialize` for this enum was about a sixth of the extension's wasm code).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -337,22 +335,6 @@ impl ActionOptions {
     }
 }
 
-impl<'de> Deserialize<'de> for Action {
-    /// Reads `{"type": ..., "payload": {...}}` with [`action_from_wire`], every capability
-    /// allowed: a serialized action was validated (capabilities included) when the engine first
-    /// read it.
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let record = Value::deserialize(deserializer)?;
-        let Some(type_name) = record.get("type").and_then(Value::as_str) else {
-            return Err(D::Error::custom("an action needs a \"type\" string"));
-        };
-        let payload = record.get("payload").unwrap_or(&Value::Null);
-        action_from_wire(type_name, payload, Some(Capability::ALL))
-            .map_err(|(_, reason)| D::Error::custom(reason))
-    }
-}
-
 impl Action {
     /// The wire name of the action type.
     pub fn type_name(&self) -> &'static str {
@@ -539,9 +521,10 @@ mod tests {
             };
             assert_eq!(type_name, action.type_name());
             // The payload is what a model writes, and means the same action.
+            let record = json!({"type": type_name, "payload": payload});
             assert_eq!(
-                action_from_wire(type_name, payload, Some(Capability::ALL)),
-                Ok(action.clone()),
+                serde_json::from_value::<Action>(record).unwrap(),
+                action,
                 "{value}"
             );
             let text = serde_json::to_string(&action).unwrap();
@@ -592,30 +575,6 @@ mod tests {
                 selector: selector_with_options()
             }),
             json!({"selector": {"type": "role", "value": "button", "name": "Save", "exact": true, "index": 2}})
-        );
-    }
-
-    #[test]
-    fn decisions_round_trip_with_options() {
-        use super::super::Decision;
-        let decision = Decision::Execute {
-            workflow_id: "wf".into(),
-            action_id: 3,
-            action: Action::Assert {
-                selector: Selector::css("#a"),
-                expect: Expectation::ValueEquals { value: "x".into() },
-            },
-            options: ActionOptions {
-                timeout_ms: Some(5000),
-                on_error: OnError::Retry { count: 2 },
-                reason: Some("Check the total".into()),
-            },
-        };
-        let text = serde_json::to_string(&decision).unwrap();
-        assert_eq!(
-            serde_json::from_str::<Decision>(&text).unwrap(),
-            decision,
-            "{text}"
         );
     }
 

@@ -24,14 +24,15 @@ pub const EXCERPT_MAX_CHARS: usize = 200;
 /// | `ack_from_assistant` | A `BAI_ACK` line appeared in an assistant message; only the extension writes ACKs. |
 /// | `foreign_ack` | A `BAI_ACK` line this extension did not write (other workflow, other nonce, malformed). |
 /// | `stale_handshake` | A handshake that was not the newest message when it was first seen (an old conversation). |
-/// | `multiple_handshake_blocks` | One message held more than one handshake (```` ```bai ```` block or `BAI_HANDSHAKE` line). |
+/// | `multiple_handshake_blocks` | One message held more than one handshake (```` ```bai ```` or `~~~bai` block of any fence length, `BAI_HANDSHAKE` line, or any line that could open a `bai` block to some renderer). |
 /// | `invalid_handshake` | A ```` ```bai ```` block or `BAI_HANDSHAKE` line that is not a valid handshake. |
 /// | `unsupported_protocol` | A handshake or record named a protocol other than `BAI/0.2` or `BAI/0.3`. |
 /// | `invalid_workflow_id` | A workflow_id that is empty, longer than 128 characters, or has control characters. |
 /// | `placeholder_workflow_id` | A workflow_id that is still the template placeholder (`{{RANDOM_UUID}}`) or the protocol's example id (`wf_123`). |
 /// | `missing_json` | A record prefix not followed by a JSON object on the same line. |
 /// | `unterminated_record` | A record whose JSON object is still open at the end of its line. |
-/// | `invalid_json` | A record whose JSON does not parse, or is not an object. |
+/// | `invalid_json` | A record whose JSON does not parse, is not an object, or is read differently by different JSON readers (a lone surrogate, a number beyond 2^53 or out of range, `-0`, an escaped or non-ASCII key, text after the object). |
+/// | `duplicate_key` | A record, handshake, ACK or result whose JSON names the same key twice in one object (at any depth, after decoding escapes). |
 /// | `invalid_record` | A record missing a required field (`protocol`, `workflow_id`, `type`, `payload`), or with a wrong field type. |
 /// | `unknown_workflow` | A record for a workflow_id no handshake introduced. |
 /// | `not_acknowledged` | A record for a workflow whose handshake was never acknowledged here (old conversation). |
@@ -47,7 +48,7 @@ pub const EXCERPT_MAX_CHARS: usize = 200;
 /// | `invalid_payload` | An action payload that does not fit its type (missing field, unknown selector type, value out of range). |
 /// | `too_many_actions` | A workflow went over the action limit ([`MAX_ACTIONS_PER_WORKFLOW`](crate::protocol::MAX_ACTIONS_PER_WORKFLOW)). |
 /// | `too_many_workflows` | Too many workflows are waiting or active at once in this conversation. |
-/// | `capability_not_negotiated` | An action type or selector kind that needs a capability (`extended_actions`, `observe`) the handshake did not list. |
+/// | `capability_not_negotiated` | An action type, selector kind or field (`timeout_ms`, `on_error`, `retries`, `reason`; a selector's `exact`, `index`, `name`) that needs a capability (`extended_actions`, `observe`) the handshake did not list. |
 /// | `foreign_result` | A `BAI_RESULT` line in a user message that this extension did not issue. |
 /// | `result_from_assistant` | A `BAI_RESULT` line in an assistant message; only the extension writes results. |
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -76,8 +77,11 @@ pub enum RejectCode {
     MissingJson,
     /// A record whose JSON object is still open at the end of its line.
     UnterminatedRecord,
-    /// A record whose JSON does not parse, or is not an object.
+    /// A record whose JSON does not parse, is not an object, or is read differently by
+    /// different JSON readers.
     InvalidJson,
+    /// A record whose JSON names the same key twice in one object.
+    DuplicateKey,
     /// A record missing a required field, or with a wrong field type.
     InvalidRecord,
     /// A record for a workflow_id no handshake introduced.
@@ -108,7 +112,7 @@ pub enum RejectCode {
     TooManyActions,
     /// Too many workflows waiting or active at once.
     TooManyWorkflows,
-    /// An action type or selector kind whose capability the handshake did not list.
+    /// An action type, selector kind or field whose capability the handshake did not list.
     CapabilityNotNegotiated,
     /// A `BAI_RESULT` line in a user message that this extension did not issue.
     ForeignResult,
@@ -131,6 +135,7 @@ impl RejectCode {
         Self::MissingJson,
         Self::UnterminatedRecord,
         Self::InvalidJson,
+        Self::DuplicateKey,
         Self::InvalidRecord,
         Self::UnknownWorkflow,
         Self::NotAcknowledged,
@@ -166,6 +171,7 @@ impl RejectCode {
             Self::MissingJson => "missing_json",
             Self::UnterminatedRecord => "unterminated_record",
             Self::InvalidJson => "invalid_json",
+            Self::DuplicateKey => "duplicate_key",
             Self::InvalidRecord => "invalid_record",
             Self::UnknownWorkflow => "unknown_workflow",
             Self::NotAcknowledged => "not_acknowledged",
@@ -227,6 +233,9 @@ impl RejectCode {
             Self::InvalidJson => {
                 "A record's JSON could not be read. Write one valid JSON object after the prefix."
             }
+            Self::DuplicateKey => {
+                "A record names the same key twice, so readers could disagree on its value. Write each key once."
+            }
             Self::InvalidRecord => {
                 "A record is missing a required field or has a field of the wrong type. Follow the protocol's record format."
             }
@@ -273,7 +282,7 @@ impl RejectCode {
                 "Too many workflows are open in this conversation. Stop or finish one first."
             }
             Self::CapabilityNotNegotiated => {
-                "The action needs a capability the handshake did not ask for. Start a new handshake that lists it in \"capabilities\"."
+                "The action (its type, selector kind or one of its fields) needs a capability the handshake did not ask for. Start a new handshake that lists it in \"capabilities\"."
             }
             Self::ForeignResult => {
                 "A result line was found that this extension did not write. It was ignored; only the extension's own results count."

@@ -4,7 +4,9 @@
 //! passes nonces, approvals and time in. That keeps it deterministic, testable natively and
 //! usable unchanged from the wasm content script and from the `bai` CLI.
 //!
+//! - [`fence`]: CommonMark fenced code blocks, for "the only ```` ```bai ```` block".
 //! - [`scanner`]: finds `PREFIX {json}` records and ```` ```bai ```` blocks in a message's text.
+//! - [`json`]: the one JSON reader; refuses duplicate keys and what JSON readers disagree on.
 //! - [`record`]: typed handshakes, ACKs and action records for each version.
 //! - [`validate`]: payload schemas, turning `type` + `payload` into an [`Action`].
 //! - [`result`]: `BAI_RESULT` lines, the extension's report to the model (`result_lines`).
@@ -17,9 +19,13 @@
 pub mod action;
 pub mod engine;
 pub mod error;
+pub mod fence;
 pub mod fingerprint;
+pub mod json;
+pub mod negotiation;
 pub mod prompt;
 pub mod record;
+pub mod refusal;
 pub mod replay;
 pub mod result;
 pub mod scanner;

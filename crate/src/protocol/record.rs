@@ -2,119 +2,22 @@
 //! JSON the scanner delimited. Field checks that depend on a workflow (nonce, sequence) live in
 //! the engine; payload schemas live in [`super::validate`].
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::error::RejectCode;
 use super::fingerprint::Fingerprint;
+pub(crate) use super::refusal::Refusal;
 
-/// The protocol versions this engine speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[non_exhaustive]
-pub enum ProtocolVersion {
-    /// BAI/0.2: handshake without `kind`; actions without `kind`/`ack_nonce`, allowed before the ACK.
-    #[serde(rename = "BAI/0.2")]
-    V0_2,
-    /// BAI/0.3: handshake only as the single ```` ```bai ```` block; actions carry `kind` and the
-    /// ACK's nonce.
-    #[serde(rename = "BAI/0.3")]
-    V0_3,
-}
-
-impl ProtocolVersion {
-    /// Every supported version.
-    pub const SUPPORTED: &'static [ProtocolVersion] = &[Self::V0_2, Self::V0_3];
-
-    /// The wire name (`"BAI/0.3"`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::V0_2 => "BAI/0.2",
-            Self::V0_3 => "BAI/0.3",
-        }
-    }
-
-    /// Parse a wire name.
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::SUPPORTED.iter().copied().find(|v| v.as_str() == text)
-    }
-}
-
-impl std::fmt::Display for ProtocolVersion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The handshake state both versions require.
-pub const STATE_AWAITING_ACK: &str = "awaiting_extension_ack";
-/// The ACK state both versions write.
-pub const STATE_ACKNOWLEDGED: &str = "extension_acknowledged";
-/// The capability a handshake must announce.
-pub const CAPABILITY_ACTION_LINES: &str = "action_lines";
-/// The optional capabilities a BAI/0.3 handshake may list beside [`CAPABILITY_ACTION_LINES`].
-///
-/// Each one widens what the workflow may do; a workflow that negotiated none behaves exactly as
-/// plain BAI/0.3. Unknown names in a handshake are ignored (a newer model may ask for more than
-/// this extension offers), so a handshake never fails over an extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Capability {
-    /// The extension posts a `BAI_RESULT` line after each assistant message with actions.
-    ResultLines,
-    /// The `observe` action and `ref` selectors (`@e12`).
-    Observe,
-    /// The richer action types, selector kinds and per-action options.
-    ExtendedActions,
-}
-
-impl Capability {
-    /// Every extension, in the fixed order the ACK lists them (after `action_lines`).
-    pub const ALL: &'static [Capability] =
-        &[Self::ResultLines, Self::Observe, Self::ExtendedActions];
-
-    /// The wire name (`"result_lines"`, ...).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::ResultLines => "result_lines",
-            Self::Observe => "observe",
-            Self::ExtendedActions => "extended_actions",
-        }
-    }
-
-    /// Parse a wire name (exact).
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|c| c.as_str() == name)
-    }
-}
-
-impl std::fmt::Display for Capability {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use super::negotiation::{
+    CAPABILITY_ACTION_LINES, Capability, ProtocolVersion, STATE_ACKNOWLEDGED, STATE_AWAITING_ACK,
+};
 
 /// Longest accepted workflow_id, in characters.
 pub const WORKFLOW_ID_MAX_CHARS: usize = 128;
 
-/// A record was refused: the code and a specific reason.
-pub(crate) type Refusal = (RejectCode, String);
-
-/// Parse a record's JSON into an object.
+/// Parse a record's JSON into an object, with the engine's one JSON reader ([`super::json`]):
+/// duplicate keys and anything JSON readers disagree on are refused.
 pub(crate) fn parse_object(json: &str) -> Result<Map<String, Value>, Refusal> {
-    match serde_json::from_str::<Value>(json) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err((
-            RejectCode::InvalidJson,
-            "the record is not a JSON object".into(),
-        )),
-        Err(error) => Err((
-            RejectCode::InvalidJson,
-            format!(
-                "the record's JSON could not be read ({error}); write one valid JSON object on the line"
-            ),
-        )),
-    }
+    super::json::read_object(json)
 }
 
 /// A record's identity "as parsed fields, not bytes": key order and spacing do not matter.
@@ -132,23 +35,13 @@ pub(crate) fn str_field<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'
 /// Read and check the `protocol` field.
 pub(crate) fn protocol_field(map: &Map<String, Value>) -> Result<ProtocolVersion, Refusal> {
     match map.get("protocol") {
-        None => Err((
-            RejectCode::InvalidRecord,
-            "the \"protocol\" field is missing".into(),
-        )),
-        Some(Value::String(text)) => ProtocolVersion::parse(text).ok_or_else(|| {
-            (
-                RejectCode::UnsupportedProtocol,
-                format!(
-                    "protocol {:?} is not supported; use \"BAI/0.3\" (or \"BAI/0.2\")",
-                    super::error::excerpt(text)
-                ),
-            )
-        }),
-        Some(_) => Err((
-            RejectCode::InvalidRecord,
-            "the \"protocol\" field must be a string".into(),
-        )),
+        None => Err(Refusal::ProtocolMissing),
+        Some(Value::String(text)) => {
+            ProtocolVersion::parse(text).ok_or_else(|| Refusal::UnsupportedProtocol {
+                protocol: text.clone(),
+            })
+        }
+        Some(_) => Err(Refusal::ProtocolNotString),
     }
 }
 
@@ -158,33 +51,24 @@ pub const EXAMPLE_WORKFLOW_IDS: &[&str] = &["wf_123"];
 
 /// Check a workflow_id: 1-128 characters, no control characters, not the template placeholder
 /// nor the documentation's example id.
-pub fn check_workflow_id(id: &str) -> Result<(), (RejectCode, String)> {
+pub fn check_workflow_id(id: &str) -> Result<(), Refusal> {
     if EXAMPLE_WORKFLOW_IDS.contains(&id) {
-        return Err((
-            RejectCode::PlaceholderWorkflowId,
-            format!(
-                "the workflow_id {id:?} is the protocol's worked example; use a fresh random id"
-            ),
-        ));
+        return Err(Refusal::ExampleWorkflowId {
+            workflow_id: id.to_owned(),
+        });
     }
     if id.contains("{{") {
-        return Err((
-            RejectCode::PlaceholderWorkflowId,
-            "the workflow_id is still the template placeholder; replace {{RANDOM_UUID}} with a random id".into(),
-        ));
+        return Err(Refusal::PlaceholderWorkflowId);
     }
     let chars = id.chars().count();
     if chars == 0 || chars > WORKFLOW_ID_MAX_CHARS {
-        return Err((
-            RejectCode::InvalidWorkflowId,
-            format!("the workflow_id has {chars} characters; use 1 to {WORKFLOW_ID_MAX_CHARS}"),
-        ));
+        return Err(Refusal::WorkflowIdLength {
+            chars,
+            max: WORKFLOW_ID_MAX_CHARS,
+        });
     }
     if id.chars().any(char::is_control) {
-        return Err((
-            RejectCode::InvalidWorkflowId,
-            "the workflow_id contains control characters; use letters, digits and dashes".into(),
-        ));
+        return Err(Refusal::WorkflowIdControl);
     }
     Ok(())
 }
@@ -217,57 +101,33 @@ pub enum HandshakeForm {
 
 /// Read a handshake from a bai block's content or a `BAI_HANDSHAKE` line's JSON.
 pub fn parse_handshake(json: &str, form: HandshakeForm) -> Result<Handshake, Refusal> {
-    let map = match serde_json::from_str::<Value>(json.trim()) {
+    // JSON whitespace only around the object: `str::trim` would also drop a no-break space that
+    // `JSON.parse` refuses.
+    let map = match super::json::read_value(json) {
         Ok(Value::Object(map)) => map,
-        Ok(_) => {
-            return Err((
-                RejectCode::InvalidHandshake,
-                "the handshake is not a JSON object; send the handshake JSON exactly as the protocol shows".into(),
-            ));
-        }
-        Err(error) => {
-            return Err((
-                RejectCode::InvalidHandshake,
-                format!(
-                    "the handshake JSON could not be read ({error}); send one JSON object in the ```bai block"
-                ),
-            ));
-        }
+        Ok(_) => return Err(Refusal::HandshakeNotObject),
+        Err(refusal) => return Err(Refusal::HandshakeJson(Box::new(refusal))),
     };
     let protocol = match protocol_field(&map) {
         Ok(p) => p,
-        Err((RejectCode::InvalidRecord, reason)) => {
-            return Err((RejectCode::InvalidHandshake, reason));
+        Err(refusal @ (Refusal::ProtocolMissing | Refusal::ProtocolNotString)) => {
+            return Err(Refusal::InHandshake(Box::new(refusal)));
         }
         Err(other) => return Err(other),
     };
     let workflow_id = match map.get("workflow_id") {
         Some(Value::String(id)) => id.clone(),
-        _ => {
-            return Err((
-                RejectCode::InvalidHandshake,
-                "the handshake has no \"workflow_id\" string".into(),
-            ));
-        }
+        _ => return Err(Refusal::HandshakeNoWorkflowId),
     };
     check_workflow_id(&workflow_id)?;
     if protocol == ProtocolVersion::V0_3 && form == HandshakeForm::Line {
-        return Err((
-            RejectCode::InvalidHandshake,
-            "a BAI/0.3 handshake must be the only ```bai block of the message, not a BAI_HANDSHAKE line".into(),
-        ));
+        return Err(Refusal::HandshakeLineV03);
     }
     if protocol == ProtocolVersion::V0_3 && str_field(&map, "kind") != Some("handshake") {
-        return Err((
-            RejectCode::InvalidHandshake,
-            "a BAI/0.3 handshake must have \"kind\":\"handshake\"".into(),
-        ));
+        return Err(Refusal::HandshakeKind);
     }
     if str_field(&map, "state") != Some(STATE_AWAITING_ACK) {
-        return Err((
-            RejectCode::InvalidHandshake,
-            format!("the handshake must have \"state\":\"{STATE_AWAITING_ACK}\""),
-        ));
+        return Err(Refusal::HandshakeState);
     }
     let mut capabilities = Vec::new();
     if protocol == ProtocolVersion::V0_3 {
@@ -282,12 +142,7 @@ pub fn parse_handshake(json: &str, form: HandshakeForm) -> Result<Handshake, Ref
             .filter(|c| listed.contains(&c.as_str()))
             .collect();
         if !listed.contains(&CAPABILITY_ACTION_LINES) {
-            return Err((
-                RejectCode::InvalidHandshake,
-                format!(
-                    "a BAI/0.3 handshake must list \"{CAPABILITY_ACTION_LINES}\" in \"capabilities\""
-                ),
-            ));
+            return Err(Refusal::HandshakeNoActionLines);
         }
     }
     Ok(Handshake {
@@ -311,14 +166,8 @@ pub struct AckRecord {
 /// Read an ACK record (shape only; whether it is this engine's ACK is the engine's business).
 pub(crate) fn parse_ack(map: &Map<String, Value>) -> Result<AckRecord, Refusal> {
     let protocol = protocol_field(map)?;
-    let workflow_id = workflow_field(map).ok_or((
-        RejectCode::InvalidRecord,
-        "the ACK has no \"workflow_id\" string".into(),
-    ))?;
-    let ack_nonce = str_field(map, "ack_nonce").ok_or((
-        RejectCode::InvalidRecord,
-        "the ACK has no \"ack_nonce\" string".into(),
-    ))?;
+    let workflow_id = workflow_field(map).ok_or(Refusal::AckNoWorkflowId)?;
+    let ack_nonce = str_field(map, "ack_nonce").ok_or(Refusal::AckNoNonce)?;
     Ok(AckRecord {
         protocol,
         workflow_id: workflow_id.to_owned(),
@@ -383,25 +232,17 @@ pub fn is_valid_nonce(nonce: &str) -> bool {
 pub(crate) fn action_id_field(map: &Map<String, Value>) -> Result<u64, Refusal> {
     const MAX_SAFE: u64 = (1 << 53) - 1;
     match map.get("action_id") {
-        None => Err((
-            RejectCode::InvalidActionId,
-            "the action has no \"action_id\"; number actions 1, 2, 3, ...".into(),
-        )),
+        None => Err(Refusal::ActionIdMissing),
         Some(Value::Number(n)) => match n.as_u64() {
             Some(id) if (1..=MAX_SAFE).contains(&id) => Ok(id),
-            _ => Err((
-                RejectCode::InvalidActionId,
-                format!("action_id {n} is not a whole number from 1 upwards"),
-            )),
+            _ => Err(Refusal::ActionIdNotWhole {
+                written: n.to_string(),
+            }),
         },
-        Some(other) => Err((
-            RejectCode::InvalidActionId,
-            format!(
-                "action_id {} must be a number, not {}",
-                super::error::excerpt(&other.to_string()),
-                json_type(other)
-            ),
-        )),
+        Some(other) => Err(Refusal::ActionIdNotNumber {
+            written: other.to_string(),
+            json_type: json_type(other),
+        }),
     }
 }
 
@@ -420,6 +261,7 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::error::RejectCode;
 
     #[test]
     fn ack_lines_match_the_seed() {
@@ -447,19 +289,21 @@ mod tests {
         let ok = r#"{"protocol":"BAI/0.3","workflow_id":"w1","kind":"handshake","state":"awaiting_extension_ack","capabilities":["action_lines"]}"#;
         assert!(parse_handshake(ok, HandshakeForm::BaiBlock).is_ok());
         assert_eq!(
-            parse_handshake(ok, HandshakeForm::Line).unwrap_err().0,
+            parse_handshake(ok, HandshakeForm::Line).unwrap_err().code(),
             RejectCode::InvalidHandshake
         );
         let placeholder = ok.replace("w1", "{{RANDOM_UUID}}");
         assert_eq!(
             parse_handshake(&placeholder, HandshakeForm::BaiBlock)
                 .unwrap_err()
-                .0,
+                .code(),
             RejectCode::PlaceholderWorkflowId
         );
         let v4 = ok.replace("0.3", "0.4");
         assert_eq!(
-            parse_handshake(&v4, HandshakeForm::BaiBlock).unwrap_err().0,
+            parse_handshake(&v4, HandshakeForm::BaiBlock)
+                .unwrap_err()
+                .code(),
             RejectCode::UnsupportedProtocol
         );
         let v2 = r#"{"protocol":"BAI/0.2","workflow_id":"w2","state":"awaiting_extension_ack"}"#;

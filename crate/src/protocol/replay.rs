@@ -2,7 +2,9 @@
 //! with the conformance suite so both take the same code path.
 //!
 //! Live mode (the default) observes the transcript's prefixes of length 1, 2, ..., n, as a page
-//! where messages arrive one at a time; snapshot mode observes the whole transcript at once, as
+//! where messages arrive one at a time (feeding each step only the new message and any earlier
+//! one whose scan waits, which decides exactly what observing the whole prefix would, in linear
+//! time); snapshot mode observes the whole transcript at once, as
 //! when an old conversation is opened. Every handshake found is approved right after the
 //! observation that found it, with the next nonce given, or a fresh one from the caller.
 //!
@@ -23,6 +25,7 @@ use super::engine::{Decision, Engine, Message, RejectedAction, Role};
 use super::error::EngineError;
 use super::record::is_valid_nonce;
 use super::result::{ActionResult, ResultReport, ResultStatus};
+use super::workflow::WorkflowState;
 
 /// A transcript file: `{"messages": [{"role": "user"|"assistant", "text": "...", "complete": true}]}`.
 /// `complete` defaults to true; unknown keys are ignored.
@@ -325,15 +328,33 @@ pub fn replay(
             };
             messages.push(materialize(engine, message, &mut events)?);
         }
-        let view = messages.get(..count).unwrap_or_default();
         let decisions = if opened_fresh {
-            engine.observe_opened(view)
+            engine.observe_opened(messages.get(..count).unwrap_or_default())
+        } else if options.snapshot {
+            engine.observe(messages.get(..count).unwrap_or_default())
         } else {
-            engine.observe(view)
+            // Live: only the new message, and any earlier one whose scan waits, can decide
+            // anything; the others would cost a fingerprint each, every step (quadratic).
+            let mut changed = engine.waiting_messages(count - 1);
+            changed.push(count - 1);
+            engine.update_messages(
+                count,
+                changed
+                    .into_iter()
+                    .filter_map(|index| messages.get(index).map(|m| (index, m))),
+            )
         };
         events.extend(decisions.iter().filter_map(Event::from_decision));
         for decision in &decisions {
             if let Decision::HandshakeFound { workflow_id, .. } = decision {
+                // A workflow that failed in the same observation (a refused BAI/0.2 line held
+                // in its handshake message) is no longer asked about, as in the extension.
+                let awaiting = engine
+                    .workflow(workflow_id)
+                    .is_some_and(|w| w.state == WorkflowState::AwaitingExtensionAck);
+                if !awaiting {
+                    continue;
+                }
                 let nonce = nonces.next().unwrap_or_else(&mut *fresh_nonce);
                 let approved = engine.approve(workflow_id, &nonce)?;
                 events.extend(approved.iter().filter_map(Event::from_decision));

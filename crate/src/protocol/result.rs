@@ -242,7 +242,32 @@ fn render(record: &LineRecord<'_>) -> String {
     let json = json
         .replace('\u{2028}', "\\u2028")
         .replace('\u{2029}', "\\u2029");
-    format!("{RESULT_PREFIX} {json}")
+    format!("{RESULT_PREFIX} {}", replace_nul_escapes(&json))
+}
+
+/// `\u0000` escapes (a NUL from the page's text) become `\ufffd`: the engine's JSON reader
+/// refuses NUL (C-string readers cut at it), and it must read its own results back. Escapes are
+/// taken as pairs, so an escaped backslash followed by `u0000` stays as it is.
+fn replace_nul_escapes(json: &str) -> String {
+    if !json.contains("\\u0000") {
+        return json.to_owned();
+    }
+    let mut out = String::with_capacity(json.len());
+    let mut rest = json;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(rest.get(..at).unwrap_or_default());
+        let escape = rest.get(at..).unwrap_or_default();
+        if escape.starts_with("\\u0000") {
+            out.push_str("\\ufffd");
+            rest = escape.get(6..).unwrap_or_default();
+        } else {
+            // The backslash and the character it escapes (always ASCII in serde_json's output).
+            out.push_str(escape.get(..2).unwrap_or(escape));
+            rest = escape.get(2..).unwrap_or_default();
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn fits(line: &str) -> bool {
@@ -496,9 +521,23 @@ mod tests {
             changes: None,
         });
         assert!(!text.contains('\n') && !text.contains('\r') && !text.contains('\u{0}'));
+        // NUL, which JSON readers disagree on, is written as U+FFFD so the line reads back.
         assert_eq!(
             parsed(&text)["actions"][0]["reason"],
-            json!("a\nBAI_ACTION {\"x\":1}\r\n\u{0}")
+            json!("a\nBAI_ACTION {\"x\":1}\r\n\u{fffd}")
+        );
+        assert!(crate::protocol::json::read_object(&text["BAI_RESULT ".len()..]).is_ok());
+        let mut b = ok(2);
+        b.reason = Some("C:\\u0000 \u{0}".into());
+        let text = line(&ResultReport {
+            actions: vec![b],
+            page: None,
+            observation: None,
+            changes: None,
+        });
+        assert_eq!(
+            parsed(&text)["actions"][0]["reason"],
+            json!("C:\\u0000 \u{fffd}")
         );
     }
 }

@@ -1,4 +1,5 @@
-//! Finds records (`PREFIX {json}`) and ```` ```bai ```` fenced blocks in a message's text.
+//! Finds records (`PREFIX {json}`) in a message's text (and re-exports [`bai_blocks`], the
+//! ```` ```bai ```` blocks, from [`super::fence`]).
 //!
 //! The scanner knows nothing about JSON beyond where an object ends, and nothing about roles or
 //! workflows. It is linear in the text: a `memmem` search for `BAI_` (and for ```` ``` ````) does the
@@ -59,6 +60,10 @@ pub enum RecordProblem {
     MissingJson,
     /// The JSON object is still open at the end of the line.
     Unterminated,
+    /// Text other than spaces or another record follows the JSON object on its line
+    /// (`BAI_ACTION {...}} ...`): a reader that takes the whole rest of the line as the JSON
+    /// refuses what the engine would otherwise accept.
+    TrailingText,
 }
 
 /// One thing the scanner found.
@@ -172,6 +177,25 @@ impl<'t> RecordScanner<'t> {
         (end, end < self.text.len())
     }
 
+    /// Whether only blanks (and a `\r` before the line break), or another record joined on the
+    /// same line, follow a record's object that ends at `end`.
+    fn clean_after(&self, end: usize, line_end: usize) -> bool {
+        let mut i = end;
+        while i < line_end && self.byte(i).is_some_and(|b| is_blank(b) || b == b'\r') {
+            i += 1;
+        }
+        if i >= line_end {
+            return true;
+        }
+        let rest = self.text.get(i..line_end).unwrap_or_default();
+        RecordPrefix::at(rest).is_some_and(|prefix| {
+            matches!(
+                rest.get(prefix.as_str().len()),
+                Some(b'{' | b' ' | b'\t' | b'\r') | None
+            )
+        })
+    }
+
     /// Index just after the `}` closing the object opened at `open`, or `None` if the line (which
     /// ends at `line_end`) ends first.
     fn object_end(&self, open: usize, line_end: usize) -> Option<usize> {
@@ -257,6 +281,11 @@ impl Iterator for RecordScanner<'_> {
                 return Some(invalid(RecordProblem::MissingJson));
             }
             match self.object_end(open, line_end) {
+                Some(end) if !self.clean_after(end, line_end) => {
+                    self.pos = line_end;
+                    self.joined_after = None;
+                    return Some(invalid(RecordProblem::TrailingText));
+                }
                 Some(end) => {
                     self.pos = end;
                     self.joined_after = Some(end);
@@ -278,82 +307,7 @@ impl Iterator for RecordScanner<'_> {
     }
 }
 
-/// A ```` ```bai ```` fenced block.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BaiBlock {
-    /// From the opening fence to the end of the closing fence (or of the text).
-    pub span: Range<usize>,
-    /// The lines between the fences.
-    pub content: Range<usize>,
-    /// Whether a closing fence was found.
-    pub closed: bool,
-}
-
-/// The ```` ```bai ```` blocks of a complete text, in order. Other fenced blocks are skipped
-/// (their content is not searched for `bai` fences). Linear: a `memmem` search for ```` ``` ````.
-pub fn bai_blocks(text: &str) -> Vec<BaiBlock> {
-    let bytes = text.as_bytes();
-    let finder = memmem::Finder::new(b"```");
-    let mut blocks = Vec::new();
-    // The open fence: (backtick count, is bai, span start, content start).
-    let mut open: Option<(usize, bool, usize, usize)> = None;
-    let mut pos = 0;
-    while let Some(found) = finder.find(bytes.get(pos..).unwrap_or_default()) {
-        let at = pos + found;
-        let mut line_start = at;
-        while line_start > 0 && bytes.get(line_start - 1).copied().is_some_and(is_blank) {
-            line_start -= 1;
-        }
-        let line_end = memchr::memchr(b'\n', bytes.get(at..).unwrap_or_default())
-            .map_or(bytes.len(), |i| at + i);
-        let next_line = (line_end + 1).min(bytes.len());
-        if line_start > 0 && bytes.get(line_start - 1) != Some(&b'\n') {
-            // Backticks inside a line: not a fence. Skip this run.
-            pos = at + 3;
-            while bytes.get(pos) == Some(&b'`') {
-                pos += 1;
-            }
-            continue;
-        }
-        let ticks = bytes
-            .get(at..line_end)
-            .unwrap_or_default()
-            .iter()
-            .take_while(|&&b| b == b'`')
-            .count();
-        let info = text.get(at + ticks..line_end).unwrap_or_default().trim();
-        match open {
-            Some((open_ticks, is_bai, start, content)) => {
-                if ticks >= open_ticks && info.is_empty() {
-                    if is_bai {
-                        blocks.push(BaiBlock {
-                            span: start..line_end,
-                            content: content..line_start,
-                            closed: true,
-                        });
-                    }
-                    open = None;
-                }
-            }
-            None => {
-                let lang = info.split_whitespace().next().unwrap_or_default();
-                open = Some((ticks, lang == "bai", at, next_line));
-            }
-        }
-        pos = next_line.max(at + ticks);
-        if line_end >= bytes.len() {
-            break;
-        }
-    }
-    if let Some((_, true, start, content)) = open {
-        blocks.push(BaiBlock {
-            span: start..bytes.len(),
-            content: content.min(bytes.len())..bytes.len(),
-            closed: false,
-        });
-    }
-    blocks
-}
+pub use super::fence::{BaiBlock, bai_blocks};
 
 /// How far a message may be processed now: all of it when complete, else up to and including its
 /// last line break.
@@ -385,12 +339,32 @@ mod tests {
 
     #[test]
     fn finds_line_records_and_joined_records() {
-        let t = "hi\nBAI_ACTION {\"a\":1}\n  BAI_ACK{\"b\":\"}\"} BAI_ACTION {\"c\":3} tail\n";
+        let t = "hi\nBAI_ACTION {\"a\":1}\n  BAI_ACK{\"b\":\"}\"} BAI_ACTION {\"c\":3} \r\n";
         assert_eq!(
             records(t, true),
             vec![
                 ("BAI_ACTION".into(), "{\"a\":1}".into()),
                 ("BAI_ACK".into(), "{\"b\":\"}\"}".into()),
+                ("BAI_ACTION".into(), "{\"c\":3}".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn text_after_a_record_makes_it_invalid() {
+        let t = "BAI_ACTION {\"a\":1}} x\nBAI_ACTION {\"a\":1} tail BAI_ACTION {\"b\":2}\nBAI_ACTION {\"a\":1}BAI_ACTIONS {}\nBAI_ACTION {\"c\":3}\n";
+        assert_eq!(
+            records(t, true),
+            vec![
+                ("TrailingText".into(), "BAI_ACTION {\"a\":1}} x".into()),
+                (
+                    "TrailingText".into(),
+                    "BAI_ACTION {\"a\":1} tail BAI_ACTION {\"b\":2}".into()
+                ),
+                (
+                    "TrailingText".into(),
+                    "BAI_ACTION {\"a\":1}BAI_ACTIONS {}".into()
+                ),
                 ("BAI_ACTION".into(), "{\"c\":3}".into()),
             ]
         );
@@ -445,28 +419,6 @@ mod tests {
         );
         assert_eq!(processable_len(t, false), 19);
         assert_eq!(processable_len(t, true), t.len());
-    }
-
-    #[test]
-    fn finds_bai_blocks_only() {
-        let t =
-            "x\n```json\n```bai\n{}\n```\n```bai\n{\"a\":1}\n```\ny ```bai\n````bai x\n{}\n````";
-        let blocks = bai_blocks(t);
-        assert_eq!(blocks.len(), 2);
-        assert_eq!(&t[blocks[0].content.clone()], "{\"a\":1}\n");
-        assert_eq!(&t[blocks[1].content.clone()], "{}\n");
-        assert!(blocks.iter().all(|b| b.closed));
-        let open = bai_blocks("```bai\n{\"a\":1}");
-        assert_eq!(open.len(), 1);
-        assert!(!open[0].closed);
-        assert_eq!(
-            bai_blocks("```bai"),
-            vec![BaiBlock {
-                span: 0..6,
-                content: 6..6,
-                closed: false
-            }]
-        );
     }
 
     /// Throughput sanity figure: `cargo test --release --lib -- --ignored scanner_throughput --nocapture`.

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::action::Action;
 use super::fingerprint::Fingerprint;
-use super::record::{CAPABILITY_ACTION_LINES, Capability, ProtocolVersion};
+use super::negotiation::{CAPABILITY_ACTION_LINES, Capability, ProtocolVersion};
 
 /// Where a workflow is in its life.
 ///
@@ -121,6 +121,13 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl Workflow {
+    /// Whether this exact action is already held under this id (BAI/0.2, before the ACK).
+    pub(crate) fn held_identical(&self, action_id: u64, fingerprint: Fingerprint) -> bool {
+        self.held
+            .iter()
+            .any(|h| h.action_id == action_id && h.fingerprint == fingerprint)
+    }
+
     /// Whether action `action_id` already executed with exactly this content.
     pub(crate) fn executed_identical(&self, action_id: u64, fingerprint: Fingerprint) -> bool {
         usize::try_from(action_id)

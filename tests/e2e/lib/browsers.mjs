@@ -35,6 +35,11 @@ const FIREFOX_ADDON_ID = 'bai@bai.invalid';
 
 const DEFAULT_TIMEOUT = 10000;
 
+/** The extension page that shows BAI's questions; the background opens it in a popup window. */
+const QUESTION_PAGE = 'extension/question/question.html';
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 // A predicate waiter that runs inside the page: resolves when `predicate(...args)` is truthy,
 // re-checking on every DOM mutation and animation frame (no fixed sleeps).
 const WAIT_IN_PAGE = `
@@ -182,6 +187,17 @@ class ChromiumBrowser {
   async openExtensionPage(pathAndQuery) {
     return this.newTab(`${this.extensionOrigin}/${pathAndQuery}`);
   }
+  /** The question window the background opened (a popup window of the extension's own page). */
+  async questionWindow({ timeout = DEFAULT_TIMEOUT } = {}) {
+    const url = `${this.extensionOrigin}/${QUESTION_PAGE}`;
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      const page = this.context.pages().find((p) => p.url().startsWith(url) && !p.isClosed());
+      if (page) return new ChromiumTab(this, page);
+      if (Date.now() > deadline) throw new Error('chromium: the question window did not open');
+      await sleep(50);
+    }
+  }
   /** Runs a function in the extension's background worker. */
   async inBackground(fn, ...args) {
     return this.worker.evaluate(asExpression(fn, args));
@@ -320,10 +336,36 @@ class FirefoxBrowser {
     const browser = new FirefoxBrowser(session);
     browser.current = await session.command('GET', '/window');
     browser.firstHandle = browser.current;
+    browser.testHandles.add(browser.current);
     return browser;
   }
   constructor(session) {
     this.session = session;
+    /** Windows the tests opened themselves: never the question window. */
+    this.testHandles = new Set();
+  }
+  /**
+   * The question window the background opened (a popup window of the extension's own page):
+   * the one window handle the tests did not open that shows the question page.
+   */
+  async questionWindow({ timeout = DEFAULT_TIMEOUT } = {}) {
+    const url = `${this.extensionOrigin}/${QUESTION_PAGE}`;
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      const handles = await this.session.command('GET', '/window/handles');
+      for (const handle of handles) {
+        if (this.testHandles.has(handle)) continue;
+        try {
+          await this.session.command('POST', '/window', { handle });
+          this.current = handle;
+          if (String(await this.session.command('GET', '/url')).startsWith(url)) return new FirefoxTab(this, handle);
+        } catch {
+          // The window closed meanwhile.
+        }
+      }
+      if (Date.now() > deadline) throw new Error('firefox: the question window did not open');
+      await sleep(50);
+    }
   }
   get extensionOrigin() {
     return `moz-extension://${FIREFOX_EXTENSION_UUID}`;
@@ -337,6 +379,7 @@ class FirefoxBrowser {
     } else {
       ({ handle } = await this.session.command('POST', '/window/new', { type: 'tab' }));
     }
+    this.testHandles.add(handle);
     const tab = new FirefoxTab(this, handle);
     if (url) await tab.goto(url);
     return tab;
@@ -353,7 +396,10 @@ class FirefoxBrowser {
       await this.session.command('POST', '/moz/context', { context: 'chrome' });
       try {
         await this.session.command('POST', '/execute/sync', {
-          script: `const win = Services.wm.getMostRecentWindow('navigator:browser');
+          // A normal browser window, never BAI's question window (a popup, whose chrome is
+          // hidden): that one closes once its question is answered, with any tab added to it.
+          script: `const windows = [...Services.wm.getEnumerator('navigator:browser')];
+            const win = windows.find((w) => !w.document.documentElement.getAttribute('chromehidden')) ?? windows[0];
             win.gBrowser.selectedTab = win.gBrowser.addTab(arguments[0], {
               triggeringPrincipal: Services.scriptSecurityManager.getSystemPrincipal() });`,
           args: [`${this.extensionOrigin}/${pathAndQuery}`],
@@ -362,7 +408,9 @@ class FirefoxBrowser {
         await this.session.command('POST', '/moz/context', { context: 'content' });
       }
       const handles = await this.session.command('GET', '/window/handles');
-      const tab = new FirefoxTab(this, handles.find((h) => !before.has(h)));
+      const opened = handles.find((h) => !before.has(h));
+      this.testHandles.add(opened);
+      const tab = new FirefoxTab(this, opened);
       try {
         await tab.waitFor(() => document.readyState === 'complete' && location.protocol === 'moz-extension:', { timeout: 8000, what: 'the extension page to load' });
         return tab;

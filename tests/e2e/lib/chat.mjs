@@ -23,9 +23,10 @@ export function actionLine(workflowId, nonce, actionId, type, payload) {
   return `BAI_ACTION ${JSON.stringify({ protocol: 'BAI/0.3', workflow_id: workflowId, kind: 'action', ack_nonce: nonce, action_id: actionId, type, payload })}`;
 }
 
-/** The 0.3 handshake block a model writes. */
-export function handshakeBlock(workflowId) {
-  return '```bai\n' + JSON.stringify({ protocol: 'BAI/0.3', workflow_id: workflowId, kind: 'handshake', state: 'awaiting_extension_ack', capabilities: ['action_lines'] }) + '\n```';
+/** The 0.3 handshake block a model writes. `fence`: the fence's language ('' for an unlabelled
+ * block, as some sites render it). */
+export function handshakeBlock(workflowId, { capabilities = ['action_lines'], fence = 'bai' } = {}) {
+  return '```' + fence + '\n' + JSON.stringify({ protocol: 'BAI/0.3', workflow_id: workflowId, kind: 'handshake', state: 'awaiting_extension_ack', capabilities }) + '\n```';
 }
 
 /** Puts a small target area on the chat page: a click counter and an email field whose values
@@ -35,7 +36,16 @@ export function installTarget() {
   const area = document.createElement('div');
   area.id = 'target-area';
   area.style.cssText = 'padding:8px;border-bottom:1px solid #888';
-  area.innerHTML = '<button id="counter" type="button">Clicked 0</button> <label>Email <input id="email" type="email"></label> <button id="buy" type="button">Buy now</button>';
+  // Built element by element: a page that enforces Trusted Types refuses innerHTML.
+  const make = (tag, attributes, text) => {
+    const element = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+    if (text) element.textContent = text;
+    return element;
+  };
+  const label = make('label', {}, 'Email ');
+  label.append(make('input', { id: 'email', type: 'email' }));
+  area.append(make('button', { id: 'counter', type: 'button' }, 'Clicked 0'), ' ', label, ' ', make('button', { id: 'buy', type: 'button' }, 'Buy now'));
   document.body.prepend(area);
   window.__target = { clicks: 0, email: '', purchases: 0 };
   area.querySelector('#buy').addEventListener('click', () => {
@@ -75,9 +85,28 @@ export async function startWorkflow(tab, workflowId, handshakeText = handshakeBl
   return match[2];
 }
 
-/** Clicks Allow or Deny in the in-page question, once its buttons accept answers (they ignore
- * input for a moment after a question appears, so a stray key press cannot answer it). */
-export async function answerBanner(tab, answer) {
-  await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.questionReady, { what: 'the question to accept answers' });
-  await tab.clickInShadow('bai-banner', `button.${answer}`);
+/**
+ * The question BAI waits on in `tab` (the chat tab's banner only says that it waits, under the
+ * key `workflow` or `workflow:action`), as the extension's question window shows it: resolves to
+ * `{ key, text, window }` once that window shows this very question and accepts answers.
+ */
+export async function shownQuestion(tab, key) {
+  const expected = key ?? (await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'BAI to wait for an answer' }));
+  const window = await tab.browser.questionWindow();
+  await window.waitFor((k) => document.body.dataset.question === k && document.body.dataset.questionReady, { args: [expected], what: `the question ${expected} to accept answers` });
+  const text = await window.evaluate(() => document.getElementById('question-text').textContent);
+  return { key: expected, text, window };
 }
+
+/** Answers the question BAI waits on in `tab` with a real click on Allow or Deny in the
+ * extension's question window (the only place with those buttons), and waits until the chat
+ * tab has the answer. */
+export async function answerQuestion(tab, answer, key) {
+  const question = await shownQuestion(tab, key);
+  await question.window.click(`#${answer}`);
+  await tab.waitFor((k) => document.querySelector('bai-banner')?.dataset.question !== k, { args: [question.key], what: 'the answer to reach the chat tab' });
+  return question;
+}
+
+/** The older name of answerQuestion (the question used to be in the page's banner). */
+export const answerBanner = answerQuestion;

@@ -32,8 +32,12 @@ pub(super) async fn run(
     options: &ExecOptions,
 ) -> Result<ActionReport, ActionError> {
     let deadline = js::now_ms() + f64::from(options.timeout_ms);
+    let stop = crate::dom::cancel::Started::now();
     let mut attempts = 0;
     loop {
+        if stop.is_cancelled() {
+            return Err(ActionError::Stopped);
+        }
         attempts += 1;
         let error = match check(selector, expect) {
             Ok(element) => {

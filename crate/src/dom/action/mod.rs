@@ -70,6 +70,18 @@ pub async fn execute(action: &Action, options: &ExecOptions) -> Result<ActionRep
             action: other.type_name().to_owned(),
         }),
     };
+    let mut result = result;
+    let activating = matches!(
+        action,
+        Action::Click { .. }
+            | Action::PressKey { .. }
+            | Action::SelectOption { .. }
+            | Action::Check { .. }
+            | Action::Uncheck { .. }
+    );
+    if let (Ok(report), true) = (&mut result, activating) {
+        super::settle::after(report, options).await;
+    }
     result.map(|mut report| {
         report.elapsed_ms = elapsed_since(started);
         report
@@ -96,6 +108,7 @@ where
     Fut: Future<Output = Result<T, ActionError>>,
 {
     let deadline = js::now_ms() + f64::from(options.timeout_ms);
+    let started = super::cancel::Started::now();
     let mut count: u32 = 0;
     let mut last_was_not_found = false;
     loop {
@@ -109,6 +122,10 @@ where
             } else {
                 js::sleep(wait).await;
             }
+        }
+        // Stop pressed while waiting: no further attempt touches the page.
+        if started.is_cancelled() {
+            return Err(ActionError::Stopped);
         }
         count += 1;
         match attempt(count).await {

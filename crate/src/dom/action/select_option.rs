@@ -1,4 +1,5 @@
-//! `select_option`: choose an option of a `<select>`, or of an ARIA listbox / combobox.
+//! `select_option`: choose an option of a `<select>`, or of a custom select widget, the way a
+//! user would.
 //!
 //! Native `<select>` (a `<label>` stands for its control): the option whose value equals the
 //! text, else whose trimmed label equals it, else whose label equals it ignoring case. It is
@@ -6,18 +7,31 @@
 //! and `change` are dispatched, bubbling, as a user's choice does (React and Vue listen to
 //! those), and the selection is read back.
 //!
-//! ARIA (`role=listbox`, or `role=combobox` that controls a listbox): a collapsed combobox
-//! (`aria-expanded` not `true`) is clicked open first; the listbox is the one named by
-//! `aria-controls` / `aria-owns`, else the first visible `role=listbox` on the page. Its
-//! `role=option` descendants are matched by `data-value` / `value` attribute, then accessible
-//! name (exact, then ignoring case), and the option is clicked through the click path.
+//! Custom widgets: the target (or the control its `<label>` stands for) is a `role=listbox`
+//! (options chosen in place), or an opener: a `role=combobox`, a button with `aria-haspopup` /
+//! `aria-expanded`, or a custom element whose open shadow root holds one of those (Shoelace's
+//! `sl-select`). A collapsed opener is clicked through the click path. The list is then the one
+//! the opener (or its host) names by `aria-controls` / `aria-owns`, else the one holding its
+//! `aria-activedescendant`, else the only listbox that became visible since the click (a portal
+//! at the end of `<body>`), else the first visible one. Options are `role=option` elements in
+//! the list's composed tree (open shadow roots, slotted elements) and those it `aria-owns`,
+//! matched by `data-value` / `value`, then accessible name (exact, then ignoring case); the
+//! option is clicked through the click path. Then the choice is confirmed: the option reads
+//! `aria-selected=true`, or the widget's `value` property equals the option's value, or the
+//! opener (or the widget around it) shows the option's name with the list closed (a list chosen
+//! in place that marks no option selected is taken at its word). Unconfirmed is
+//! `option_not_chosen`.
+//!
+//! On failure after opening, the page is left as found: Escape is sent to the focused element
+//! and, if the list is still open, the opener is clicked again.
 //! Typing to filter a combobox is not done: use `input_text` first when the list only shows
 //! matches.
 //!
 //! A missing option is `option_not_found` (listing up to 10 labels); a disabled one `disabled`.
 
 use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlOptionElement, HtmlSelectElement};
+use wasm_bindgen::prelude::*;
+use web_sys::{Element, HtmlOptionElement, HtmlSelectElement, KeyboardEvent, KeyboardEventInit};
 
 use super::click::click_found;
 use super::input_text::dispatch_plain;
@@ -25,18 +39,30 @@ use super::{check_actionable, find, focus, retry, scroll_into_view};
 use crate::dom::accname::accessible_name_with;
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
+use crate::dom::js;
 use crate::dom::matching::normalize_whitespace;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
 use crate::dom::roles::role_of;
 use crate::dom::selector::QueryRoot;
-use crate::dom::tree::{as_element, element_by_id_near};
+use crate::dom::tree::{as_element, as_tag, assigned_or_fallback, element_by_id_near};
 use crate::dom::visibility::{is_disabled, is_visible};
 use crate::protocol::Selector;
 
 enum Target {
     Native(HtmlSelectElement),
     Listbox(Element),
-    Combobox(Element),
+    /// A widget opened by `opener` (the same element, or a control in its shadow root).
+    Popup {
+        widget: Element,
+        opener: Element,
+    },
+}
+
+/// An option found in a list, with its accessible name and value.
+struct Chosen {
+    option: Element,
+    name: String,
+    value: Option<String>,
 }
 
 pub(super) async fn run(
@@ -47,41 +73,69 @@ pub(super) async fn run(
     let ((root, element, target), mut attempts) =
         retry(options, |attempt| async move { prepare(selector, attempt) }).await?;
     let description = describe(&element);
-    let mut effects = Vec::new();
-    match target {
-        Target::Native(select) => effects.push(choose_native(&select, option)?),
+    let effect = match target {
+        Target::Native(select) => choose_native(&select, option)?,
         Target::Listbox(listbox) => {
-            let (effect, more) = click_option(&root, &listbox, option, options).await?;
+            let (chosen, more) = click_option(&root, &listbox, option, options).await?;
             attempts += more;
-            effects.push(effect);
+            let (effect, more) =
+                confirm(&listbox, &listbox, Some(&listbox), &chosen, options).await?;
+            attempts += more;
+            effect
         }
-        Target::Combobox(combobox) => {
-            if combobox.get_attribute("aria-expanded").as_deref() != Some("true") {
-                let opener = combobox.clone();
+        Target::Popup { widget, opener } => {
+            let before = visible_listboxes(&root);
+            let opened = if is_expanded(&opener) {
+                false
+            } else {
                 let opener_root = root.clone();
+                let target = opener.clone();
                 let (_, _, more) =
-                    click_found(options, move || Ok((opener_root.clone(), opener.clone()))).await?;
+                    click_found(options, move || Ok((opener_root.clone(), target.clone()))).await?;
                 attempts += more;
+                true
+            };
+            match choose_in_popup(&root, &widget, &opener, &before, option, options).await {
+                Ok((effect, more)) => {
+                    attempts += more;
+                    effect
+                }
+                Err(error) => {
+                    if opened {
+                        close_popup(&root, &opener, &before).await;
+                    }
+                    return Err(error);
+                }
             }
-            let (listbox, more) = retry(options, |_| {
-                let combobox = combobox.clone();
-                async move { listbox_of(&combobox) }
-            })
-            .await?;
-            attempts += more;
-            let (effect, more) = click_option(&root, &listbox, option, options).await?;
-            attempts += more;
-            effects.push(effect);
         }
-    }
+    };
     Ok(ActionReport {
         action: "select_option",
         element: Some(description),
-        effects,
+        effects: vec![effect],
         attempts,
         elapsed_ms: 0,
         data: None,
     })
+}
+
+/// With the popup open: finds its list, clicks the option, confirms the choice.
+async fn choose_in_popup(
+    root: &QueryRoot,
+    widget: &Element,
+    opener: &Element,
+    before: &[Element],
+    wanted: &str,
+    options: &ExecOptions,
+) -> Result<(Effect, u32), ActionError> {
+    let (listbox, mut attempts) = retry(options, |_| async move {
+        listbox_of(root, widget, opener, before)
+    })
+    .await?;
+    let (chosen, more) = click_option(root, &listbox, wanted, options).await?;
+    attempts += more;
+    let (effect, more) = confirm(widget, opener, Some(&listbox), &chosen, options).await?;
+    Ok((effect, attempts + more))
 }
 
 fn prepare(selector: &Selector, attempt: u32) -> Result<(QueryRoot, Element, Target), ActionError> {
@@ -89,21 +143,57 @@ fn prepare(selector: &Selector, attempt: u32) -> Result<(QueryRoot, Element, Tar
     let element = super::label_control_or_self(found);
     let target = if element.local_name() == "select" {
         Target::Native(element.clone().unchecked_into())
-    } else {
-        match role_of(&element).as_deref() {
-            Some("listbox") => Target::Listbox(element.clone()),
-            Some("combobox") => Target::Combobox(element.clone()),
-            _ => {
-                return Err(ActionError::UnsupportedElement {
-                    element: describe(&element),
-                    hint: "select_option works on a <select>, a role=listbox or a role=combobox; click the option instead, or target the drop-down itself".to_owned(),
-                });
-            }
+    } else if role_of(&element).as_deref() == Some("listbox") {
+        Target::Listbox(element.clone())
+    } else if is_opener(&element) {
+        Target::Popup {
+            widget: element.clone(),
+            opener: element.clone(),
         }
+    } else if let Some(opener) = inner_opener(&root, &element) {
+        Target::Popup {
+            widget: element.clone(),
+            opener,
+        }
+    } else {
+        return Err(ActionError::UnsupportedElement {
+            element: describe(&element),
+            hint: "select_option works on a <select>, a role=listbox, a role=combobox or a button that opens a list; click the option instead, or target the drop-down itself".to_owned(),
+        });
     };
     check_actionable(&element)?;
     scroll_into_view(&element, attempt);
     Ok((root, element, target))
+}
+
+/// A combobox, or a button that says it opens a popup.
+fn is_opener(element: &Element) -> bool {
+    match role_of(element).as_deref() {
+        Some("combobox") => true,
+        Some("button") => {
+            element
+                .get_attribute("aria-haspopup")
+                .is_some_and(|v| v != "false")
+                || element.has_attribute("aria-expanded")
+        }
+        _ => false,
+    }
+}
+
+/// The opener inside a custom element's shadow root (a web-component select).
+fn inner_opener(root: &QueryRoot, host: &Element) -> Option<Element> {
+    let shadow = root.shadow.shadow_root(host)?;
+    let found = shadow
+        .query_selector_all("[role=combobox], [aria-haspopup], [aria-expanded]")
+        .ok()?;
+    (0..found.length())
+        .filter_map(|i| found.item(i))
+        .filter_map(|node| as_element(&node).cloned())
+        .find(|e| is_opener(e) || role_of(e).as_deref() == Some("combobox"))
+}
+
+fn is_expanded(opener: &Element) -> bool {
+    opener.get_attribute("aria-expanded").as_deref() == Some("true")
 }
 
 /// Chooses an option of a native `<select>` by value, exact label or label ignoring case (also
@@ -169,54 +259,85 @@ pub(super) fn choose_native(
     })
 }
 
-/// The visible listbox a combobox controls.
-fn listbox_of(combobox: &Element) -> Result<Element, ActionError> {
-    for attr in ["aria-controls", "aria-owns"] {
-        for id in combobox
-            .get_attribute(attr)
-            .unwrap_or_default()
-            .split_whitespace()
+/// The visible listboxes on the page, shadow roots included.
+fn visible_listboxes(root: &QueryRoot) -> Vec<Element> {
+    root.all_elements()
+        .into_iter()
+        .filter(|e| e.get_attribute("role").as_deref() == Some("listbox") && is_visible(e))
+        .collect()
+}
+
+/// The visible list the opened widget shows (see the module comment for the order).
+fn listbox_of(
+    root: &QueryRoot,
+    widget: &Element,
+    opener: &Element,
+    before: &[Element],
+) -> Result<Element, ActionError> {
+    for element in [opener, widget] {
+        for attr in ["aria-controls", "aria-owns"] {
+            for id in element
+                .get_attribute(attr)
+                .unwrap_or_default()
+                .split_whitespace()
+            {
+                if let Some(listbox) = element_by_id_near(element, id) {
+                    if is_visible(&listbox) && has_options(root, &listbox) {
+                        return Ok(listbox);
+                    }
+                }
+            }
+        }
+        if let Some(active) = element
+            .get_attribute("aria-activedescendant")
+            .filter(|id| !id.is_empty())
+            .and_then(|id| element_by_id_near(element, &id))
         {
-            if let Some(listbox) = element_by_id_near(combobox, id) {
+            if let Ok(Some(listbox)) = active.closest("[role=listbox]") {
                 if is_visible(&listbox) {
                     return Ok(listbox);
                 }
             }
         }
     }
-    let document = combobox
-        .owner_document()
-        .ok_or_else(|| ActionError::Detached {
-            element: describe(combobox),
-        })?;
-    if let Ok(list) = document.query_selector_all("[role=listbox]") {
-        for i in 0..list.length() {
-            if let Some(listbox) = list.item(i).as_ref().and_then(|n| as_element(n)) {
-                if is_visible(listbox) {
-                    return Ok(listbox.clone());
-                }
-            }
-        }
+    let now = visible_listboxes(root);
+    let new: Vec<&Element> = now.iter().filter(|l| !before.contains(l)).collect();
+    if let [only] = new.as_slice() {
+        return Ok((*only).clone());
+    }
+    if let Some(first) = new.first().copied().or(now.first()) {
+        return Ok(first.clone());
     }
     Err(ActionError::NotVisible {
-        element: format!("the list of options of {}", describe(combobox)),
+        element: format!("the list of options of {}", describe(widget)),
     })
 }
 
-/// Finds the option in `listbox` and clicks it.
-async fn click_option(
-    root: &QueryRoot,
-    listbox: &Element,
-    wanted: &str,
-    options: &ExecOptions,
-) -> Result<(Effect, u32), ActionError> {
-    let mut all: Vec<Element> = Vec::new();
-    if let Ok(list) = listbox.query_selector_all("[role=option]") {
-        for i in 0..list.length() {
-            if let Some(option) = list.item(i).as_ref().and_then(|n| as_element(n)) {
-                all.push(option.clone());
-            }
+fn has_options(root: &QueryRoot, listbox: &Element) -> bool {
+    !options_in(root, listbox).is_empty()
+}
+
+/// The `role=option` elements of a list, through open shadow roots and slots, plus those it
+/// `aria-owns`.
+fn options_in(root: &QueryRoot, listbox: &Element) -> Vec<Element> {
+    let mut found = Vec::new();
+    let mut stack: Vec<web_sys::Node> = root.rendered_children(listbox);
+    stack.reverse();
+    while let Some(node) = stack.pop() {
+        let Some(element) = as_element(&node).cloned() else {
+            continue;
+        };
+        let mut next = if let Some(slot) = as_tag::<web_sys::HtmlSlotElement>(&element, "slot") {
+            assigned_or_fallback(slot)
+        } else {
+            root.rendered_children(&element)
+        };
+        if role_of(&element).as_deref() == Some("option") {
+            found.push(element);
+            continue;
         }
+        next.reverse();
+        stack.extend(next);
     }
     for id in listbox
         .get_attribute("aria-owns")
@@ -225,20 +346,33 @@ async fn click_option(
     {
         if let Some(owned) = element_by_id_near(listbox, id) {
             if role_of(&owned).as_deref() == Some("option") {
-                all.push(owned);
+                found.push(owned);
             }
         }
     }
+    found
+}
+
+fn value_of(option: &Element) -> Option<String> {
+    option
+        .get_attribute("data-value")
+        .or_else(|| option.get_attribute("value"))
+}
+
+/// Finds the option in `listbox` and clicks it.
+async fn click_option(
+    root: &QueryRoot,
+    listbox: &Element,
+    wanted: &str,
+    options: &ExecOptions,
+) -> Result<(Chosen, u32), ActionError> {
+    let all = options_in(root, listbox);
     let names: Vec<String> = all
         .iter()
         .map(|o| accessible_name_with(&root.shadow, o))
         .collect();
     let trimmed = normalize_whitespace(wanted);
     let lower = trimmed.to_lowercase();
-    let value_of = |o: &Element| {
-        o.get_attribute("data-value")
-            .or_else(|| o.get_attribute("value"))
-    };
     let position = all
         .iter()
         .position(|o| value_of(o).as_deref() == Some(wanted))
@@ -256,22 +390,178 @@ async fn click_option(
             total: names.len(),
         });
     };
-    if is_disabled(&option) {
+    if is_disabled(&option) || option.get_attribute("aria-disabled").as_deref() == Some("true") {
         return Err(ActionError::Disabled {
             element: describe(&option),
         });
     }
-    let label = position
+    let name = position
         .and_then(|p| names.get(p))
         .cloned()
         .unwrap_or_default();
-    let root = root.clone();
+    let click_root = root.clone();
     let target = option.clone();
-    let (_, _, attempts) = click_found(options, move || Ok((root.clone(), target.clone()))).await?;
+    let (_, _, attempts) =
+        click_found(options, move || Ok((click_root.clone(), target.clone()))).await?;
     Ok((
-        Effect::OptionSelected {
-            value: value_of(&option).unwrap_or(label),
+        Chosen {
+            value: value_of(&option),
+            option,
+            name,
         },
         attempts,
     ))
+}
+
+/// Waits (bounded by the timeout) until the widget shows the chosen option.
+async fn confirm(
+    widget: &Element,
+    opener: &Element,
+    listbox: Option<&Element>,
+    chosen: &Chosen,
+    options: &ExecOptions,
+) -> Result<(Effect, u32), ActionError> {
+    let result = retry(options, |_| async move {
+        if is_confirmed(widget, opener, listbox, chosen) {
+            Ok(())
+        } else {
+            // Retriable: a framework may re-render on the next frame.
+            Err(ActionError::NotVisible {
+                element: format!("the choice {:?} in {}", chosen.name, describe(widget)),
+            })
+        }
+    })
+    .await;
+    match result {
+        Ok(((), attempts)) => Ok((
+            Effect::OptionSelected {
+                value: chosen.value.clone().unwrap_or_else(|| chosen.name.clone()),
+            },
+            attempts,
+        )),
+        Err(_) => Err(ActionError::OptionNotChosen {
+            element: describe(widget),
+            option: chosen.name.clone(),
+            shown: shown_text(widget, opener),
+        }),
+    }
+}
+
+fn is_confirmed(
+    widget: &Element,
+    opener: &Element,
+    listbox: Option<&Element>,
+    chosen: &Chosen,
+) -> bool {
+    if chosen.option.is_connected()
+        && chosen.option.get_attribute("aria-selected").as_deref() == Some("true")
+    {
+        return true;
+    }
+    if let (Some(value), Some(current)) = (&chosen.value, js::get_string(widget, "value")) {
+        if widget.local_name().contains('-') {
+            return current == *value;
+        }
+    }
+    if listbox == Some(widget) {
+        // A list chosen in place that marks no option selected cannot confirm anything more.
+        return widget
+            .query_selector("[role=option][aria-selected=true], [role=option][aria-checked=true]")
+            .ok()
+            .flatten()
+            .is_none();
+    }
+    let list_open = listbox.is_some_and(|l| l.is_connected() && is_visible(l));
+    if list_open || chosen.name.is_empty() {
+        return false;
+    }
+    shown_text(widget, opener).contains(&chosen.name)
+}
+
+/// What the widget displays as its value: its text (or its field's value), and when that is
+/// empty, the text of the nearest ancestors around the opener (react-select shows the choice
+/// in a sibling of its input).
+fn shown_text(widget: &Element, opener: &Element) -> String {
+    let own = |e: &Element| {
+        let text = normalize_whitespace(&js::get_string(e, "innerText").unwrap_or_default());
+        let value = if e.local_name() == "input" {
+            js::get_string(e, "value").unwrap_or_default()
+        } else {
+            String::new()
+        };
+        normalize_whitespace(&format!("{text} {value}"))
+    };
+    for element in [opener, widget] {
+        let text = own(element);
+        if !text.is_empty() {
+            return text;
+        }
+    }
+    let mut current = opener.parent_element();
+    for _ in 0..4 {
+        let Some(ancestor) = current else { break };
+        let text = own(&ancestor);
+        if !text.is_empty() {
+            return text;
+        }
+        current = ancestor.parent_element();
+    }
+    String::new()
+}
+
+/// Leaves the page as found after a failure: Escape to the focused element (or the opener),
+/// then, if a list the click opened is still open, the opener clicked again.
+async fn close_popup(root: &QueryRoot, opener: &Element, before: &[Element]) {
+    let still_open =
+        || is_expanded(opener) || visible_listboxes(root).iter().any(|l| !before.contains(l));
+    if !still_open() {
+        return;
+    }
+    let target = focused_in(root).unwrap_or_else(|| opener.clone());
+    press_escape(&target);
+    for _ in 0..3 {
+        js::next_frame().await;
+    }
+    if !still_open() {
+        return;
+    }
+    let click_root = root.clone();
+    let target = opener.clone();
+    let quick = ExecOptions { timeout_ms: 500 };
+    let _ = click_found(&quick, move || Ok((click_root.clone(), target.clone()))).await;
+}
+
+/// The deepest focused element, through open shadow roots.
+fn focused_in(root: &QueryRoot) -> Option<Element> {
+    let mut active = root.document.active_element()?;
+    while let Some(inner) = root
+        .shadow
+        .shadow_root(&active)
+        .and_then(|s| s.active_element())
+    {
+        active = inner;
+    }
+    Some(active)
+}
+
+/// keydown and keyup of Escape, bubbling and composed, as the page's key handlers expect.
+fn press_escape(target: &Element) {
+    for kind in ["keydown", "keyup"] {
+        let init = KeyboardEventInit::new();
+        init.set_key("Escape");
+        init.set_code("Escape");
+        init.set_bubbles(true);
+        init.set_cancelable(true);
+        init.set_composed(true);
+        let _ = js_sys::Reflect::set(&init, &"keyCode".into(), &JsValue::from(27));
+        let _ = js_sys::Reflect::set(&init, &"which".into(), &JsValue::from(27));
+        if let Ok(event) = KeyboardEvent::new_with_keyboard_event_init_dict(kind, &init) {
+            if js::get(&event, "keyCode").as_f64() != Some(27.0) {
+                let descriptor = js_sys::Object::new();
+                let _ = js_sys::Reflect::set(&descriptor, &"value".into(), &JsValue::from(27));
+                let _ = js_sys::Object::define_property(&event, &"keyCode".into(), &descriptor);
+            }
+            let _ = target.dispatch_event(&event);
+        }
+    }
 }

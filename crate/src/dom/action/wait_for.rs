@@ -35,8 +35,12 @@ pub(super) async fn run(
 ) -> Result<ActionReport, ActionError> {
     let started = js::now_ms();
     let deadline = started + f64::from(options.timeout_ms);
+    let stop = crate::dom::cancel::Started::now();
     let mut attempts = 0;
     loop {
+        if stop.is_cancelled() {
+            return Err(ActionError::Stopped);
+        }
         attempts += 1;
         let root = query_root()?;
         let last_seen = match check(&root, until)? {

@@ -6,7 +6,13 @@
 //! textbox, searchbox, slider, spinbutton, treeitem), contenteditable editors, `<summary>`, and
 //! headings (for context; they get refs too, for `extract` and `assert`). Hidden and
 //! `aria-hidden` elements, the options of native drop-downs (see `selected=`) and the
-//! extension's own UI are left out. The walk covers open shadow roots (closed ones where the
+//! extension's own UI are left out. Custom widgets (see `widgets.rs`): an element with no
+//! listed role that is clickable (`onclick`, `tabindex`, its own pointer cursor) and named by
+//! `aria-label` / `aria-labelledby` or by the labelled cell, row or item around it is listed as
+//! `clickable` (or under its role, e.g. `gridcell`); a native `<select>` hidden behind an
+//! enhanced widget is not listed, the widget is, under the select's label, with the select's
+//! choice; options of a list that is closed now (its popup says `aria-expanded="false"`, or the
+//! list has no area or is transparent) are left out. The walk covers open shadow roots (closed ones where the
 //! extension may open them) and same-origin iframes.
 //!
 //! Order: document order (shadow content right after its host, frame content right after its
@@ -20,13 +26,15 @@
 //! `type=password`, `value=<hidden>` / `selected=<hidden>` (a secret field, see
 //! [`crate::dom::secret`]: filled or empty, never the value) followed by `secret="card security
 //! code"` (its kind, unless a password), `selected="…"` (a select's chosen option),
-//! `value="…"` (text fields, ≤ 60 characters, content-pattern secrets redacted),
+//! `value="…"` (text fields, ≤ 60 characters, content-pattern secrets redacted; for a custom
+//! combobox or listbox, its chosen option(s) or the text it shows),
 //! `checked=true|false|mixed`, `selected` (an ARIA option, tab or tree item), `expanded=…`,
 //! `disabled`, `required`, `readonly`, `focused`. The context is given only when another found
 //! element has the same role and name: the nearest preceding heading, else the nearest named
 //! dialog, form, landmark or group around it.
 
 mod snapshot;
+mod widgets;
 
 use std::collections::BTreeMap;
 

@@ -15,6 +15,8 @@ use crate::dom::secret::{SecretKind, SecretScan, ShownValue, shown_value};
 use crate::dom::tree::{QueryRoot, composed_parent};
 use crate::dom::visibility::{is_aria_hidden, is_disabled, is_visible};
 
+use super::widgets::{Widgets, clickable_role, custom_value, named_container};
+
 /// Roles an element is listed for (the widget roles a model acts on, plus `heading` for
 /// context).
 const LISTED_ROLES: &[&str] = &[
@@ -107,6 +109,8 @@ struct Candidate {
     role: String,
     name: String,
     heading: Option<String>,
+    /// The native select an enhanced widget stands for.
+    stands_for: Option<Element>,
 }
 
 /// Every listed element of the page, in document order, each registered with a ref.
@@ -115,14 +119,33 @@ pub(crate) fn snapshot(root: &QueryRoot) -> Vec<Item> {
     let scan = SecretScan::of(root);
     let mut candidates = Vec::new();
     let mut last_heading: Option<String> = None;
-    for element in root.all_elements().into_iter().take(MAX_SCANNED) {
+    let elements: Vec<Element> = root.all_elements().into_iter().take(MAX_SCANNED).collect();
+    let widgets = Widgets::of(root, &elements);
+    for element in elements {
         let Some(role) = listed_role(&element) else {
             continue;
         };
         if !is_visible(&element) || is_aria_hidden(&element) || in_own_ui(&element) {
             continue;
         }
-        let name = scan.safe_name(&root.shadow, &element).unwrap_or_default();
+        if widgets.is_replaced_select(&element)
+            || (matches!(role.as_str(), "option" | "treeitem" | "menuitem")
+                && widgets.in_closed_list(&element))
+        {
+            continue;
+        }
+        let stands_for = widgets.stands_for(&element);
+        // Withheld (empty) when the name may carry a secret field's value.
+        let mut name = scan.safe_name(&root.shadow, &element).unwrap_or_default();
+        if let Some((label, _)) = &stands_for {
+            // Listed once, under the label of the select it replaces.
+            if !label.is_empty() {
+                name = label.clone();
+            }
+        }
+        if name.is_empty() && role != "heading" && !scan.name_may_include_secret(&element) {
+            name = named_container(&element).unwrap_or_default();
+        }
         let heading = if role == "heading" {
             last_heading = (!name.is_empty()).then(|| name.clone());
             None
@@ -134,6 +157,7 @@ pub(crate) fn snapshot(root: &QueryRoot) -> Vec<Item> {
             role,
             name,
             heading,
+            stands_for: stands_for.map(|(_, select)| select),
         });
     }
 
@@ -154,7 +178,15 @@ pub(crate) fn snapshot(root: &QueryRoot) -> Vec<Item> {
             } else {
                 None
             };
-            let states = states_of(&scan, &c.element, &c.role, active.as_ref());
+            let states = states_of(
+                root,
+                &scan,
+                &c.element,
+                &c.role,
+                &c.name,
+                c.stands_for.as_ref(),
+                active.as_ref(),
+            );
             let fingerprint = Fingerprint {
                 tag: c.element.local_name(),
                 role: role_of(&c.element).unwrap_or_default(),
@@ -185,9 +217,10 @@ fn listed_role(element: &Element) -> Option<String> {
         // A native drop-down's options are summarized by the select's `selected=`.
         return None;
     }
-    if let Some(role) = role_of(element) {
+    let role = role_of(element);
+    if let Some(role) = &role {
         if LISTED_ROLES.contains(&role.as_str()) {
-            return Some(role);
+            return Some(role.clone());
         }
     }
     if tag == "input" {
@@ -203,7 +236,7 @@ fn listed_role(element: &Element) -> Option<String> {
     if is_editing_host(element) {
         return Some("textbox".to_owned());
     }
-    None
+    clickable_role(element, &tag, role.as_deref())
 }
 
 /// A contenteditable element whose parent is not editable (the editor, not each paragraph).
@@ -322,10 +355,15 @@ fn is_value_field(element: &Element, role: &str) -> bool {
     }
 }
 
+/// The states of a listed element. `stands_for`: the native select an enhanced widget
+/// replaces (its choice is the widget's value).
 fn states_of(
+    root: &QueryRoot,
     scan: &SecretScan,
     element: &Element,
     role: &str,
+    name: &str,
+    stands_for: Option<&Element>,
     active: Option<&Element>,
 ) -> Vec<String> {
     let mut states = Vec::new();
@@ -376,6 +414,28 @@ fn states_of(
                     quote(&truncate_chars(&value, MAX_VALUE_CHARS))
                 ));
             }
+        }
+    } else if let Some((_, kind)) = stands_for.and_then(|select| scan.owner_of(select)) {
+        // A widget standing for a secret select shows no more than the select would.
+        states.push("value=<hidden>".to_owned());
+        states.push(format!("secret={}", quote(kind.label())));
+    } else if let Some(select) = stands_for {
+        let labels = selected_labels(select);
+        if !labels.is_empty() {
+            states.push(format!(
+                "value={}",
+                quote(&truncate_chars(
+                    &redact_secrets(&labels.join(", ")),
+                    MAX_VALUE_CHARS
+                ))
+            ));
+        }
+    } else if matches!(role, "combobox" | "listbox") {
+        if let Some(value) = custom_value(root, element, name) {
+            states.push(format!(
+                "value={}",
+                quote(&truncate_chars(&redact_secrets(&value), MAX_VALUE_CHARS))
+            ));
         }
     } else if matches!(role, "slider" | "spinbutton") {
         let value = element

@@ -1,0 +1,316 @@
+//! What an action really activates, gathered from the live page as facts for the pure safety
+//! policy ([`crate::policy::TargetFacts`]): the element under the pointer (a click lands on the
+//! deepest element at the middle of its target, which can be an icon-only button inside a
+//! nameless wrapper or a button in a web component's shadow root), the button or link around
+//! it, its role, where it goes (a link's `href`; for a control that submits a form, its
+//! `formaction` or its form's `action`, the form found through the `form` property so a
+//! `form=` attribute counts), and the names of the controls inside the element the model named.
+
+use wasm_bindgen::JsCast;
+use web_sys::Element;
+
+use super::accname::accessible_name;
+use super::describe::describe;
+use super::js;
+use super::roles::role_of;
+use super::tree::{ShadowAccess, as_element, children, composed_contains, composed_parent};
+use crate::policy::TargetFacts;
+use crate::protocol::Action;
+
+/// Most inner control names gathered (a click can only land on one of them).
+const MAX_INNER_NAMES: usize = 12;
+
+/// Roles a click lands on as a whole: the click activates the nearest one around the element
+/// under the pointer.
+const ACTIVATING_ROLES: &[&str] = &[
+    "button",
+    "link",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "option",
+    "tab",
+    "checkbox",
+    "radio",
+    "switch",
+    "treeitem",
+    "combobox",
+];
+
+/// The facts about what `action` activates, starting from `element` (what its selector found).
+pub fn activation_facts(action: &Action, element: Element) -> TargetFacts {
+    let shadow = ShadowAccess::detect();
+    let acted = acted_on(action, element.clone());
+    let pressed = match action {
+        // A pointer click goes to the deepest element at the middle of the target.
+        Action::Click { .. } | Action::Check { .. } | Action::Uncheck { .. } => {
+            under_pointer(&shadow, &acted).unwrap_or_else(|| acted.clone())
+        }
+        _ => acted.clone(),
+    };
+    // The nearest button, link or other activating control around what is pressed (or a
+    // label, which clicks its control).
+    let activated = activating_ancestor(&pressed).unwrap_or_else(|| acted.clone());
+    let activated = label_control(&activated).unwrap_or(activated);
+    let mut facts = facts_of(&activated);
+    facts.is_password = is_password_target(&acted);
+    // The element the model named, and what it holds, can be pressed too.
+    let mut inner = Vec::new();
+    if acted != activated {
+        push_name(&mut inner, accessible_name(&acted));
+        if let Some(control) = label_control(&acted) {
+            push_name(&mut inner, accessible_name(&control));
+        }
+    }
+    if matches!(
+        action,
+        Action::Click { .. } | Action::Check { .. } | Action::Uncheck { .. }
+    ) {
+        for control in inner_controls(&shadow, &acted) {
+            if control != activated {
+                push_name(&mut inner, accessible_name(&control));
+            }
+        }
+    }
+    facts.inner_names = inner;
+    facts
+}
+
+fn push_name(names: &mut Vec<String>, name: String) {
+    let name = name.trim().to_owned();
+    if !name.is_empty() && !names.contains(&name) && names.len() < MAX_INNER_NAMES {
+        names.push(name);
+    }
+}
+
+/// The element `action` acts on first: what Enter or Space activates (for Enter in a field, the
+/// form's default button, found among everything the form owns, `form=` included), and the
+/// field `input_text` types into (inside a label or a web component).
+fn acted_on(action: &Action, element: Element) -> Element {
+    match action {
+        Action::PressKey { key, .. } => {
+            let Some(target) = super::action::activation_target(*key, &element) else {
+                return element;
+            };
+            // Enter in a field: the form's default button is the first submit button among the
+            // form's elements (which include buttons outside it that name it with `form=`).
+            if target.local_name() == "form" || is_submit_button(&target) {
+                let form = if target.local_name() == "form" {
+                    Some(target.clone())
+                } else {
+                    form_of(&target)
+                };
+                if let Some(button) = form.as_ref().and_then(default_button) {
+                    return button;
+                }
+            }
+            target
+        }
+        Action::InputText { .. } => super::action::field_for(&element),
+        _ => element,
+    }
+}
+
+/// The first submit button a form owns, in tree order (`form.elements`).
+fn default_button(form: &Element) -> Option<Element> {
+    let elements = js::get(form, "elements");
+    let length = js::get(&elements, "length").as_f64().unwrap_or(0.0) as u32;
+    (0..length.min(10_000))
+        .filter_map(|i| as_element(&js::get(&elements, &i.to_string())).cloned())
+        .find(is_submit_button)
+}
+
+/// A `<button>` without a type or of type submit, or an `<input type=submit|image>`.
+fn is_submit_button(element: &Element) -> bool {
+    let kind = element
+        .get_attribute("type")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    match element.local_name().as_str() {
+        "button" => matches!(kind.as_str(), "" | "submit"),
+        "input" => matches!(kind.as_str(), "submit" | "image"),
+        _ => false,
+    }
+}
+
+/// The form that owns a control (its `form` property, which follows a `form=` attribute).
+fn form_of(element: &Element) -> Option<Element> {
+    as_element(&js::get(element, "form")).cloned()
+}
+
+/// The deepest element at the middle of `target`'s visible box, descending into shadow roots,
+/// when that point is in the viewport and the element there is inside `target`.
+fn under_pointer(shadow: &ShadowAccess, target: &Element) -> Option<Element> {
+    let document = target.owner_document()?;
+    let window = document.default_view()?;
+    let width = window.inner_width().ok()?.as_f64()?;
+    let height = window.inner_height().ok()?.as_f64()?;
+    let rect = target.get_bounding_client_rect();
+    let (left, right) = (rect.left().max(0.0), rect.right().min(width));
+    let (top, bottom) = (rect.top().max(0.0), rect.bottom().min(height));
+    if right <= left || bottom <= top {
+        return None;
+    }
+    let (x, y) = (((left + right) / 2.0) as f32, ((top + bottom) / 2.0) as f32);
+    let mut hit = document.element_from_point(x, y)?;
+    for _ in 0..32 {
+        let Some(root) = shadow.shadow_root(&hit) else {
+            break;
+        };
+        let inner = js::call(root.as_ref(), "elementFromPoint", &[x.into(), y.into()])
+            .ok()
+            .flatten();
+        match inner.as_ref().and_then(as_element) {
+            Some(inner) if *inner != hit => hit = inner.clone(),
+            _ => break,
+        }
+    }
+    composed_contains(target, &hit).then_some(hit)
+}
+
+/// Whether `element` is a control a click activates as a whole.
+fn is_activating(element: &Element) -> bool {
+    let tag = element.local_name();
+    if tag == "button"
+        || tag == "summary"
+        || tag == "label"
+        || (matches!(tag.as_str(), "a" | "area") && element.has_attribute("href"))
+        || (tag == "input"
+            && !matches!(
+                element
+                    .get_attribute("type")
+                    .unwrap_or_default()
+                    .to_ascii_lowercase()
+                    .as_str(),
+                "" | "text" | "email" | "password" | "search" | "tel" | "url" | "number"
+            ))
+    {
+        return true;
+    }
+    role_of(element).is_some_and(|role| ACTIVATING_ROLES.contains(&role.as_str()))
+}
+
+/// The nearest activating control around `element` (itself included), across shadow roots.
+fn activating_ancestor(element: &Element) -> Option<Element> {
+    let mut current = Some(element.clone());
+    for _ in 0..256 {
+        let el = current?;
+        if is_activating(&el) {
+            return Some(el);
+        }
+        current = composed_parent(&el);
+    }
+    None
+}
+
+/// A `<label>`'s control (a click on the label toggles or focuses it).
+fn label_control(element: &Element) -> Option<Element> {
+    element
+        .dyn_ref::<web_sys::HtmlLabelElement>()
+        .and_then(web_sys::HtmlLabelElement::control)
+        .map(|control| control.unchecked_into::<Element>())
+}
+
+/// The activating controls inside `element`, its shadow root included, in tree order.
+fn inner_controls(shadow: &ShadowAccess, element: &Element) -> Vec<Element> {
+    let mut found = Vec::new();
+    let mut stack: Vec<web_sys::Node> = Vec::new();
+    let push_from = |stack: &mut Vec<web_sys::Node>, el: &Element| {
+        if let Some(root) = shadow.shadow_root(el) {
+            stack.extend(children(root.as_ref()).into_iter().rev());
+        }
+        stack.extend(children(el.as_ref()).into_iter().rev());
+    };
+    push_from(&mut stack, element);
+    let mut visited = 0;
+    while let Some(node) = stack.pop() {
+        visited += 1;
+        if visited > 2_000 || found.len() >= MAX_INNER_NAMES {
+            break;
+        }
+        let Some(el) = node.dyn_ref::<Element>() else {
+            continue;
+        };
+        if is_activating(el) {
+            found.push(el.clone());
+        }
+        push_from(&mut stack, el);
+    }
+    found
+}
+
+/// Whether typing at `element` goes into a password field or any other secret field (a card
+/// code, a one-time code…: `dom::secret`), itself, its label's control, or a password field
+/// inside it, as in a web component. Typing into any of them is reviewed like a password.
+fn is_password_target(element: &Element) -> bool {
+    let is_password_input = |element: &Element| {
+        element
+            .dyn_ref::<web_sys::HtmlInputElement>()
+            .is_some_and(|input| input.type_() == "password")
+            || super::secret::classify(element).is_some()
+    };
+    is_password_input(element)
+        || label_control(element)
+            .as_ref()
+            .is_some_and(is_password_input)
+        || element
+            .query_selector("input[type=password]")
+            .ok()
+            .flatten()
+            .is_some()
+}
+
+/// Name, role, text and destination of the control that is activated.
+fn facts_of(element: &Element) -> TargetFacts {
+    // A secret field's text (an editor's, a textarea's) never goes into the question or the log.
+    let text: String = super::secret::text_content_without_secrets(element)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(200)
+        .collect();
+    let tag = element.local_name();
+    let mut destination = None;
+    let mut submits_form = false;
+    if matches!(tag.as_str(), "a" | "area") && element.has_attribute("href") {
+        destination = js::get_string(element, "href");
+    } else if is_submit_button(element) {
+        if let Some(form) = form_of(element) {
+            submits_form = true;
+            destination = if element.has_attribute("formaction") {
+                js::get_string(element, "formAction")
+            } else {
+                form_action(&form)
+            };
+        }
+    } else if tag == "form" {
+        submits_form = true;
+        destination = form_action(element);
+    }
+    TargetFacts {
+        description: describe(element),
+        name: accessible_name(element),
+        text,
+        is_password: false,
+        role: role_of(element).unwrap_or_default(),
+        destination,
+        submits_form,
+        inner_names: Vec::new(),
+    }
+}
+
+/// The absolute address a form is sent to. Read from the attribute and resolved like a link,
+/// not from `form.action`, which a control named `action` inside the form hides.
+fn form_action(form: &Element) -> Option<String> {
+    let document = form.owner_document()?;
+    let Some(action) = form
+        .get_attribute("action")
+        .filter(|a| !a.trim().is_empty())
+    else {
+        return js::get_string(&document, "URL");
+    };
+    let resolver = document.create_element("a").ok()?;
+    resolver.set_attribute("href", &action).ok()?;
+    js::get_string(&resolver, "href")
+}

@@ -1,0 +1,291 @@
+//! Finding risky words in what a page calls a control, or in an address, after normalizing the
+//! forms a page or a model may write them in: percent-encoding (`%64elete`, twice encoded too),
+//! letter case, joined and split words (`deleteAccount`, `delete_account`, `delete-account`,
+//! `deleteaccount`), invisible characters (`de\u{200b}lete`).
+//!
+//! Where a word stands matters for words that are nouns as often as verbs: "Book now" books,
+//! "Favourite book" names a book. Such a word counts only at the verb position (the first word)
+//! or in its plain verb forms in an address (`/book`, not `/books`).
+
+/// Risky words that are as often nouns as verbs: they count only at the verb position.
+const NOUN_OR_VERB: &[&str] = &["book", "order", "transfer", "check out", "checkout"];
+
+/// Endings that keep a word's meaning: "delete" also catches "deletion", "pay" also "payment".
+const WORD_ENDINGS: &[&str] = &[
+    "", "s", "es", "ed", "ing", "ion", "ions", "ment", "ments", "al",
+];
+
+/// Endings that keep a noun-or-verb word a verb ("book", "booking"), not a plural noun.
+const VERB_ENDINGS: &[&str] = &["", "ing"];
+
+/// Words that, glued after a risky word in one lowercase token (`deleteaccount`), still name
+/// what it acts on.
+const JOINED_OBJECTS: &[&str] = &[
+    "account",
+    "accounts",
+    "all",
+    "now",
+    "order",
+    "orders",
+    "item",
+    "items",
+    "user",
+    "users",
+    "data",
+    "card",
+    "cart",
+    "file",
+    "files",
+    "message",
+    "messages",
+    "payment",
+    "profile",
+    "it",
+    "everything",
+    "me",
+    "my",
+    "this",
+    "repo",
+    "repository",
+    "project",
+    "subscription",
+    "money",
+];
+
+/// Where in a text a word is found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Position {
+    /// Anywhere (the name of a command: a button, a link, a menu item).
+    Anywhere,
+    /// Only as the text's first word, where an English command puts its verb (the name of a
+    /// field, a combobox, an option).
+    VerbOnly,
+    /// In an address: every word counts, noun-or-verb words only in their verb forms.
+    Address,
+}
+
+/// Decodes `%XX` escapes (up to three rounds, for `%2564`); invalid escapes stay as they are.
+pub fn percent_decode(text: &str) -> String {
+    let mut current = text.to_owned();
+    for _ in 0..3 {
+        if !current.contains('%') {
+            break;
+        }
+        let bytes = current.as_bytes();
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            let byte = bytes.get(i).copied().unwrap_or_default();
+            let hex = |at: usize| bytes.get(at).and_then(|b| (*b as char).to_digit(16));
+            if byte == b'%' {
+                if let (Some(high), Some(low)) = (hex(i + 1), hex(i + 2)) {
+                    out.push((high * 16 + low) as u8);
+                    i += 3;
+                    continue;
+                }
+            }
+            out.push(byte);
+            i += 1;
+        }
+        let decoded = String::from_utf8_lossy(&out).into_owned();
+        if decoded == current {
+            break;
+        }
+        current = decoded;
+    }
+    current
+}
+
+/// Characters that render as nothing: a page can put them inside a word to break matching.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00ad}' | '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}'
+    )
+}
+
+/// The words of `text`, lowercased: split at anything that is not a letter or digit, and at
+/// case changes inside a word (`deleteAccount` -> `delete account`, `HTMLDelete` -> `html
+/// delete`). Percent escapes are decoded first.
+pub fn words(text: &str) -> Vec<String> {
+    let decoded = percent_decode(text);
+    let chars: Vec<char> = decoded.chars().filter(|c| !is_invisible(*c)).collect();
+    let mut out = Vec::new();
+    let mut word = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            if !word.is_empty() {
+                out.push(std::mem::take(&mut word).to_lowercase());
+            }
+            continue;
+        }
+        let previous = i.checked_sub(1).and_then(|p| chars.get(p)).copied();
+        let next = chars.get(i + 1).copied();
+        let boundary = match previous {
+            Some(p) if p.is_alphanumeric() => {
+                (p.is_lowercase() && c.is_uppercase())
+                    || (p.is_uppercase()
+                        && c.is_uppercase()
+                        && next.is_some_and(char::is_lowercase))
+                    || (p.is_alphabetic() != c.is_alphabetic())
+            }
+            _ => false,
+        };
+        if boundary && !word.is_empty() {
+            out.push(std::mem::take(&mut word).to_lowercase());
+        }
+        word.push(c);
+    }
+    if !word.is_empty() {
+        out.push(word.to_lowercase());
+    }
+    out
+}
+
+/// Whether `token` is `stem` plus one of `endings` (a final "e" of the stem may drop:
+/// "remove" -> "removal").
+fn with_ending(token: &str, word: &str, endings: &[&str]) -> bool {
+    let stems = [
+        Some(word),
+        word.strip_suffix('e').filter(|stem| stem.len() >= 3),
+    ];
+    stems.into_iter().flatten().any(|stem| {
+        token
+            .strip_prefix(stem)
+            .is_some_and(|ending| endings.contains(&ending))
+    })
+}
+
+/// Whether `token` is the word (with an allowed ending), or the word glued to what it acts on
+/// (`deleteaccount`).
+fn token_is(token: &str, word: &str, endings: &[&str]) -> bool {
+    with_ending(token, word, endings)
+        || token
+            .strip_prefix(word)
+            .is_some_and(|rest| JOINED_OBJECTS.contains(&rest))
+}
+
+/// The first of `risky` found in `text` at `position`, ignoring case, encoding and how words
+/// are joined.
+pub fn find_risky<'w>(text: &str, risky: &'w [String], position: Position) -> Option<&'w str> {
+    let tokens = words(text);
+    risky.iter().map(String::as_str).find(|word| {
+        let phrase = words(word);
+        let Some((last, head)) = phrase.split_last() else {
+            return false;
+        };
+        let noun_or_verb = NOUN_OR_VERB.iter().any(|n| words(n) == phrase);
+        // At the verb position only verb forms count: "Payment history" is no "pay".
+        let endings = if noun_or_verb || position == Position::VerbOnly {
+            VERB_ENDINGS
+        } else {
+            WORD_ENDINGS
+        };
+        let verb_only =
+            position == Position::VerbOnly || (noun_or_verb && position == Position::Anywhere);
+        let matches_at = |start: usize| {
+            let Some(window) = tokens.get(start..start + phrase.len()) else {
+                return false;
+            };
+            let Some((window_last, window_head)) = window.split_last() else {
+                return false;
+            };
+            window_head.iter().zip(head).all(|(a, b)| a == b)
+                && token_is(window_last, last, endings)
+        };
+        if verb_only {
+            return matches_at(0);
+        }
+        (0..tokens.len()).any(matches_at)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    #[test]
+    fn words_split_joined_forms_and_decode_escapes() {
+        for (text, expected) in [
+            ("deleteAccount", vec!["delete", "account"]),
+            ("delete_account", vec!["delete", "account"]),
+            ("delete-account", vec!["delete", "account"]),
+            ("DeleteAccount", vec!["delete", "account"]),
+            ("HTMLDelete", vec!["html", "delete"]),
+            ("/%64elete", vec!["delete"]),
+            ("/%2564elete", vec!["delete"]),
+            ("/%44%45LETE", vec!["delete"]),
+            ("de\u{200b}lete", vec!["delete"]),
+            ("step2delete", vec!["step", "2", "delete"]),
+            ("100%", vec!["100"]),
+        ] {
+            assert_eq!(words(text), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn noun_or_verb_words_count_only_as_verbs() {
+        let risky = list(&["book", "order", "delete"]);
+        assert_eq!(
+            find_risky("Book now", &risky, Position::Anywhere),
+            Some("book")
+        );
+        assert_eq!(
+            find_risky("Favourite book", &risky, Position::Anywhere),
+            None
+        );
+        assert_eq!(find_risky("Orders", &risky, Position::Anywhere), None);
+        assert_eq!(find_risky("My orders", &risky, Position::Anywhere), None);
+        assert_eq!(
+            find_risky("Remove and delete", &risky, Position::Anywhere),
+            Some("delete")
+        );
+        assert_eq!(
+            find_risky("Account deletion", &risky, Position::VerbOnly),
+            None
+        );
+        assert_eq!(
+            find_risky("Delete account", &risky, Position::VerbOnly),
+            Some("delete")
+        );
+        assert_eq!(
+            find_risky("/shop/book?id=3", &risky, Position::Address),
+            Some("book")
+        );
+        assert_eq!(find_risky("/shop/books/3", &risky, Position::Address), None);
+        assert_eq!(
+            find_risky("/account/deletion", &risky, Position::Address),
+            Some("delete")
+        );
+    }
+
+    #[test]
+    fn joined_lowercase_words_are_found_without_false_friends() {
+        let risky = list(&["delete", "pay", "send", "buy"]);
+        assert_eq!(
+            find_risky("deleteaccount", &risky, Position::Anywhere),
+            Some("delete")
+        );
+        assert_eq!(
+            find_risky("/buynow", &risky, Position::Address),
+            Some("buy")
+        );
+        for harmless in [
+            "Payload viewer",
+            "Sender info",
+            "Buyer guide",
+            "Display",
+            "Repay",
+        ] {
+            assert_eq!(
+                find_risky(harmless, &risky, Position::Anywhere),
+                None,
+                "{harmless}"
+            );
+        }
+    }
+}

@@ -1,0 +1,544 @@
+//! Unit tests of the engine API that the CLI-based conformance suite cannot reach: approval,
+//! denial, stop, incremental updates, streaming step by step, limits.
+
+use super::*;
+use crate::protocol::result::ResultReport;
+
+const WF: &str = "wf-0001";
+const NONCE: &str = "n_0123456789abcdef";
+
+fn handshake(wf: &str) -> String {
+    format!(
+        "```bai\n{{\"protocol\":\"BAI/0.3\",\"workflow_id\":\"{wf}\",\"kind\":\"handshake\",\"state\":\"awaiting_extension_ack\",\"capabilities\":[\"action_lines\"]}}\n```"
+    )
+}
+
+fn action(wf: &str, id: u64, selector: &str) -> String {
+    format!(
+        "BAI_ACTION {{\"protocol\":\"BAI/0.3\",\"workflow_id\":\"{wf}\",\"kind\":\"action\",\"ack_nonce\":\"{NONCE}\",\"action_id\":{id},\"type\":\"click\",\"payload\":{{\"selector\":\"{selector}\"}}}}"
+    )
+}
+
+fn executed(decisions: &[Decision]) -> Vec<u64> {
+    decisions
+        .iter()
+        .filter_map(|d| match d {
+            Decision::Execute { action_id, .. } => Some(*action_id),
+            _ => None,
+        })
+        .collect()
+}
+
+fn codes(decisions: &[Decision]) -> Vec<&'static str> {
+    decisions
+        .iter()
+        .filter_map(|d| match d {
+            Decision::Reject(r) => Some(r.code.code()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An engine with `WF` acknowledged after messages [user, assistant handshake].
+fn active_engine() -> (Engine, Vec<Message>) {
+    let mut engine = Engine::new();
+    let mut messages = vec![Message::new(Role::User, "go")];
+    assert!(engine.observe(&messages).is_empty());
+    messages.push(Message::new(Role::Assistant, handshake(WF)));
+    let found = engine.observe(&messages);
+    assert!(
+        matches!(found.as_slice(), [Decision::HandshakeFound { workflow_id, .. }] if workflow_id == WF)
+    );
+    let approved = engine.approve(WF, NONCE).unwrap();
+    assert!(matches!(&approved[0], Decision::Ack { line, .. } if line.contains(NONCE)));
+    (engine, messages)
+}
+
+#[test]
+fn approve_validates_the_nonce_and_state() {
+    let mut engine = Engine::new();
+    engine.observe(&[Message::new(Role::Assistant, handshake(WF))]);
+    assert!(matches!(
+        engine.approve(WF, "n_7d8f1c"),
+        Err(EngineError::InvalidNonce { .. })
+    ));
+    assert!(matches!(
+        engine.approve("other", NONCE),
+        Err(EngineError::UnknownWorkflow { .. })
+    ));
+    assert_eq!(
+        engine.workflow(WF).unwrap().state,
+        WorkflowState::AwaitingExtensionAck
+    );
+    engine.approve(WF, NONCE).unwrap();
+    assert!(matches!(
+        engine.approve(WF, NONCE),
+        Err(EngineError::NotAwaitingApproval { .. })
+    ));
+    assert_eq!(engine.workflow(WF).unwrap().state, WorkflowState::Active);
+}
+
+#[test]
+fn deny_and_stop() {
+    let mut engine = Engine::new();
+    let mut messages = vec![Message::new(Role::Assistant, handshake(WF))];
+    engine.observe(&messages);
+    assert_eq!(
+        engine.deny(WF).unwrap(),
+        vec![Decision::StateChanged {
+            workflow_id: WF.into(),
+            state: WorkflowState::Denied
+        }]
+    );
+    assert!(engine.approve(WF, NONCE).is_err());
+    messages.push(Message::new(Role::Assistant, action(WF, 1, "#a")));
+    assert_eq!(codes(&engine.observe(&messages)), vec!["workflow_finished"]);
+
+    let (mut engine, mut messages) = active_engine();
+    assert_eq!(engine.stop(WF).unwrap().len(), 1);
+    assert!(matches!(
+        engine.stop(WF),
+        Err(EngineError::AlreadyFinished { .. })
+    ));
+    messages.push(Message::new(Role::Assistant, action(WF, 1, "#a")));
+    let decisions = engine.observe(&messages);
+    assert!(executed(&decisions).is_empty());
+    assert_eq!(codes(&decisions), vec!["workflow_finished"]);
+}
+
+#[test]
+fn stop_drops_held_v02_actions() {
+    let mut engine = Engine::new();
+    let text = "```bai\n{\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w2\",\"state\":\"awaiting_extension_ack\"}\n```\nBAI_ACTION {\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w2\",\"action_id\":1,\"type\":\"click\",\"payload\":{\"selector\":\"#a\"}}";
+    engine.observe(&[Message::new(Role::Assistant, text)]);
+    assert_eq!(engine.workflow("w2").unwrap().held_actions, 1);
+    engine.stop("w2").unwrap();
+    assert_eq!(engine.workflow("w2").unwrap().held_actions, 0);
+    assert!(engine.approve("w2", NONCE).is_err());
+}
+
+fn v02_action(id: &str, selector: &str) -> String {
+    format!(
+        "BAI_ACTION {{\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w2\",\"action_id\":{id},\"type\":\"click\",\"payload\":{{\"selector\":\"{selector}\"}}}}"
+    )
+}
+
+const V02_HANDSHAKE: &str = "```bai\n{\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w2\",\"state\":\"awaiting_extension_ack\"}\n```";
+
+/// A BAI/0.2 line written before the ACK in a later assistant message (the user has not answered
+/// yet), refused for each reason a live line is refused: the workflow fails, the user is no
+/// longer asked, and nothing held runs.
+#[test]
+fn a_refused_held_line_in_a_later_message_fails_the_workflow_like_a_live_one() {
+    let bad_lines = [
+        (v02_action("3", "#c"), "id_out_of_sequence"),
+        (v02_action("1", "#other"), "id_reused"),
+        (v02_action("0", "#c"), "invalid_action_id"),
+        (
+            v02_action("2", "#c").replace("\"type\":\"click\"", "\"type\":\"hover\""),
+            "unknown_action_type",
+        ),
+        (
+            v02_action("2", "#c").replace("\"payload\"", "\"payload\":{},\"payload\""),
+            "duplicate_key",
+        ),
+        (
+            "BAI_ACTION {\"protocol\":\"BAI/0.2\",\"action_id\":2}".to_owned(),
+            "invalid_record",
+        ),
+        (
+            "BAI_ACTION {\"protocol\":".to_owned(),
+            "unterminated_record",
+        ),
+        (v02_action("2", "#c") + " trailing", "invalid_json"),
+    ];
+    for (bad, code) in bad_lines {
+        for live in [false, true] {
+            let mut engine = Engine::new();
+            let mut messages = vec![Message::new(
+                Role::Assistant,
+                format!("{V02_HANDSHAKE}\n{}", v02_action("1", "#a")),
+            )];
+            engine.observe(&messages);
+            if live {
+                engine.approve("w2", NONCE).unwrap();
+            }
+            messages.push(Message::new(
+                Role::Assistant,
+                format!("{bad}\n{}", v02_action("2", "#b")),
+            ));
+            let decisions = engine.observe(&messages);
+            assert_eq!(codes(&decisions).first(), Some(&code), "{bad} live={live}");
+            assert!(
+                decisions.contains(&Decision::StateChanged {
+                    workflow_id: "w2".into(),
+                    state: WorkflowState::Failed
+                }),
+                "{bad} live={live}: {decisions:?}"
+            );
+            assert!(executed(&decisions).is_empty(), "{bad} live={live}");
+            assert_eq!(engine.workflow("w2").unwrap().held_actions, 0);
+            if !live {
+                assert!(matches!(
+                    engine.approve("w2", NONCE),
+                    Err(EngineError::NotAwaitingApproval { .. })
+                ));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_handshake_whose_held_line_is_refused_in_the_same_message_is_not_offered() {
+    let mut engine = Engine::new();
+    let text = format!("{V02_HANDSHAKE}\n{}", v02_action("2", "#b"));
+    let decisions = engine.observe(&[Message::new(Role::Assistant, text)]);
+    assert!(
+        !decisions
+            .iter()
+            .any(|d| matches!(d, Decision::HandshakeFound { .. })),
+        "{decisions:?}"
+    );
+    assert_eq!(codes(&decisions), vec!["id_out_of_sequence"]);
+    assert_eq!(engine.workflow("w2").unwrap().state, WorkflowState::Failed);
+}
+
+#[test]
+fn held_v02_actions_survive_save_and_restore() {
+    let mut engine = Engine::new();
+    let text = "```bai\n{\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w2\",\"state\":\"awaiting_extension_ack\"}\n```\nBAI_ACTION {\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w2\",\"action_id\":1,\"type\":\"input_text\",\"payload\":{\"selector\":{\"type\":\"aria\",\"value\":\"Email\"},\"text\":\"a@b.c\"}}\nBAI_ACTION {\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w2\",\"action_id\":2,\"type\":\"scroll\",\"payload\":{\"y\":40}}";
+    engine.observe(&[Message::new(Role::Assistant, text)]);
+    assert_eq!(engine.workflow("w2").unwrap().held_actions, 2);
+    let saved = engine.save().unwrap();
+    // The held actions are saved in their wire form and read back by the wire parser.
+    assert!(
+        saved.contains(r#""action":{"type":"scroll","payload":{"y":40.0}}"#),
+        "{saved}"
+    );
+    let mut restored = Engine::restore(&saved).unwrap();
+    assert_eq!(restored, engine);
+    let decisions = restored.approve("w2", NONCE).unwrap();
+    assert_eq!(executed(&decisions), vec![1, 2]);
+    // A state whose held action does not parse is refused as a whole, not half restored.
+    let broken = saved.replace(r#""y":40.0"#, r#""y":"40""#);
+    assert!(Engine::restore(&broken).is_err());
+}
+
+#[test]
+fn streaming_line_by_line_executes_each_record_once_when_its_line_ends() {
+    let (mut engine, mut messages) = active_engine();
+    let full = format!("{}\n{}\n", action(WF, 1, "#a"), action(WF, 2, "#b"));
+    let mut seen = Vec::new();
+    messages.push(Message::streaming(Role::Assistant, ""));
+    for end in 0..=full.len() {
+        if !full.is_char_boundary(end) {
+            continue;
+        }
+        if let Some(last) = messages.last_mut() {
+            last.text = full[..end].to_owned();
+        }
+        let decisions = engine.observe(&messages);
+        assert!(codes(&decisions).is_empty(), "{decisions:?}");
+        for id in executed(&decisions) {
+            // Executed only once the line break after it arrived.
+            assert!(full[..end].ends_with('\n'), "executed {id} at {end}");
+            seen.push(id);
+        }
+    }
+    if let Some(last) = messages.last_mut() {
+        last.complete = true;
+    }
+    assert!(engine.observe(&messages).is_empty());
+    assert_eq!(seen, vec![1, 2]);
+}
+
+#[test]
+fn last_record_of_a_streaming_message_waits_for_completion() {
+    let (mut engine, mut messages) = active_engine();
+    messages.push(Message::streaming(Role::Assistant, action(WF, 1, "#a")));
+    assert!(engine.observe(&messages).is_empty());
+    messages.last_mut().unwrap().complete = true;
+    assert_eq!(executed(&engine.observe(&messages)), vec![1]);
+}
+
+#[test]
+fn update_message_is_incremental_and_knows_the_last_message() {
+    let mut engine = Engine::new();
+    assert!(
+        engine
+            .update_message(0, &Message::new(Role::User, "hi"))
+            .is_empty()
+    );
+    let found = engine.update_message(1, &Message::new(Role::Assistant, handshake(WF)));
+    assert!(matches!(
+        found.as_slice(),
+        [Decision::HandshakeFound { .. }]
+    ));
+    engine.approve(WF, NONCE).unwrap();
+    let acted = engine.update_message(2, &Message::new(Role::Assistant, action(WF, 1, "#a")));
+    assert_eq!(executed(&acted), vec![1]);
+    // The same message again: nothing.
+    assert!(
+        engine
+            .update_message(2, &Message::new(Role::Assistant, action(WF, 1, "#a")))
+            .is_empty()
+    );
+    // A handshake that shows up in an older slot is not the newest message.
+    let stale = engine.update_message(1, &Message::new(Role::Assistant, handshake("wf-other")));
+    assert_eq!(codes(&stale), vec!["stale_handshake"]);
+    // Far-away indexes are ignored, not allocated.
+    assert!(
+        engine
+            .update_message(usize::MAX, &Message::new(Role::User, "x"))
+            .is_empty()
+    );
+}
+
+#[test]
+fn save_restore_decides_nothing_twice() {
+    let (mut engine, mut messages) = active_engine();
+    messages.push(Message::new(
+        Role::Assistant,
+        format!("{}\n{}", action(WF, 1, "#a"), action(WF, 2, "#b")),
+    ));
+    assert_eq!(executed(&engine.observe(&messages)), vec![1, 2]);
+    let saved = engine.save().unwrap();
+    let mut restored = Engine::restore(&saved).unwrap();
+    assert_eq!(restored, engine);
+    assert!(restored.observe(&messages).is_empty());
+    // A fresh engine on the same snapshot (state lost): the handshake is stale, nothing runs.
+    let mut fresh = Engine::new();
+    let decisions = fresh.observe(&messages);
+    assert!(executed(&decisions).is_empty());
+    assert!(codes(&decisions).contains(&"stale_handshake"));
+}
+
+#[test]
+fn a_rerender_with_changed_prefix_is_rescanned_without_reexecuting() {
+    let (mut engine, mut messages) = active_engine();
+    messages.push(Message::new(Role::Assistant, action(WF, 1, "#a")));
+    assert_eq!(executed(&engine.observe(&messages)), vec![1]);
+    messages.last_mut().unwrap().text = format!(
+        "Re-rendered:\n\n{}\n{}",
+        action(WF, 1, "#a"),
+        action(WF, 2, "#b")
+    );
+    assert_eq!(executed(&engine.observe(&messages)), vec![2]);
+}
+
+#[test]
+fn repeated_rejections_are_reported_once_per_message() {
+    let (mut engine, mut messages) = active_engine();
+    messages.push(Message::new(Role::User, action(WF, 1, "#a")));
+    assert_eq!(codes(&engine.observe(&messages)), vec!["action_from_user"]);
+    messages.last_mut().unwrap().text = format!("{}\n", action(WF, 1, "#a"));
+    assert!(engine.observe(&messages).is_empty());
+}
+
+#[test]
+fn workflow_table_is_bounded() {
+    let mut engine = Engine::new();
+    let mut messages = Vec::new();
+    for i in 0..(MAX_WORKFLOWS + 5) {
+        let wf = format!("wf-{i}");
+        messages.push(Message::new(Role::Assistant, handshake(&wf)));
+        let found = engine.observe(&messages);
+        assert!(
+            matches!(found.as_slice(), [Decision::HandshakeFound { .. }]),
+            "{i}: {found:?}"
+        );
+        engine.approve(&wf, NONCE).unwrap();
+    }
+    assert!(engine.workflows().len() <= MAX_WORKFLOWS);
+    // A forgotten workflow is treated as stale, never re-offered.
+    messages.push(Message::new(Role::Assistant, handshake("wf-0")));
+    assert_eq!(codes(&engine.observe(&messages)), vec!["stale_handshake"]);
+}
+
+#[test]
+fn handshake_needs_a_complete_message() {
+    let mut engine = Engine::new();
+    let mut messages = vec![Message::streaming(Role::Assistant, handshake(WF))];
+    assert!(engine.observe(&messages).is_empty());
+    messages[0].complete = true;
+    assert!(matches!(
+        engine.observe(&messages).as_slice(),
+        [Decision::HandshakeFound { .. }]
+    ));
+}
+
+#[test]
+fn decisions_serialize_for_the_host() {
+    let (mut engine, mut messages) = active_engine();
+    messages.push(Message::new(Role::Assistant, action(WF, 1, "#a")));
+    let decisions = engine.observe(&messages);
+    let json = serde_json::to_string(&decisions).unwrap();
+    assert!(json.contains(r#""decision":"execute""#), "{json}");
+    let back: Vec<Decision> = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, decisions);
+}
+
+#[test]
+fn update_messages_knows_the_length_of_a_batch() {
+    let mut engine = Engine::new();
+    let handshake_message = Message::new(Role::Assistant, handshake(WF));
+    let user = Message::new(Role::User, "hello");
+    // Two messages arrive in one batch: the handshake is not the newest.
+    let decisions = engine.update_messages(2, [(0, &handshake_message), (1, &user)]);
+    assert_eq!(codes(&decisions), vec!["stale_handshake"]);
+    // A batch whose newest message is the handshake offers it.
+    let mut engine = Engine::new();
+    let decisions = engine.update_messages(2, [(0, &user), (1, &handshake_message)]);
+    assert!(matches!(
+        decisions.as_slice(),
+        [Decision::HandshakeFound { .. }]
+    ));
+    // Indexes beyond the stated length are ignored.
+    assert!(engine.update_messages(2, [(5, &user)]).is_empty());
+}
+
+#[test]
+fn a_conversation_opened_without_state_acknowledges_nothing_even_in_its_last_message() {
+    let handshake = "```bai\n{\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w-open\",\"state\":\"awaiting_extension_ack\",\"capabilities\":[\"action_lines\"]}\n```\nBAI_ACTION {\"protocol\":\"BAI/0.2\",\"workflow_id\":\"w-open\",\"action_id\":1,\"type\":\"click\",\"payload\":{\"selector\":\"#buy\"}}";
+    let mut engine = Engine::new();
+    let decisions = engine.observe_opened(&[Message::new(Role::Assistant, handshake)]);
+    assert!(
+        !decisions.iter().any(|d| matches!(
+            d,
+            Decision::HandshakeFound { .. } | Decision::Execute { .. }
+        )),
+        "{decisions:?}"
+    );
+    assert!(engine.approve("w-open", "n_0123456789abcdef").is_err());
+    // A handshake written after the page opened is live as usual.
+    let fresh = "```bai\n{\"protocol\":\"BAI/0.3\",\"workflow_id\":\"w-new\",\"kind\":\"handshake\",\"state\":\"awaiting_extension_ack\",\"capabilities\":[\"action_lines\"]}\n```";
+    let decisions = engine.update_messages(2, [(1, &Message::new(Role::Assistant, fresh))]);
+    assert!(
+        decisions
+            .iter()
+            .any(|d| matches!(d, Decision::HandshakeFound { .. })),
+        "{decisions:?}"
+    );
+}
+
+fn handshake_with(wf: &str, capabilities: &str) -> String {
+    format!(
+        "```bai\n{{\"protocol\":\"BAI/0.3\",\"workflow_id\":\"{wf}\",\"kind\":\"handshake\",\"state\":\"awaiting_extension_ack\",\"capabilities\":[{capabilities}]}}\n```"
+    )
+}
+
+fn report() -> ResultReport {
+    serde_json::from_str(r#"{"actions":[{"action_id":1,"status":"ok"}]}"#).unwrap()
+}
+
+#[test]
+fn result_line_needs_result_lines_and_an_ack() {
+    let (mut engine, _) = active_engine();
+    assert!(matches!(
+        engine.result_line(WF, &report()),
+        Err(EngineError::ResultsNotNegotiated { .. })
+    ));
+    assert!(matches!(
+        engine.result_line("nope", &report()),
+        Err(EngineError::UnknownWorkflow { .. })
+    ));
+    let mut engine = Engine::new();
+    engine.observe(&[Message::new(
+        Role::Assistant,
+        handshake_with(WF, r#""action_lines","result_lines""#),
+    )]);
+    assert!(matches!(
+        engine.result_line(WF, &report()),
+        Err(EngineError::NotAcknowledged { .. })
+    ));
+    engine.approve(WF, NONCE).unwrap();
+    let first = engine.result_line(WF, &report()).unwrap();
+    let second = engine.result_line(WF, &report()).unwrap();
+    assert!(first.contains(r#""result_id":1,"#), "{first}");
+    assert!(second.contains(r#""result_id":2,"#), "{second}");
+    let info = engine.workflow(WF).unwrap();
+    assert_eq!(info.capabilities, vec!["action_lines", "result_lines"]);
+    assert_eq!((info.results_issued, info.results_seen), (2, 0));
+    // The second line, posted and reformatted (key order, spacing), is still ours.
+    let value: serde_json::Value =
+        serde_json::from_str(second.strip_prefix("BAI_RESULT ").unwrap()).unwrap();
+    let pretty = format!("BAI_RESULT {}", serde_json::to_string(&value).unwrap());
+    let decisions = engine.observe(&[
+        Message::new(
+            Role::Assistant,
+            handshake_with(WF, r#""action_lines","result_lines""#),
+        ),
+        Message::new(Role::User, pretty),
+    ]);
+    assert!(decisions.is_empty(), "{decisions:?}");
+    assert_eq!(engine.workflow(WF).unwrap().results_seen, 1);
+}
+
+#[test]
+fn state_saved_before_capabilities_restores_as_plain() {
+    let (engine, _) = active_engine();
+    let saved = engine.save().unwrap();
+    assert!(!saved.contains("capabilities") && !saved.contains("results"));
+    let restored = Engine::restore(&saved).unwrap();
+    assert_eq!(restored, engine);
+    assert!(restored.workflow(WF).unwrap().capabilities.is_empty());
+}
+
+#[test]
+fn result_due_once_per_streamed_message_and_never_after_restore() {
+    let mut engine = Engine::new();
+    let mut messages = vec![Message::new(
+        Role::Assistant,
+        handshake_with(WF, r#""action_lines","result_lines""#),
+    )];
+    engine.observe(&messages);
+    engine.approve(WF, NONCE).unwrap();
+    let two = format!("{}\n{}\n", action(WF, 1, "#a"), action(WF, 2, "#b"));
+    messages.push(Message::streaming(Role::Assistant, two.clone()));
+    let streaming = engine.observe(&messages);
+    assert_eq!(executed(&streaming), vec![1, 2]);
+    assert!(
+        !streaming
+            .iter()
+            .any(|d| matches!(d, Decision::ResultDue { .. }))
+    );
+    let mut engine = Engine::restore(&engine.save().unwrap()).unwrap();
+    messages[1] = Message::new(Role::Assistant, two);
+    let complete = engine.observe(&messages);
+    assert!(
+        matches!(complete.as_slice(), [Decision::ResultDue { executed, rejected, message_index: 1, .. }] if *executed == vec![1, 2] && rejected.is_empty()),
+        "{complete:?}"
+    );
+    let mut engine = Engine::restore(&engine.save().unwrap()).unwrap();
+    assert!(engine.observe(&messages).is_empty());
+    // The host serializes it with the `result_due` tag.
+    let json = serde_json::to_value(&complete[0]).unwrap();
+    assert_eq!(json["decision"], "result_due");
+}
+
+/// `Decision::Execute` with an action and every option survives JSON both ways (the host keeps
+/// copies).
+#[test]
+fn decisions_round_trip_with_options() {
+    use crate::protocol::action::{Expectation, OnError};
+    use crate::protocol::selector::Selector;
+    let decision = Decision::Execute {
+        workflow_id: "wf".into(),
+        action_id: 3,
+        action: Action::Assert {
+            selector: Selector::css("#a"),
+            expect: Expectation::ValueEquals { value: "x".into() },
+        },
+        options: ActionOptions {
+            timeout_ms: Some(5000),
+            on_error: OnError::Retry { count: 2 },
+            reason: Some("Check the total".into()),
+        },
+    };
+    let text = serde_json::to_string(&decision).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Decision>(&text).unwrap(),
+        decision,
+        "{text}"
+    );
+}

@@ -1,0 +1,113 @@
+//! The optional per-action fields written beside `type` and `payload` (`timeout_ms`,
+//! `on_error`, `retries`, `reason`), as [`ActionOptions`].
+
+use serde_json::{Map, Value};
+
+use super::capabilities::{EXTENDED_RECORD_FIELDS, field_not_negotiated};
+use crate::protocol::action::{ACTION_TIMEOUT_MAX_MS, ActionOptions, OnError, RETRY_MAX};
+use crate::protocol::negotiation::Capability;
+use crate::protocol::record::json_type;
+use crate::protocol::refusal::{OptionsProblem, Refusal};
+
+/// Longest per-action `reason`, in characters.
+pub const REASON_MAX_CHARS: usize = 300;
+/// Extra attempts of `on_error: retry` when `retries` is absent.
+pub const RETRY_DEFAULT: u8 = 2;
+
+/// The per-action fields beside `type` and `payload` ([`EXTENDED_RECORD_FIELDS`]). Without
+/// `extended_actions` any of them, whatever its value, is refused with
+/// `capability_not_negotiated` (`capabilities` as in [`action_from_wire`]).
+pub fn options_from_wire(
+    record: &Map<String, Value>,
+    capabilities: Option<&[Capability]>,
+) -> Result<ActionOptions, Refusal> {
+    let mut options = ActionOptions::default();
+    let negotiable = capabilities.is_some();
+    if !capabilities
+        .unwrap_or_default()
+        .contains(&Capability::ExtendedActions)
+    {
+        return match EXTENDED_RECORD_FIELDS
+            .iter()
+            .find(|field| record.contains_key(**field))
+        {
+            Some(field) => Err(field_not_negotiated(
+                field,
+                Capability::ExtendedActions,
+                negotiable,
+            )),
+            None => Ok(options),
+        };
+    }
+    match record.get("timeout_ms") {
+        None | Some(Value::Null) => {}
+        Some(value) => {
+            options.timeout_ms = Some(
+                value
+                    .as_u64()
+                    .filter(|ms| (1..=u64::from(ACTION_TIMEOUT_MAX_MS)).contains(ms))
+                    .and_then(|ms| u32::try_from(ms).ok())
+                    .ok_or(Refusal::InvalidOptions(OptionsProblem::TimeoutOutOfRange {
+                        max_ms: ACTION_TIMEOUT_MAX_MS,
+                    }))?,
+            );
+        }
+    }
+    let retries = match record.get("retries") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(
+            value
+                .as_u64()
+                .filter(|n| (1..=u64::from(RETRY_MAX)).contains(n))
+                .and_then(|n| u8::try_from(n).ok())
+                .ok_or(Refusal::InvalidOptions(OptionsProblem::RetriesOutOfRange {
+                    max: RETRY_MAX,
+                }))?,
+        ),
+    };
+    options.on_error = match record.get("on_error") {
+        None | Some(Value::Null) => OnError::Stop,
+        Some(Value::String(mode)) => match mode.as_str() {
+            "stop" => OnError::Stop,
+            "skip" => OnError::Skip,
+            "retry" => OnError::Retry {
+                count: retries.unwrap_or(RETRY_DEFAULT),
+            },
+            other => {
+                return Err(Refusal::InvalidOptions(OptionsProblem::UnknownOnError {
+                    written: other.to_owned(),
+                }));
+            }
+        },
+        Some(other) => {
+            return Err(Refusal::InvalidOptions(OptionsProblem::OnErrorNotString {
+                json_type: json_type(other),
+            }));
+        }
+    };
+    if retries.is_some() && !matches!(options.on_error, OnError::Retry { .. }) {
+        return Err(Refusal::InvalidOptions(OptionsProblem::RetriesWithoutRetry));
+    }
+    match record.get("reason") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(reason)) => {
+            let chars = reason.chars().count();
+            if chars > REASON_MAX_CHARS {
+                return Err(Refusal::InvalidOptions(OptionsProblem::ReasonTooLong {
+                    chars,
+                    max: REASON_MAX_CHARS,
+                }));
+            }
+            if reason.chars().any(char::is_control) {
+                return Err(Refusal::InvalidOptions(OptionsProblem::ReasonControl));
+            }
+            options.reason = Some(reason.clone());
+        }
+        Some(other) => {
+            return Err(Refusal::InvalidOptions(OptionsProblem::ReasonNotString {
+                json_type: json_type(other),
+            }));
+        }
+    }
+    Ok(options)
+}
