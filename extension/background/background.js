@@ -5,7 +5,7 @@
 import init, * as core from '../pkg/bai.js';
 import { ext, isFirefox } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
-import { SITES_KEY, loadSites } from '../shared/settings.js';
+import { CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, SITES_KEY, loadSettings, loadSites } from '../shared/settings.js';
 import { questionFingerprint } from '../shared/questions.js';
 
 // Service workers may not use top-level await: start the core now, await it where needed.
@@ -44,9 +44,21 @@ const LOG_CAP = 500;
 // Appends are serialized per tab: storage has no atomic append, and events arrive in bursts.
 const logChains = new Map();
 
+/**
+ * The event as the log (and the audit export) keeps it: the core parses it and masks typed text
+ * and secrets by structure (crate/src/bindings: redact_log_event). Without a core, only the kind
+ * and time are kept.
+ */
+async function redactedEvent(event) {
+  const background = await coreReady;
+  if (background.error) return { kind: event?.kind ?? 'event', at: event?.at ?? Date.now(), redacted: true };
+  return JSON.parse(core.redact_log_event(JSON.stringify(event)));
+}
+
 function appendLog(tabId, event) {
   const previous = logChains.get(tabId) ?? Promise.resolve();
   const next = previous.then(async () => {
+    event = await redactedEvent(event);
     const stored = await ext.storage.session.get(logKey(tabId));
     const log = stored[logKey(tabId)] ?? [];
     log.push(event);
@@ -374,6 +386,57 @@ async function pageStateOf({ workflowId, changes, maxElements }) {
   }
 }
 
+// ---- Saved conversations ------------------------------------------------------------------
+// Held actions' typed text: storage.session (memory only), one entry per conversation.
+const heldKey = (conversation) => `held:${conversation}`;
+
+/**
+ * Deletes saved conversation states older than the retention setting (all of them when
+ * `everything`), with their held texts. Runs when the worker starts, after a chat event at most
+ * once an hour, and when the user clears them in the panel.
+ */
+async function pruneConversations(everything = false) {
+  const settings = await loadSettings();
+  const days = Number(settings.conversationRetentionDays);
+  const keepMs = Number.isFinite(days) && days > 0 ? days * 24 * 3600 * 1000 : 30 * 24 * 3600 * 1000;
+  const cutoff = Date.now() - keepMs;
+  const all = await ext.storage.local.get(null);
+  const doomed = [];
+  const held = [];
+  for (const key of Object.keys(all)) {
+    if (!key.startsWith(CONVERSATION_PREFIX)) continue;
+    const address = key.slice(CONVERSATION_PREFIX.length);
+    const savedAt = all[CONVERSATION_SAVED_AT_PREFIX + address];
+    // A state without a time (saved before times were kept) counts as old.
+    if (everything || typeof savedAt !== 'number' || savedAt < cutoff) {
+      doomed.push(key, CONVERSATION_SAVED_AT_PREFIX + address);
+      held.push(heldKey(key));
+    }
+  }
+  for (const key of Object.keys(all)) {
+    // Orphaned times.
+    if (key.startsWith(CONVERSATION_SAVED_AT_PREFIX) && !((CONVERSATION_PREFIX + key.slice(CONVERSATION_SAVED_AT_PREFIX.length)) in all)) doomed.push(key);
+  }
+  if (everything) {
+    const session = await ext.storage.session.get(null);
+    held.push(...Object.keys(session).filter((key) => key.startsWith('held:')));
+  }
+  if (doomed.length) await ext.storage.local.remove(doomed);
+  if (held.length) await ext.storage.session.remove(held);
+  return { removed: doomed.filter((key) => key.startsWith(CONVERSATION_PREFIX)).length };
+}
+
+let lastPrune = 0;
+function pruneSoon() {
+  if (Date.now() - lastPrune < 3600 * 1000) return;
+  lastPrune = Date.now();
+  pruneConversations().catch(() => {});
+}
+pruneSoon();
+ext.storage.onChanged.addListener((changes, area) => {
+  if (area === 'local' && changes[SETTINGS_KEY]) pruneConversations().catch(() => {});
+});
+
 
 // ---- Questions -------------------------------------------------------------------------------
 // The chat tab's content script decides that the user must be asked; the question itself is
@@ -540,7 +603,24 @@ async function handle(message, sender) {
       if (tabId === undefined) return { error: 'chat events come from tabs' };
       await appendLog(tabId, message.event);
       ext.runtime.sendMessage({ type: Msg.STATUS_CHANGED, tabId }).catch(() => {});
+      pruneSoon();
       return { ok: true };
+    }
+    case Msg.HELD_TEXTS_SAVE: {
+      if (sender.tab?.id === undefined || typeof message.conversation !== 'string') return failure('not_allowed', 'held actions come from chat tabs');
+      const key = heldKey(message.conversation);
+      if (typeof message.texts === 'string') await ext.storage.session.set({ [key]: message.texts });
+      else await ext.storage.session.remove(key);
+      return { ok: true };
+    }
+    case Msg.HELD_TEXTS_LOAD: {
+      if (sender.tab?.id === undefined || typeof message.conversation !== 'string') return failure('not_allowed', 'held actions go to chat tabs');
+      const key = heldKey(message.conversation);
+      return { texts: (await ext.storage.session.get(key))[key] ?? null };
+    }
+    case Msg.CLEAR_CONVERSATIONS: {
+      if (!fromExtensionPage(sender)) return failure('not_allowed', 'only the panel clears saved conversations');
+      return pruneConversations(true);
     }
     case Msg.TAB_LOG: {
       if (!fromExtensionPage(sender)) return failure('not_allowed', 'the log is for the panel');

@@ -6,12 +6,21 @@
 
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
-import { SETTINGS_KEY, loadSettings, policySettingsJson } from '../shared/settings.js';
+import { CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, loadSettings, policySettingsJson } from '../shared/settings.js';
 import { executeHere, pageState } from './executor.js';
 
 /** Persisted per conversation: the origin and path identify it (ChatGPT: /c/<id>). */
 function conversationKey() {
-  return `bai:conv:${location.origin}${location.pathname}`;
+  return `${CONVERSATION_PREFIX}${location.origin}${location.pathname}`;
+}
+
+/** When the conversation's state was last saved (the background deletes old ones). */
+const savedAtKey = (key) => CONVERSATION_SAVED_AT_PREFIX + key.slice(CONVERSATION_PREFIX.length);
+
+/** Held actions' typed text lives only in the background's storage.session (memory). */
+async function loadHeldTexts(key) {
+  const reply = await ext.runtime.sendMessage({ type: Msg.HELD_TEXTS_LOAD, conversation: key }).catch(() => null);
+  return reply?.texts ?? undefined;
 }
 
 /** A fresh ACK nonce: "n_" + 128 random bits from the browser's CSPRNG, as lowercase hex. */
@@ -50,7 +59,7 @@ export async function startChat(core, banner) {
 
   let session;
   try {
-    session = new core.ChatSession(stored[key] ?? undefined, schedulePoll);
+    session = new core.ChatSession(stored[key] ?? undefined, schedulePoll, stored[key] ? await loadHeldTexts(key) : undefined);
   } catch (error) {
     report({ kind: 'session_error', code: 'session_start_failed', message: String(error?.message ?? error) });
     banner.setError(`BAI could not read this chat: ${error?.message ?? error}`);
@@ -74,12 +83,20 @@ export async function startChat(core, banner) {
     ext.runtime.sendMessage({ type: Msg.CHAT_EVENT, event: { ...event, at: Date.now() } }).catch(() => {});
   }
 
+  /** The engine state goes to disk without any typed text; held actions' text goes to memory
+   * (the background's storage.session) only. */
+  let heldTextsSaved = '{}';
   async function persist() {
-    await ext.storage.local.set({ [key]: session.save() });
+    await ext.storage.local.set({ [key]: session.save(), [savedAtKey(key)]: Date.now() });
+    const texts = session.save_held_texts();
+    if (texts !== heldTextsSaved) {
+      heldTextsSaved = texts;
+      await ext.runtime.sendMessage({ type: Msg.HELD_TEXTS_SAVE, conversation: key, texts: texts === '{}' ? null : texts }).catch(() => {});
+    }
   }
 
   /** A new chat ("/") gets its own address after the first message: same conversation. */
-  const isNewChat = (conversation) => new URL(conversation.slice('bai:conv:'.length)).pathname === '/';
+  const isNewChat = (conversation) => new URL(conversation.slice(CONVERSATION_PREFIX.length)).pathname === '/';
 
   /**
    * ChatGPT switches conversations without reloading the page. The engine's state belongs to
@@ -90,7 +107,8 @@ export async function startChat(core, banner) {
     const now = conversationKey();
     if (now === key) return;
     if (isNewChat(key)) {
-      await ext.storage.local.remove(key);
+      await ext.storage.local.remove([key, savedAtKey(key)]);
+      heldTextsSaved = '';
       key = now;
       await persist();
       return;
@@ -98,7 +116,8 @@ export async function startChat(core, banner) {
     session.close();
     const saved = (await ext.storage.local.get(now))[now];
     key = now;
-    session = new core.ChatSession(saved ?? undefined, schedulePoll);
+    session = new core.ChatSession(saved ?? undefined, schedulePoll, saved ? await loadHeldTexts(now) : undefined);
+    heldTextsSaved = '';
     pendingHandshakes.clear();
     withdrawQuestions();
     report({ kind: 'session_started', conversation: key, resumed: Boolean(saved) });

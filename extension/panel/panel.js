@@ -357,6 +357,19 @@ async function setupSettings() {
   const insertOnly = $('set-insert-only');
   insertOnly.checked = Boolean(settings.insertOnly);
   insertOnly.addEventListener('change', () => saveSetting('insertOnly', insertOnly.checked));
+  const retention = $('set-retention-days');
+  retention.value = String(settings.conversationRetentionDays);
+  retention.addEventListener('change', () => {
+    const days = Math.round(Number(retention.value));
+    if (Number.isFinite(days) && days >= 1) saveSetting('conversationRetentionDays', Math.min(days, 3650));
+    else retention.value = String(settings.conversationRetentionDays);
+  });
+  $('clear-conversations').addEventListener('click', async () => {
+    const reply = await ext.runtime.sendMessage({ type: Msg.CLEAR_CONVERSATIONS }).catch((error) => ({ error: { message: String(error) } }));
+    $('clear-status').textContent = reply?.error
+      ? `Not cleared: ${reply.error.message}`
+      : `Cleared ${reply.removed} saved conversation${reply.removed === 1 ? '' : 's'}. A conversation still open in a tab saves its state again when it next changes; a cleared conversation opened later runs none of its old actions.`;
+  });
 }
 
 /** The site of an address (crate/src/sites.rs): `{ site }` or `{ error: { code, message } }`. */

@@ -56,6 +56,14 @@ export const Msg = Object.freeze({
   GRANT_SITE: 'grant_site',
   /** panel -> background: forget a site, unregister its content script, give up its permission. */
   REMOVE_SITE: 'remove_site',
+  /** content (chat) -> background: keep this conversation's held actions (their typed text) in
+   * memory-only storage.session, never on disk; `texts: null` forgets them. */
+  HELD_TEXTS_SAVE: 'held_texts_save',
+  /** content (chat) -> background: the held actions kept for this conversation, if any. */
+  HELD_TEXTS_LOAD: 'held_texts_load',
+  /** panel -> background: delete every saved conversation state now ("Clear saved
+   * conversations"). */
+  CLEAR_CONVERSATIONS: 'clear_conversations',
   /** background -> panel: something changed; re-read the status. */
   STATUS_CHANGED: 'status_changed',
 });

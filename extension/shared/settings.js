@@ -11,7 +11,19 @@ export const DEFAULT_SETTINGS = Object.freeze({
   insertOnly: false,
   /** Words that make a click risky; null means the built-in list. */
   riskyWords: null,
+  /** Days a conversation's saved state is kept after it was last used (then deleted). */
+  conversationRetentionDays: 30,
 });
+
+// ---- Saved conversations -------------------------------------------------------------------
+// Each conversation's engine state is kept in storage.local under CONVERSATION_PREFIX + its
+// address (so a reload never repeats an action), with the time it was last saved under
+// CONVERSATION_SAVED_AT_PREFIX + the same address. The background deletes both after
+// `conversationRetentionDays`, and all of them when the user clears them in the panel. Typed
+// text of actions held before the ACK never goes there (storage.session only).
+
+export const CONVERSATION_PREFIX = 'bai:conv:';
+export const CONVERSATION_SAVED_AT_PREFIX = 'bai:conv-at:';
 
 export async function loadSettings() {
   const stored = (await ext.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] ?? {};

@@ -3,6 +3,7 @@
 //! engine's decisions. The JS glue only routes those decisions: it asks the user, posts the ACK
 //! through [`post_line`](super::post_line), runs actions, and stores [`ChatSession::save`].
 
+use super::held_text::{put_back_held_actions, split_held_texts};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -75,11 +76,21 @@ struct SavedSession {
 }
 
 /// Reads a saved session; a state saved before the limiter was persisted is a bare engine state.
-fn restore(json: &str) -> Result<(Engine, RateLimiter), serde_json::Error> {
-    match serde_json::from_str::<SavedSession>(json) {
-        Ok(saved) => Ok((Engine::restore(&saved.engine)?, saved.limiter)),
-        Err(_) => Ok((Engine::restore(json)?, RateLimiter::default())),
-    }
+/// `held_texts` is what [`ChatSession::save_held_texts`] returned (kept in `storage.session`).
+fn restore(
+    json: &str,
+    held_texts: Option<&str>,
+) -> Result<(Engine, RateLimiter), serde_json::Error> {
+    let texts: serde_json::Map<String, serde_json::Value> = held_texts
+        .and_then(|t| serde_json::from_str(t).ok())
+        .unwrap_or_default();
+    let (engine, limiter) = match serde_json::from_str::<SavedSession>(json) {
+        Ok(saved) => (saved.engine, saved.limiter),
+        Err(_) => (json.to_owned(), RateLimiter::default()),
+    };
+    let mut state: serde_json::Value = serde_json::from_str(&engine)?;
+    put_back_held_actions(&mut state, &texts);
+    Ok((Engine::restore(&state.to_string())?, limiter))
 }
 
 fn to_json<T: Serialize>(value: &T) -> Result<String, JsError> {
@@ -110,14 +121,22 @@ impl ChatSession {
     /// `notify` is called (with no arguments) whenever the page changed; the glue then calls
     /// [`ChatSession::poll`] (coalescing bursts of calls).
     #[wasm_bindgen(constructor)]
-    pub fn new(saved_state: Option<String>, notify: Function) -> Result<ChatSession, JsError> {
+    ///
+    /// `held_texts` is what [`ChatSession::save_held_texts`] returned (kept in
+    /// `storage.session`, never on disk); without it, held actions that carried typed text are
+    /// dropped.
+    pub fn new(
+        saved_state: Option<String>,
+        notify: Function,
+        held_texts: Option<String>,
+    ) -> Result<ChatSession, JsError> {
         let document = web_sys::window()
             .and_then(|window| window.document())
             .ok_or_else(|| JsError::new("no document"))?;
         let profile = profile_for_page(&document)?;
         let opened_fresh = saved_state.is_none();
         let (engine, limiter) = match saved_state {
-            Some(json) => restore(&json).map_err(|error| {
+            Some(json) => restore(&json, held_texts.as_deref()).map_err(|error| {
                 JsError::new(&format!("saved state unreadable ({error}); not resuming"))
             })?,
             None => (Engine::new(), RateLimiter::default()),
@@ -286,16 +305,32 @@ impl ChatSession {
     }
 
     /// The whole session state (engine and rate limits), to persist after every poll and
-    /// every admitted action: a reload must neither repeat an action nor reset the limits.
+    /// every admitted action: a reload must neither repeat an action nor reset the limits. The
+    /// text of actions held before the ACK (often a password) is blanked: it belongs in
+    /// [`ChatSession::save_held_texts`], which never goes to disk.
     pub fn save(&self) -> Result<String, JsError> {
         let engine = self
             .engine
             .save()
             .map_err(|error| JsError::new(&error.to_string()))?;
+        let (engine, _) =
+            split_held_texts(&engine).map_err(|error| JsError::new(&error.to_string()))?;
         to_json(&SavedSession {
             engine,
             limiter: self.limiter.clone(),
         })
+    }
+
+    /// The held actions that carry typed text, as JSON (`{}` when none): for `storage.session`
+    /// (memory only, cleared when the browser closes), never `storage.local`.
+    pub fn save_held_texts(&self) -> Result<String, JsError> {
+        let engine = self
+            .engine
+            .save()
+            .map_err(|error| JsError::new(&error.to_string()))?;
+        let (_, texts) =
+            split_held_texts(&engine).map_err(|error| JsError::new(&error.to_string()))?;
+        to_json(&texts)
     }
 
     /// Counts one action of `workflow_id` against the rate limits in `settings_json`; returns

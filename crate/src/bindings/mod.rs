@@ -4,6 +4,7 @@
 #[cfg(feature = "bench")]
 mod bench;
 mod chat_session;
+pub mod held_text;
 
 use wasm_bindgen::prelude::*;
 
@@ -177,6 +178,47 @@ fn failure_with_hints(
     JsValue::from_str(&value.to_string())
 }
 
+/// A chat-session event as the log (and the audit export) may keep it, by structure: the event
+/// is parsed, every string under a `text` key (typed text; the key found however it was
+/// escaped) becomes `•••`, record lines quoted inside strings are masked the same way
+/// ([`crate::protocol::redact_typed_text`]), and content-pattern secrets are redacted from
+/// every string. Unparseable input gives `{"kind":"unreadable_event"}`.
+#[wasm_bindgen]
+pub fn redact_log_event(event_json: &str) -> String {
+    let Ok(mut value) = serde_json::from_str::<serde_json::Value>(event_json) else {
+        return r#"{"kind":"unreadable_event"}"#.to_owned();
+    };
+    redact_log_value(&mut value);
+    value.to_string()
+}
+
+fn redact_log_value(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(text) => {
+            *text = crate::dom::redact::redact_secrets(&crate::protocol::redact_typed_text(text));
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(redact_log_value),
+        serde_json::Value::Object(fields) => {
+            for (key, field) in fields.iter_mut() {
+                if key == "text" && field.is_string() {
+                    *field = serde_json::Value::from("•••");
+                } else if is_identifier_key(key) && field.is_string() {
+                    // Workflow ids, nonces and conversation addresses are BAI's own
+                    // identifiers (often UUIDs, which look like tokens): kept as they are.
+                } else {
+                    redact_log_value(field);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Keys whose string values are identifiers BAI or the protocol made, not page content.
+fn is_identifier_key(key: &str) -> bool {
+    key == "conversation" || key.ends_with("_id") || key.contains("nonce")
+}
+
 /// Replaces card-like numbers and token-like words in every string of `value`
 /// ([`crate::dom::redact::redact_secrets`]).
 pub(super) fn redact_strings(value: &mut serde_json::Value) {
@@ -214,7 +256,19 @@ pub async fn review_action(
     let settings: PolicySettings =
         serde_json::from_str(&settings_json).unwrap_or_else(|_| PolicySettings::strictest());
     let mut facts = None;
-    if let Some(selector) = action.selector() {
+    // Actions that only read never need their element reviewed (the policy lets them run
+    // whatever they target); looking for it here would fail `assert … absent` with `not_found`
+    // and make `wait_for` wait twice.
+    let reads_only = matches!(
+        action,
+        crate::protocol::Action::Observe { .. }
+            | crate::protocol::Action::WaitFor { .. }
+            | crate::protocol::Action::Extract { .. }
+            | crate::protocol::Action::Assert { .. }
+            | crate::protocol::Action::Wait { .. }
+            | crate::protocol::Action::Done { .. }
+    );
+    if let Some(selector) = action.selector().filter(|_| !reads_only) {
         let root =
             QueryRoot::current().ok_or_else(|| error_object("no_document", "no document"))?;
         let deadline = js_sys::Date::now() + f64::from(timeout_ms.unwrap_or(5000));

@@ -1,9 +1,10 @@
 //! Short element descriptions for reports and error messages: `input#email[name=email]`,
-//! `button.primary "Sign in"`. Never includes a field's value.
+//! `button.primary "Sign in"`. Never includes a field's value, nor a secret field's text.
 
 use web_sys::Element;
 
 use super::matching::normalize_whitespace;
+use super::secret::text_content_without_secrets;
 
 const MAX_TEXT: usize = 30;
 
@@ -43,7 +44,7 @@ pub fn describe(element: &Element) -> String {
         tag.as_str(),
         "input" | "textarea" | "select" | "html" | "body"
     ) {
-        let text = normalize_whitespace(&element.text_content().unwrap_or_default());
+        let text = normalize_whitespace(&text_content_without_secrets(element));
         if !text.is_empty() {
             out.push_str(&format!(" \"{}\"", truncate(&text)));
         }

@@ -162,6 +162,17 @@ pub enum ActionError {
         /// What was found; `None` when it must not be shown (password values).
         actual: Option<String>,
     },
+    /// The selector, assertion or wait could test the value of a secret field (a password, card
+    /// code, one-time code...); refused before anything was evaluated, so no answer depends on
+    /// the secret.
+    SecretField {
+        /// The selector or check, described.
+        what: String,
+        /// Why it could test a value (`it tests the attribute 'value'`).
+        reason: String,
+        /// The kind of secret field involved (`password`, `card security code`).
+        kind: String,
+    },
     /// The action type is not executed on the page (e.g. `done`).
     NotExecutable {
         /// The action's wire name.
@@ -207,6 +218,7 @@ impl ActionError {
             Self::NotCheckable { .. } => "not_checkable",
             Self::StateNotChanged { .. } => "state_not_changed",
             Self::AssertionFailed { .. } => "assertion_failed",
+            Self::SecretField { .. } => "secret_field",
             Self::NotExecutable { .. } => "not_executable",
             Self::Stopped => "stopped",
             Self::Script { .. } => "script_error",
@@ -216,6 +228,9 @@ impl ActionError {
     /// A plain-language sentence: what went wrong and what to try.
     pub fn message(&self) -> String {
         match self {
+            Self::SecretField { what, reason, kind } => format!(
+                "{what} could test the value of a secret field ({kind}): {reason}; BAI never lets the model learn a secret field's value. Use a ref from observe, or a role, label or placeholder selector; fill it with input_text (the user approves)"
+            ),
             Self::NotFound { selector } => format!(
                 "{selector} matched no element; check the page content and use a selector that exists (css, text or a shorter name)"
             ),
@@ -450,6 +465,7 @@ impl Serialize for ActionError {
             }
             Self::Timeout { waited_ms, .. } => map.serialize_entry("waited_ms", waited_ms)?,
             Self::StaleRef { reference, .. } => map.serialize_entry("ref", reference)?,
+            Self::SecretField { kind, .. } => map.serialize_entry("secret", kind)?,
             Self::OptionNotFound {
                 option,
                 available,

@@ -11,15 +11,15 @@
 //! switch, `select_option` → combobox / listbox, `input_text` → text fields), elements with that
 //! role come first; for `not_checkable`, `unsupported_element` and `option_not_found` only those
 //! roles are suggested. For `ambiguous`, the matches themselves are listed (first three). Ties
-//! keep document order. Lines never carry password values.
+//! keep document order. Lines never carry a secret field's value (see [`super::secret`]).
 
 use web_sys::Element;
 
 use super::error::ActionError;
-use super::js;
 use super::matching::normalize_whitespace;
 use super::observe::{Item, snapshot};
 use super::refs::{parse_ref, recorded};
+use super::secret::visible_text_without_secrets;
 use super::selector::query_all_checked;
 use super::tree::QueryRoot;
 use crate::protocol::{Action, Selector, SelectorKind};
@@ -208,9 +208,7 @@ fn fields_of(element: &Element, name: &str) -> Vec<String> {
         element.local_name().as_str(),
         "input" | "textarea" | "select"
     ) {
-        let text = js::get_string(element, "innerText")
-            .or_else(|| element.text_content())
-            .unwrap_or_default();
+        let text = visible_text_without_secrets(element);
         let text: String = normalize_whitespace(&text).chars().take(100).collect();
         fields.push(simplify(&text));
     }

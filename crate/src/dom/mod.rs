@@ -6,8 +6,9 @@
 //! - [`action`]: one file per action; [`execute`] is the entry point the bindings call.
 //! - [`observe`]: the page as lines with element refs (`@e3 button "Save"`), and the diff since
 //!   the previous observation; [`refs`] keeps the ref registry (per document, numbers never
-//!   reused); [`hints`] suggests elements after a selector failed; [`redact`] hides secrets in
-//!   text read back.
+//!   reused); [`hints`] suggests elements after a selector failed; [`secret`] decides which
+//!   fields are secret and refuses anything that could test their values; [`redact`] hides
+//!   secrets in text read back.
 //! - Shared helpers: [`accname`] (W3C accessible names), [`roles`] (implicit roles),
 //!   [`visibility`], [`describe`] (short element descriptions), [`matching`] (whitespace
 //!   normalization), [`tree`] (shadow roots and iframes).
@@ -48,6 +49,7 @@ pub mod refs;
 pub mod report;
 pub mod review;
 pub mod roles;
+pub mod secret;
 pub mod selector;
 pub mod settle;
 pub mod tree;

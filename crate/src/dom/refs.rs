@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 use wasm_bindgen::JsValue;
 use web_sys::{Document, Element};
 
-use super::accname::accessible_name_with;
 use super::roles::role_of;
+use super::secret::SecretScan;
 use super::tree::ShadowAccess;
 
 /// What a ref was issued for; compared again when the ref is used.
@@ -39,7 +39,11 @@ impl Fingerprint {
         Self {
             tag: element.local_name(),
             role: role_of(element).unwrap_or_default(),
-            name: accessible_name_with(shadow, element),
+            // Withheld (empty) when the name may carry a secret field's value: a stale ref must
+            // not tell that the secret changed.
+            name: super::tree::QueryRoot::current()
+                .and_then(|root| SecretScan::of(&root).safe_name(shadow, element))
+                .unwrap_or_default(),
             attributes: format!(
                 "{}/{}",
                 element.get_attribute("type").unwrap_or_default(),

@@ -239,13 +239,15 @@ fn inner_controls(shadow: &ShadowAccess, element: &Element) -> Vec<Element> {
     found
 }
 
-/// Whether typing at `element` goes into a password field (itself, its label's control, or a
-/// password field inside it, as in a web component).
+/// Whether typing at `element` goes into a password field or any other secret field (a card
+/// code, a one-time code…: `dom::secret`), itself, its label's control, or a password field
+/// inside it, as in a web component. Typing into any of them is reviewed like a password.
 fn is_password_target(element: &Element) -> bool {
     let is_password_input = |element: &Element| {
         element
             .dyn_ref::<web_sys::HtmlInputElement>()
             .is_some_and(|input| input.type_() == "password")
+            || super::secret::classify(element).is_some()
     };
     is_password_input(element)
         || label_control(element)
@@ -260,9 +262,8 @@ fn is_password_target(element: &Element) -> bool {
 
 /// Name, role, text and destination of the control that is activated.
 fn facts_of(element: &Element) -> TargetFacts {
-    let text: String = element
-        .text_content()
-        .unwrap_or_default()
+    // A secret field's text (an editor's, a textarea's) never goes into the question or the log.
+    let text: String = super::secret::text_content_without_secrets(element)
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")

@@ -393,7 +393,73 @@ pub fn excerpt(text: &str) -> String {
 /// Replaces the value of every `"text": "…"` JSON string (what `input_text` would type, often a
 /// password) with `•••`, so excerpts shown to the user and stored in logs never carry it. Works
 /// on invalid and truncated JSON too: an unterminated value is masked to the end.
+///
+/// Then checks by structure: the record's JSON is parsed, so a key spelled with escapes
+/// (`"t\u0065xt"`) or nested anywhere is found too, and the object is written again with those
+/// values masked. A record that does not parse but holds a `\u` escape is masked from its
+/// first `{` on (its keys cannot be read safely).
 pub fn redact_typed_text(text: &str) -> String {
+    let literal = redact_literal_text_keys(text);
+    redact_text_keys_by_structure(&literal)
+}
+
+/// The structural pass of [`redact_typed_text`].
+fn redact_text_keys_by_structure(text: &str) -> String {
+    let Some(brace) = text.find('{') else {
+        return text.to_owned();
+    };
+    let (head, object) = text.split_at(brace);
+    let mut stream = serde_json::Deserializer::from_str(object).into_iter::<serde_json::Value>();
+    match stream.next() {
+        Some(Ok(mut value)) => {
+            let end = stream.byte_offset();
+            let tail = object.get(end..).unwrap_or_default();
+            let tail = redact_text_keys_by_structure(tail);
+            if mask_text_values(&mut value) {
+                format!("{head}{value}{tail}")
+            } else {
+                format!("{head}{}{tail}", object.get(..end).unwrap_or_default())
+            }
+        }
+        _ if object.contains("\\u") => format!("{head}{{•••"),
+        _ => text.to_owned(),
+    }
+}
+
+/// Masks every string under a `text` key (any depth) that is not masked yet; whether it
+/// changed anything.
+fn mask_text_values(value: &mut serde_json::Value) -> bool {
+    match value {
+        serde_json::Value::Object(fields) => {
+            let mut changed = false;
+            for (key, field) in fields.iter_mut() {
+                if key == "text" {
+                    if let serde_json::Value::String(inner) = field {
+                        if inner != "•••" {
+                            *inner = "•••".to_owned();
+                            changed = true;
+                        }
+                        continue;
+                    }
+                }
+                changed |= mask_text_values(field);
+            }
+            changed
+        }
+        serde_json::Value::Array(items) => {
+            // Every item is masked: no short-circuit.
+            let mut changed = false;
+            for item in items {
+                changed |= mask_text_values(item);
+            }
+            changed
+        }
+        _ => false,
+    }
+}
+
+/// The literal pass of [`redact_typed_text`] (keeps the record's own formatting).
+fn redact_literal_text_keys(text: &str) -> String {
     const KEY: &str = "\"text\"";
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -445,6 +511,16 @@ mod tests {
         assert!(shown.ends_with(r#"},"n":1}"#), "{shown}");
         // Unterminated: masked to the end.
         assert_eq!(redact_typed_text(r#"{"text":"secr"#), r#"{"text":"•••"#);
+        // Escaped keys and nesting are found by parsing.
+        let escaped = redact_typed_text(
+            r##"BAI_ACTION {"type":"input_text","payload":{"t\u0065xt":"hunter2","selector":{"type":"css","value":"#p"}}}"##,
+        );
+        assert!(!escaped.contains("hunter2"), "{escaped}");
+        let nested =
+            redact_typed_text(r#"BAI_ACTION {"a":[{"b":{"text":"x"}},{"te\u0078t":"hunter2"}]}"#);
+        assert!(!nested.contains("hunter2"), "{nested}");
+        let broken = redact_typed_text(r#"BAI_ACTION {"t\u0065xt":"hunter2","#);
+        assert!(!broken.contains("hunter2"), "{broken}");
         // Not a string value, or another key: untouched.
         assert_eq!(
             redact_typed_text(r#"{"text":5,"context":"a"}"#),

@@ -38,7 +38,7 @@ pub use engine::{
     Decision, Engine, MAX_ACTIONS_PER_WORKFLOW, MAX_HELD_ACTIONS, MAX_MESSAGES,
     MAX_STALE_WORKFLOWS, MAX_WORKFLOWS, Message, RejectedAction, Role,
 };
-pub use error::{EXCERPT_MAX_CHARS, EngineError, RejectCode, Rejection};
+pub use error::{EXCERPT_MAX_CHARS, EngineError, RejectCode, Rejection, redact_typed_text};
 pub use prompt::prompt_text;
 pub use record::{
     Capability, ProtocolVersion, ack_line, ack_line_with_capabilities, is_valid_nonce,

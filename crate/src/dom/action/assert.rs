@@ -7,7 +7,8 @@
 //! absent); the others need exactly one element (`not_found` / `ambiguous` otherwise). Text is
 //! the element's visible text (a field's value), whitespace-collapsed; `text_contains` is
 //! case-sensitive. The actual value is quoted in the message, at most 200 characters, secrets
-//! redacted, and never for a password field.
+//! redacted. The text or value of a secret field (see [`crate::dom::secret`]) is never asserted:
+//! `secret_field`, before the value is read.
 
 use web_sys::Element;
 
@@ -18,10 +19,10 @@ use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
 use crate::dom::js;
 use crate::dom::matching::normalize_whitespace;
-use crate::dom::observe::is_password;
 use crate::dom::redact::redact_secrets;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
-use crate::dom::selector::{describe_selector, query_all_checked};
+use crate::dom::secret::SecretScan;
+use crate::dom::selector::{QueryRoot, describe_selector, query_all_checked};
 use crate::protocol::Selector;
 use crate::protocol::action::Expectation;
 
@@ -92,43 +93,28 @@ fn check(selector: &Selector, expect: &Expectation) -> Result<Option<String>, Ac
             })
         }
         Expectation::TextEquals { value } | Expectation::TextContains { value } => {
-            let (_, element) = find(selector)?;
-            let password = is_password(&element);
-            let text = if password {
-                String::new()
-            } else {
-                text_of(&element)
-            };
+            let (_, element) = find_not_secret(selector, "text")?;
+            let text = text_of(&element);
             let wanted = normalize_whitespace(value);
             let equals = matches!(expect, Expectation::TextEquals { .. });
-            let holds = !password
-                && if equals {
-                    text == wanted
-                } else {
-                    text.contains(&wanted)
-                };
+            let holds = if equals {
+                text == wanted
+            } else {
+                text.contains(&wanted)
+            };
             let verb = if equals { "equal" } else { "contain" };
             holds_or(
                 holds,
                 &element,
                 format!("the text of {} to {verb} {wanted:?}", describe(&element)),
-                password,
                 &text,
             )
         }
         Expectation::ValueEquals { value } => {
-            let (_, element) = find(selector)?;
-            let password = is_password(&element);
+            let (_, element) = find_not_secret(selector, "value")?;
             let actual = value_of(&element);
-            let expected = if password {
-                format!(
-                    "the value of {} to equal the given value",
-                    describe(&element)
-                )
-            } else {
-                format!("the value of {} to equal {value:?}", describe(&element))
-            };
-            holds_or(actual == *value, &element, expected, password, &actual)
+            let expected = format!("the value of {} to equal {value:?}", describe(&element));
+            holds_or(actual == *value, &element, expected, &actual)
         }
         Expectation::Checked | Expectation::Unchecked => {
             let (_, element) = find(selector)?;
@@ -161,7 +147,6 @@ fn holds_or(
     holds: bool,
     element: &Element,
     expected: String,
-    password: bool,
     actual: &str,
 ) -> Result<Option<String>, ActionError> {
     if holds {
@@ -169,8 +154,23 @@ fn holds_or(
     }
     Err(ActionError::AssertionFailed {
         expected,
-        actual: (!password).then(|| format!("{:?}", redact_secrets(actual))),
+        actual: Some(format!("{:?}", redact_secrets(actual))),
     })
+}
+
+/// The one element `selector` names, unless it is (or is inside) a secret field: asserting its
+/// text or value would tell whether a guess is right, so it is refused with `secret_field`
+/// before the value is read.
+fn find_not_secret(selector: &Selector, what: &str) -> Result<(QueryRoot, Element), ActionError> {
+    let (root, element) = find(selector)?;
+    if let Some((_, kind)) = SecretScan::of(&root).owner_of(&element) {
+        return Err(ActionError::SecretField {
+            what: format!("asserting the {what} of {}", describe(&element)),
+            reason: "the answer would depend on what the field holds".to_owned(),
+            kind: kind.label().to_owned(),
+        });
+    }
+    Ok((root, element))
 }
 
 /// A form field's current value; an editor's text; else the visible text.

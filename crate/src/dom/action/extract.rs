@@ -4,7 +4,9 @@
 //!
 //! Text: the element's visible text (`innerText`), whitespace-collapsed; for form fields their
 //! current value (a select's chosen labels). Attribute: its value (`value` on a form field reads
-//! the current value). A password field always reads `[redacted password]`, whatever is asked.
+//! the current value). A secret field (see [`crate::dom::secret`]) always reads
+//! `[redacted password]`, `[redacted card number]`…, whatever is asked, except attributes that
+//! say what it is (`name`, `id`, `placeholder`…).
 //! Secrets are redacted by the rule in [`crate::dom::redact`]. When the size limit is reached the
 //! last string ends with `…[truncated]` and the rest are left out; the `extracted` effect says
 //! how many elements matched and whether anything was cut. No match waits (like other actions)
@@ -16,9 +18,10 @@ use super::{query_root, retry};
 use crate::dom::error::ActionError;
 use crate::dom::js;
 use crate::dom::matching::normalize_whitespace;
-use crate::dom::observe::{is_password, selected_labels};
-use crate::dom::redact::{REDACTED_PASSWORD, redact_secrets};
+use crate::dom::observe::selected_labels;
+use crate::dom::redact::redact_secrets;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
+use crate::dom::secret::{SecretScan, is_structural_attribute, visible_text_without_secrets};
 use crate::dom::selector::{describe_selector, query_all_checked};
 use crate::protocol::Selector;
 use crate::protocol::action::{EXTRACT_MAX_CHARS, EXTRACT_MAX_ELEMENTS};
@@ -45,8 +48,9 @@ pub(super) async fn run(
     let mut values = Vec::new();
     let mut used = 0;
     let mut truncated = false;
+    let scan = SecretScan::of(&query_root()?);
     for element in matches.iter().take(EXTRACT_MAX_ELEMENTS) {
-        let value = read(element, attribute);
+        let value = read(&scan, element, attribute);
         let length = value.chars().count();
         if used + length > EXTRACT_MAX_CHARS {
             let room = EXTRACT_MAX_CHARS.saturating_sub(used);
@@ -73,10 +77,17 @@ pub(super) async fn run(
     })
 }
 
-/// What `extract` reads from one element.
-fn read(element: &Element, attribute: Option<&str>) -> String {
-    if is_password(element) {
-        return REDACTED_PASSWORD.to_owned();
+/// What `extract` reads from one element: a secret field (or anything inside one) reads
+/// `[redacted <kind>]` for its text, its value and any attribute that could mirror the value
+/// (only attributes that say what the field is, like `name` or `placeholder`, are read).
+fn read(scan: &SecretScan, element: &Element, attribute: Option<&str>) -> String {
+    if let Some((_, kind)) = scan.owner_of(element) {
+        let structural = attribute.is_some_and(|name| {
+            !name.eq_ignore_ascii_case("value") && is_structural_attribute(name)
+        });
+        if !structural {
+            return kind.redacted().to_owned();
+        }
     }
     let raw = match attribute {
         Some(name) if name.eq_ignore_ascii_case("value") && is_form_field(element) => {
@@ -104,13 +115,11 @@ fn field_text(element: &Element) -> String {
 }
 
 /// The element's text as a user reads it: a field's value, else its visible text,
-/// whitespace-collapsed. Never a password (callers check [`is_password`] first).
+/// whitespace-collapsed (without the text of secret fields inside it). Never call it on a secret
+/// field (callers ask [`SecretScan::owner_of`] first).
 pub(super) fn text_of(element: &Element) -> String {
     if is_form_field(element) {
         return field_text(element);
     }
-    let text = js::get_string(element, "innerText")
-        .or_else(|| element.text_content())
-        .unwrap_or_default();
-    normalize_whitespace(&text)
+    normalize_whitespace(&visible_text_without_secrets(element))
 }

@@ -5,7 +5,8 @@
 //! `<select>` picks the option whose value or label equals the text; checkboxes, radios, files
 //! and buttons get an `unsupported_element` error naming the right action. Password fields are
 //! written only when the selector targets them explicitly (see [`targets_password_explicitly`]),
-//! and their values never appear in reports or errors.
+//! and their values (like those of every secret field, see [`crate::dom::secret`]) never appear
+//! in reports or errors.
 
 use js_sys::{Object, Reflect};
 use wasm_bindgen::JsCast;
@@ -56,7 +57,8 @@ pub(super) async fn run(
     let ((element, editable), attempts) =
         retry(options, |attempt| prepare(selector, attempt)).await?;
     let description = describe(&element);
-    let password = is_password(&element);
+    // A secret field's value never comes back, not even in a value_mismatch message.
+    let password = is_password(&element) || crate::dom::secret::classify(&element).is_some();
     let effect = match editable {
         Editable::Field | Editable::ValueOnly => {
             focus(&element);
@@ -72,7 +74,7 @@ pub(super) async fn run(
             focus(&element);
             insert_text(&element, text)?;
             js::next_frame().await;
-            verify_value(&element, text, false, |el| {
+            verify_value(&element, text, password, |el| {
                 normalize_whitespace(&js::get_string(el, "innerText").unwrap_or_default())
             })
             .or_else(|e| {

@@ -17,7 +17,8 @@
 //! - Backspace / Delete in a text field: delete the selection, or the character before / after
 //!   the caret, through the native value setter and an `input` event (`deleteContentBackward` /
 //!   `deleteContentForward`) so frameworks notice; in an editor, `execCommand('delete' /
-//!   'forwardDelete')`.
+//!   'forwardDelete')`. In a secret field no `text_deleted` count is reported (pressed again
+//!   and again, it would tell the secret's length).
 //! - ArrowUp / ArrowDown on a `<select>`: previous / next enabled option, then `input` and
 //!   `change`. Arrows on a radio button: check the next / previous radio of its group.
 //! - Escape, Home, End, PageUp, PageDown and arrows elsewhere: events only (pages that handle
@@ -303,7 +304,12 @@ fn default_action(
         Key::Backspace | Key::Delete => {
             let forward = key == Key::Delete;
             if is_text_field(target) && !target.has_attribute("readonly") && !is_disabled(target) {
-                if let Some(chars) = delete_in_field(target, forward)? {
+                let deleted = delete_in_field(target, forward)?;
+                // In a secret field, whether (and how much) a key deleted would tell its length,
+                // one press at a time: no effect is reported there.
+                if let Some(chars) =
+                    deleted.filter(|_| crate::dom::secret::classify(target).is_none())
+                {
                     effects.push(Effect::TextDeleted { chars });
                 }
             } else if js::get_bool(target, "isContentEditable").unwrap_or(false) {

@@ -246,10 +246,12 @@ pub(super) fn choose_native(
     dispatch_plain(element, "input")?;
     dispatch_plain(element, "change")?;
     if !option.selected() {
+        // A secret select's value (a card's expiry month) is never reported.
+        let shown = crate::dom::secret::classify(element).is_none();
         return Err(ActionError::ValueMismatch {
             element: describe(element),
-            expected: Some(option.value()),
-            actual: Some(select.value()),
+            expected: shown.then(|| option.value()),
+            actual: shown.then(|| select.value()),
         });
     }
     Ok(Effect::OptionSelected {

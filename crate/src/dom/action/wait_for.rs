@@ -5,6 +5,10 @@
 //! string (case-sensitive, whitespace-collapsed on both sides; the document's `innerText`, plus
 //! open shadow roots and same-origin frames), or the URL containing a string.
 //!
+//! Refused with `secret_field` (before anything is evaluated): an element selector that could
+//! test a secret field's value (see [`crate::dom::secret::guard_selector`]), and a text wait on a
+//! page with a secret textarea or editor (its text is part of the page's text).
+//!
 //! No polling loop: between checks it sleeps until the DOM changes (a MutationObserver) or
 //! 100 ms pass (URL changes do not touch the DOM), whichever comes first.
 
@@ -16,6 +20,7 @@ use crate::dom::error::ActionError;
 use crate::dom::js;
 use crate::dom::matching::normalize_whitespace;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
+use crate::dom::secret::SecretScan;
 use crate::dom::selector::{QueryRoot, describe_selector, query_all_checked};
 use crate::dom::tree::as_document;
 use crate::dom::visibility::{is_disabled, is_visible};
@@ -75,6 +80,14 @@ fn check(root: &QueryRoot, until: &WaitCondition) -> Result<Option<String>, Acti
             Ok(element_state(&matches, *state))
         }
         WaitCondition::Text { text } => {
+            if let Some(kind) = SecretScan::of(root).first_text_bearing() {
+                // The page's text would include the secret editor's or textarea's text.
+                return Err(ActionError::SecretField {
+                    what: format!("waiting for the text {text:?}"),
+                    reason: "the page's text includes a secret text field's content".to_owned(),
+                    kind: kind.label().to_owned(),
+                });
+            }
             let wanted = normalize_whitespace(text);
             if page_text(root).contains(&wanted) {
                 Ok(None)

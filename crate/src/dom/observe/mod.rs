@@ -23,9 +23,11 @@
 //! `@e3 button "Add to cart" [in: "Blue mug"]`, `@e4 textbox "Email" value="ann@x.io" required`,
 //! `@e5 checkbox "I agree" checked=false`, `@e6 textbox "Password" type=password value=<hidden>`,
 //! `@e1 heading "Checkout" level=1`. States, in this order when present: `level=N`,
-//! `type=password`, `value=<hidden>` (a password field with a value: never the value), `selected="…"`
-//! (a select's chosen option), `value="…"` (text fields, ≤ 60 characters, secrets redacted;
-//! for a custom combobox or listbox, its chosen option(s) or the text it shows),
+//! `type=password`, `value=<hidden>` / `selected=<hidden>` (a secret field, see
+//! [`crate::dom::secret`]: filled or empty, never the value) followed by `secret="card security
+//! code"` (its kind, unless a password), `selected="…"` (a select's chosen option),
+//! `value="…"` (text fields, ≤ 60 characters, content-pattern secrets redacted; for a custom
+//! combobox or listbox, its chosen option(s) or the text it shows),
 //! `checked=true|false|mixed`, `selected` (an ARIA option, tab or tree item), `expanded=…`,
 //! `disabled`, `required`, `readonly`, `focused`. The context is given only when another found
 //! element has the same role and name: the nearest preceding heading, else the nearest named
@@ -38,7 +40,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-pub(crate) use snapshot::{Item, is_password, selected_labels, snapshot};
+pub(crate) use snapshot::{Item, selected_labels, snapshot};
 
 use super::refs::{format_ref, swap_last_lines};
 use super::tree::QueryRoot;

@@ -5,13 +5,13 @@ use std::collections::HashMap;
 
 use web_sys::Element;
 
-use crate::dom::accname::accessible_name_with;
 use crate::dom::error::truncate_chars;
 use crate::dom::js;
 use crate::dom::matching::normalize_whitespace;
 use crate::dom::redact::redact_secrets;
 use crate::dom::refs::{Fingerprint, format_ref, ref_for};
 use crate::dom::roles::role_of;
+use crate::dom::secret::{SecretKind, SecretScan, ShownValue, shown_value};
 use crate::dom::tree::{QueryRoot, composed_parent};
 use crate::dom::visibility::{is_aria_hidden, is_disabled, is_visible};
 
@@ -116,6 +116,7 @@ struct Candidate {
 /// Every listed element of the page, in document order, each registered with a ref.
 pub(crate) fn snapshot(root: &QueryRoot) -> Vec<Item> {
     let active = deepest_active(root);
+    let scan = SecretScan::of(root);
     let mut candidates = Vec::new();
     let mut last_heading: Option<String> = None;
     let elements: Vec<Element> = root.all_elements().into_iter().take(MAX_SCANNED).collect();
@@ -134,14 +135,15 @@ pub(crate) fn snapshot(root: &QueryRoot) -> Vec<Item> {
             continue;
         }
         let stands_for = widgets.stands_for(&element);
-        let mut name = accessible_name_with(&root.shadow, &element);
+        // Withheld (empty) when the name may carry a secret field's value.
+        let mut name = scan.safe_name(&root.shadow, &element).unwrap_or_default();
         if let Some((label, _)) = &stands_for {
             // Listed once, under the label of the select it replaces.
             if !label.is_empty() {
                 name = label.clone();
             }
         }
-        if name.is_empty() && role != "heading" {
+        if name.is_empty() && role != "heading" && !scan.name_may_include_secret(&element) {
             name = named_container(&element).unwrap_or_default();
         }
         let heading = if role == "heading" {
@@ -172,12 +174,13 @@ pub(crate) fn snapshot(root: &QueryRoot) -> Vec<Item> {
             let context = if duplicated && c.role != "heading" {
                 c.heading
                     .clone()
-                    .or_else(|| container_name(root, &c.element))
+                    .or_else(|| container_name(root, &scan, &c.element))
             } else {
                 None
             };
             let states = states_of(
                 root,
+                &scan,
                 &c.element,
                 &c.role,
                 &c.name,
@@ -258,13 +261,13 @@ fn in_own_ui(element: &Element) -> bool {
 }
 
 /// The nearest named dialog, form, landmark or group around `element`.
-fn container_name(root: &QueryRoot, element: &Element) -> Option<String> {
+fn container_name(root: &QueryRoot, scan: &SecretScan, element: &Element) -> Option<String> {
     let mut current = composed_parent(element);
     while let Some(el) = current {
         let is_container = role_of(&el).is_some_and(|r| CONTAINER_ROLES.contains(&r.as_str()))
             || el.local_name() == "form";
         if is_container {
-            let name = accessible_name_with(&root.shadow, &el);
+            let name = scan.safe_name(&root.shadow, &el).unwrap_or_default();
             if !name.is_empty() {
                 return Some(name);
             }
@@ -356,6 +359,7 @@ fn is_value_field(element: &Element, role: &str) -> bool {
 /// replaces (its choice is the widget's value).
 fn states_of(
     root: &QueryRoot,
+    scan: &SecretScan,
     element: &Element,
     role: &str,
     name: &str,
@@ -376,30 +380,45 @@ fn states_of(
     }
     if is_password(element) {
         states.push("type=password".to_owned());
-        let has_value = js::get_string(element, "value").is_some_and(|v| !v.is_empty());
-        if has_value {
-            states.push("value=<hidden>".to_owned());
+    }
+    if let Some((_, kind)) = scan.owner_of(element) {
+        // Filled or empty alike: whether a secret field is empty is a bit of the secret.
+        let what = if tag == "select" { "selected" } else { "value" };
+        states.push(format!("{what}=<hidden>"));
+        if kind != SecretKind::Password {
+            states.push(format!("secret={}", quote(kind.label())));
         }
     } else if tag == "select" {
         let labels = selected_labels(element);
         if !labels.is_empty() {
             states.push(format!(
                 "selected={}",
-                quote(&truncate_chars(&labels.join(", "), MAX_VALUE_CHARS))
+                quote(&truncate_chars(
+                    &redact_secrets(&labels.join(", ")),
+                    MAX_VALUE_CHARS
+                ))
             ));
         }
     } else if is_value_field(element, role) {
-        let value = if tag == "input" || tag == "textarea" {
-            js::get_string(element, "value").unwrap_or_default()
-        } else {
-            normalize_whitespace(&js::get_string(element, "innerText").unwrap_or_default())
-        };
-        if !value.is_empty() {
-            states.push(format!(
-                "value={}",
-                quote(&truncate_chars(&redact_secrets(&value), MAX_VALUE_CHARS))
-            ));
+        let shown = shown_value(scan, element, || {
+            if tag == "input" || tag == "textarea" {
+                js::get_string(element, "value").unwrap_or_default()
+            } else {
+                normalize_whitespace(&js::get_string(element, "innerText").unwrap_or_default())
+            }
+        });
+        if let ShownValue::Text(value) = shown {
+            if !value.is_empty() {
+                states.push(format!(
+                    "value={}",
+                    quote(&truncate_chars(&value, MAX_VALUE_CHARS))
+                ));
+            }
         }
+    } else if let Some((_, kind)) = stands_for.and_then(|select| scan.owner_of(select)) {
+        // A widget standing for a secret select shows no more than the select would.
+        states.push("value=<hidden>".to_owned());
+        states.push(format!("secret={}", quote(kind.label())));
     } else if let Some(select) = stands_for {
         let labels = selected_labels(select);
         if !labels.is_empty() {

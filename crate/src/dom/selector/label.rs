@@ -7,7 +7,8 @@ use web_sys::{Element, NodeList};
 use super::{QueryRoot, SelectorEngine, SelectorError};
 use crate::dom::js;
 use crate::dom::matching::TextMatcher;
-use crate::dom::tree::element_by_id_near;
+use crate::dom::secret::{SecretScan, text_without_secrets};
+use crate::dom::tree::{as_element, element_by_id_near};
 use crate::protocol::Selector;
 
 /// The label engine.
@@ -21,11 +22,12 @@ impl SelectorEngine for LabelEngine {
         selector: &Selector,
     ) -> Result<Vec<Element>, SelectorError> {
         let matcher = TextMatcher::new(&selector.value, selector.exact);
+        let scan = SecretScan::of(root);
         Ok(root
             .all_elements()
             .into_iter()
             .filter(|element| {
-                label_texts(element)
+                label_texts(&scan, element)
                     .iter()
                     .any(|text| matcher.matches(text))
             })
@@ -33,14 +35,21 @@ impl SelectorEngine for LabelEngine {
     }
 }
 
-/// Every label text of `element`.
-pub(crate) fn label_texts(element: &Element) -> Vec<String> {
+/// Every label text of `element`, without the text of any secret field inside a label (a
+/// wrapping label's text includes a textarea's text, which React keeps equal to its value).
+pub(crate) fn label_texts(scan: &SecretScan, element: &Element) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(ids) = element.get_attribute("aria-labelledby") {
         let text: Vec<String> = ids
             .split_whitespace()
             .filter_map(|id| element_by_id_near(element, id))
-            .filter_map(|target| target.text_content())
+            .map(|target| {
+                if scan.owner_of(&target).is_some() {
+                    String::new()
+                } else {
+                    text_without_secrets(scan, &target)
+                }
+            })
             .collect();
         out.push(text.join(" "));
     }
@@ -50,8 +59,8 @@ pub(crate) fn label_texts(element: &Element) -> Vec<String> {
     let labels = js::get(element, "labels");
     if let Some(labels) = labels.dyn_ref::<NodeList>() {
         for i in 0..labels.length() {
-            if let Some(text) = labels.item(i).and_then(|label| label.text_content()) {
-                out.push(text);
+            if let Some(label) = labels.item(i).and_then(|l| as_element(&l).cloned()) {
+                out.push(text_without_secrets(scan, &label));
             }
         }
     }

@@ -205,12 +205,14 @@ pub fn query_all(root: &QueryRoot, selector: &Selector) -> Result<Vec<Element>, 
 }
 
 /// Exactly one element for `selector`: `not_found` for none, `ambiguous` for several (unless
-/// `index` picks one), `invalid_selector` for syntax errors.
+/// `index` picks one), `invalid_selector` for syntax errors, `secret_field` (before anything is
+/// evaluated) for a selector that could test a secret field's value.
 pub fn resolve(root: &QueryRoot, selector: &Selector) -> Result<Element, ActionError> {
     if selector.kind == SelectorKind::Ref {
         // A ref names one element or fails closed; `index` does not apply.
         return ref_engine::resolve(root, selector);
     }
+    super::secret::guard_selector(root, selector)?;
     let described = describe_selector(selector);
     let matches = query_all(root, selector).map_err(|e| ActionError::InvalidSelector {
         selector: described.clone(),
@@ -230,6 +232,7 @@ pub fn query_all_checked(
     if selector.kind == SelectorKind::Ref {
         return ref_engine::query(root, selector);
     }
+    super::secret::guard_selector(root, selector)?;
     query_all(root, selector).map_err(|e| ActionError::InvalidSelector {
         selector: describe_selector(selector),
         reason: e.reason,

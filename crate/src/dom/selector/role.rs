@@ -4,9 +4,9 @@
 use web_sys::Element;
 
 use super::{QueryRoot, SelectorEngine, SelectorError};
-use crate::dom::accname::accessible_name_with;
 use crate::dom::matching::TextMatcher;
 use crate::dom::roles::role_of;
+use crate::dom::secret::SecretScan;
 use crate::dom::visibility::is_hidden_for_accessibility;
 use crate::protocol::Selector;
 
@@ -25,13 +25,17 @@ impl SelectorEngine for RoleEngine {
             .name
             .as_deref()
             .map(|name| TextMatcher::new(name, selector.exact));
+        // A name that may carry a secret field's value never matches (see `secret`).
+        let scan = matcher.as_ref().map(|_| SecretScan::of(root));
         Ok(root
             .all_elements()
             .into_iter()
             .filter(|element| role_of(element).is_some_and(|role| canonical(&role) == wanted))
-            .filter(|element| match &matcher {
-                Some(matcher) => matcher.matches(&accessible_name_with(&root.shadow, element)),
-                None => true,
+            .filter(|element| match (&matcher, &scan) {
+                (Some(matcher), Some(scan)) => scan
+                    .safe_name(&root.shadow, element)
+                    .is_some_and(|name| matcher.matches(&name)),
+                _ => true,
             })
             .filter(|element| !is_hidden_for_accessibility(element))
             .collect())

@@ -1,11 +1,13 @@
 //! `text`: elements whose visible text (normalized, including open shadow roots) matches; the
 //! innermost matching element wins. Button-like inputs match on their value; script, style and
-//! hidden elements never match.
+//! hidden elements never match; a secret field's text (a textarea's, an editor's) counts as
+//! nothing.
 
 use web_sys::{Element, HtmlSlotElement, Node};
 
 use super::{QueryRoot, SelectorEngine, SelectorError};
 use crate::dom::matching::TextMatcher;
+use crate::dom::secret::SecretScan;
 use crate::dom::tree::{as_element, as_tag, assigned_or_fallback, children, iframe_document};
 use crate::dom::visibility::{is_rendered, is_visible};
 use crate::protocol::Selector;
@@ -22,6 +24,7 @@ impl SelectorEngine for TextEngine {
     ) -> Result<Vec<Element>, SelectorError> {
         let mut walk = Walk {
             root,
+            scan: SecretScan::of(root),
             matcher: TextMatcher::new(&selector.value, selector.exact),
             out: Vec::new(),
         };
@@ -34,6 +37,8 @@ impl SelectorEngine for TextEngine {
 
 struct Walk<'a> {
     root: &'a QueryRoot,
+    /// Secret fields contribute no text and never match.
+    scan: SecretScan,
     matcher: TextMatcher,
     out: Vec<Element>,
 }
@@ -48,7 +53,7 @@ impl Walk<'_> {
         ) {
             return String::new();
         }
-        if !is_rendered(element) {
+        if !is_rendered(element) || self.scan.owner_of(element).is_some() {
             return String::new();
         }
         let before = self.out.len();

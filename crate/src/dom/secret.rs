@@ -1,0 +1,982 @@
+//! Secret fields: which form fields hold something the model must never learn, and the one
+//! place that decides what of them may be shown.
+//!
+//! The model is untrusted (a page it read may have instructed it), so it must not learn a
+//! secret field's value, not even one bit at a time. Every path that reads the page asks this
+//! module: observe lines and diffs ([`shown_value`], [`SecretScan::safe_name`]), `extract`,
+//! `assert`, `wait_for`, hints, element descriptions in error messages ([`text_without_secrets`])
+//! and the selector engines ([`guard_selector`], refused with `secret_field` before anything is
+//! evaluated).
+//!
+//! # Signals
+//!
+//! A field is a *secret field* when one **structural** signal says so. Structural signals never
+//! read the field's value, so whether a field counts as secret cannot itself depend on the
+//! secret. They are, in this order ([`SIGNALS`] is the word table):
+//!
+//! | signal | examples | kind |
+//! |---|---|---|
+//! | `type=password` | `<input type=password>` | password |
+//! | `type=hidden` | CSRF tokens, session ids | hidden value |
+//! | an `autocomplete` token | `current-password`, `new-password`, `cc-number`, `cc-csc`, `cc-exp`, `cc-exp-month`, `cc-exp-year`, `one-time-code` | per token |
+//! | a word in the field's `name`, `id`, `placeholder`, `aria-label`, `title`, its labels (`<label for>`, a wrapping label, `aria-labelledby`; their text without any field inside them) or `data-testid` | cvc, cvv, csc, security code, otp, one-time, 2fa, pin, passcode, recovery code, backup code, iban, token, secret, api key, ssn, card number… (English, German, French, Spanish, Portuguese, Italian, Dutch, Russian) | per word |
+//!
+//! Fields are `<input>` (not buttons, checkboxes, radios, files, images), `<textarea>`,
+//! `<select>` and contenteditable editing hosts. Anything inside a secret field (a select's
+//! options, an editor's paragraphs) belongs to it ([`SecretScan::owner_of`]).
+//!
+//! **Content patterns** (value-dependent, so used only to redact text that is shown anyway, never
+//! to decide a refusal) are in [`crate::dom::redact`]: card-like digit runs (13–19 digits, which
+//! includes every Luhn-valid card number), IBANs (mod-97 checksum), and long random tokens in any
+//! letter case.
+//!
+//! # What the model sees instead
+//!
+//! A secret field's value is always `value=<hidden>` in observe lines (filled or empty: its
+//! emptiness is a bit of the secret too), `selected=<hidden>` for a secret select; `extract`
+//! reads `[redacted password]`, `[redacted card number]`, `[redacted security code]`…; `assert`
+//! on its text or value and any selector that could test its value fail with `secret_field`.
+
+use web_sys::{Element, Node};
+
+use super::error::ActionError;
+use super::js;
+use super::selector::describe_selector;
+use super::tree::{
+    QueryRoot, ShadowAccess, as_element, children, composed_parent, element_by_id_near,
+};
+use crate::protocol::{Selector, SelectorKind};
+
+/// What kind of secret a field holds; says what the model reads instead of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SecretKind {
+    /// A password or passphrase.
+    Password,
+    /// A payment card number.
+    CardNumber,
+    /// A card verification code (CVC, CVV, CSC).
+    SecurityCode,
+    /// A card's expiry date.
+    CardExpiry,
+    /// A one-time code (SMS, authenticator app, e-mail link code).
+    OneTimeCode,
+    /// A PIN.
+    Pin,
+    /// A recovery or backup code.
+    RecoveryCode,
+    /// A bank account number (IBAN).
+    Iban,
+    /// An API key, access token or other secret string.
+    Token,
+    /// A national identity or social security number.
+    NationalId,
+    /// A hidden input's value (tokens the page keeps for itself).
+    HiddenValue,
+}
+
+impl SecretKind {
+    /// The words that stand in for the value: `[redacted card number]`.
+    pub fn redacted(self) -> &'static str {
+        match self {
+            Self::Password => "[redacted password]",
+            Self::CardNumber => "[redacted card number]",
+            Self::SecurityCode => "[redacted security code]",
+            Self::CardExpiry => "[redacted card expiry]",
+            Self::OneTimeCode => "[redacted one-time code]",
+            Self::Pin => "[redacted pin]",
+            Self::RecoveryCode => "[redacted recovery code]",
+            Self::Iban => "[redacted iban]",
+            Self::Token => "[redacted token]",
+            Self::NationalId => "[redacted id number]",
+            Self::HiddenValue => "[redacted hidden value]",
+        }
+    }
+
+    /// `password`, `card number`: how messages name the kind.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Password => "password",
+            Self::CardNumber => "card number",
+            Self::SecurityCode => "card security code",
+            Self::CardExpiry => "card expiry",
+            Self::OneTimeCode => "one-time code",
+            Self::Pin => "PIN",
+            Self::RecoveryCode => "recovery code",
+            Self::Iban => "IBAN",
+            Self::Token => "token or key",
+            Self::NationalId => "id number",
+            Self::HiddenValue => "hidden value",
+        }
+    }
+}
+
+/// `autocomplete` tokens that mark a secret field.
+pub const AUTOCOMPLETE_SIGNALS: &[(&str, SecretKind)] = &[
+    ("current-password", SecretKind::Password),
+    ("new-password", SecretKind::Password),
+    ("cc-number", SecretKind::CardNumber),
+    ("cc-csc", SecretKind::SecurityCode),
+    ("cc-exp", SecretKind::CardExpiry),
+    ("cc-exp-month", SecretKind::CardExpiry),
+    ("cc-exp-year", SecretKind::CardExpiry),
+    ("one-time-code", SecretKind::OneTimeCode),
+];
+
+/// Words (whole words after lower-casing, splitting camelCase and treating every non-letter,
+/// non-digit as a space) in a field's name, id, placeholder, aria-label, title, labels or test
+/// id that mark it secret. Checked in order; the first match gives the kind.
+pub const SIGNALS: &[(&str, SecretKind)] = &[
+    // Passwords (input_text's explicit-targeting words, plus a few).
+    ("password", SecretKind::Password),
+    ("passwd", SecretKind::Password),
+    ("pwd", SecretKind::Password),
+    ("passphrase", SecretKind::Password),
+    ("passcode", SecretKind::Password),
+    ("passwort", SecretKind::Password),
+    ("kennwort", SecretKind::Password),
+    ("mot de passe", SecretKind::Password),
+    ("contraseña", SecretKind::Password),
+    ("senha", SecretKind::Password),
+    ("parola", SecretKind::Password),
+    ("wachtwoord", SecretKind::Password),
+    ("пароль", SecretKind::Password),
+    // Card security codes.
+    ("cvc", SecretKind::SecurityCode),
+    ("cvv", SecretKind::SecurityCode),
+    ("cvv2", SecretKind::SecurityCode),
+    ("cvc2", SecretKind::SecurityCode),
+    ("csc", SecretKind::SecurityCode),
+    ("cvn", SecretKind::SecurityCode),
+    ("cc csc", SecretKind::SecurityCode),
+    ("security code", SecretKind::SecurityCode),
+    ("card code", SecretKind::SecurityCode),
+    ("card verification", SecretKind::SecurityCode),
+    ("verification value", SecretKind::SecurityCode),
+    ("sicherheitscode", SecretKind::SecurityCode),
+    ("prüfnummer", SecretKind::SecurityCode),
+    ("kartenprüfnummer", SecretKind::SecurityCode),
+    ("cryptogramme", SecretKind::SecurityCode),
+    ("code de sécurité", SecretKind::SecurityCode),
+    ("código de seguridad", SecretKind::SecurityCode),
+    ("código de segurança", SecretKind::SecurityCode),
+    ("codice di sicurezza", SecretKind::SecurityCode),
+    // Card numbers and expiry.
+    ("card number", SecretKind::CardNumber),
+    ("cardnumber", SecretKind::CardNumber),
+    ("cc number", SecretKind::CardNumber),
+    ("ccnumber", SecretKind::CardNumber),
+    ("cc num", SecretKind::CardNumber),
+    ("ccnum", SecretKind::CardNumber),
+    ("credit card", SecretKind::CardNumber),
+    ("kartennummer", SecretKind::CardNumber),
+    ("numéro de carte", SecretKind::CardNumber),
+    ("número de tarjeta", SecretKind::CardNumber),
+    ("número do cartão", SecretKind::CardNumber),
+    ("numero di carta", SecretKind::CardNumber),
+    ("cc exp", SecretKind::CardExpiry),
+    ("card expiry", SecretKind::CardExpiry),
+    ("card expiration", SecretKind::CardExpiry),
+    // One-time codes.
+    ("otp", SecretKind::OneTimeCode),
+    ("totp", SecretKind::OneTimeCode),
+    ("one time", SecretKind::OneTimeCode),
+    ("onetime", SecretKind::OneTimeCode),
+    ("one time code", SecretKind::OneTimeCode),
+    ("2fa", SecretKind::OneTimeCode),
+    ("mfa", SecretKind::OneTimeCode),
+    ("verification code", SecretKind::OneTimeCode),
+    ("authentication code", SecretKind::OneTimeCode),
+    ("auth code", SecretKind::OneTimeCode),
+    ("sms code", SecretKind::OneTimeCode),
+    ("tan", SecretKind::OneTimeCode),
+    ("bestätigungscode", SecretKind::OneTimeCode),
+    ("code de vérification", SecretKind::OneTimeCode),
+    ("código de verificación", SecretKind::OneTimeCode),
+    ("código de verificação", SecretKind::OneTimeCode),
+    ("codice di verifica", SecretKind::OneTimeCode),
+    // PINs.
+    ("pin", SecretKind::Pin),
+    ("pin code", SecretKind::Pin),
+    ("pincode", SecretKind::Pin),
+    ("geheimzahl", SecretKind::Pin),
+    // Recovery codes.
+    ("recovery code", SecretKind::RecoveryCode),
+    ("recovery key", SecretKind::RecoveryCode),
+    ("recovery phrase", SecretKind::RecoveryCode),
+    ("backup code", SecretKind::RecoveryCode),
+    ("seed phrase", SecretKind::RecoveryCode),
+    ("mnemonic", SecretKind::RecoveryCode),
+    ("wiederherstellungscode", SecretKind::RecoveryCode),
+    ("code de récupération", SecretKind::RecoveryCode),
+    ("código de recuperación", SecretKind::RecoveryCode),
+    // Bank accounts.
+    ("iban", SecretKind::Iban),
+    // Keys and tokens.
+    ("token", SecretKind::Token),
+    ("secret", SecretKind::Token),
+    ("api key", SecretKind::Token),
+    ("apikey", SecretKind::Token),
+    ("access key", SecretKind::Token),
+    ("private key", SecretKind::Token),
+    ("client secret", SecretKind::Token),
+    ("geheimnis", SecretKind::Token),
+    // Identity numbers.
+    ("ssn", SecretKind::NationalId),
+    ("social security", SecretKind::NationalId),
+    ("sozialversicherungsnummer", SecretKind::NationalId),
+    ("numéro de sécurité sociale", SecretKind::NationalId),
+];
+
+/// Input types that are not fields (their value is a caption or a file name, never typed).
+const NOT_FIELD_TYPES: &[&str] = &[
+    "checkbox", "radio", "button", "submit", "reset", "image", "file", "range", "color",
+];
+
+/// Whether `element` is a form field a secret could be typed into (or a hidden input).
+pub fn is_field(element: &Element) -> bool {
+    match element.local_name().as_str() {
+        "input" => {
+            let input_type = element
+                .get_attribute("type")
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            !NOT_FIELD_TYPES.contains(&input_type.as_str())
+        }
+        "textarea" | "select" => true,
+        _ => is_editing_host(element),
+    }
+}
+
+fn is_editing_host(element: &Element) -> bool {
+    // An editing host carries the attribute itself; checking it first keeps the property read
+    // (a call into the page's realm) off every other element.
+    element.has_attribute("contenteditable")
+        && js::get_bool(element, "isContentEditable").unwrap_or(false)
+        && !composed_parent(element)
+            .is_some_and(|p| js::get_bool(&p, "isContentEditable").unwrap_or(false))
+}
+
+/// The secret kind of `element` by its structural signals, or `None` (not a secret field, or
+/// not a field at all). Never reads the value.
+pub fn classify(element: &Element) -> Option<SecretKind> {
+    if !is_field(element) {
+        return None;
+    }
+    let input_type = element
+        .get_attribute("type")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if element.local_name() == "input" {
+        if input_type == "password" {
+            return Some(SecretKind::Password);
+        }
+        if input_type == "hidden" {
+            return Some(SecretKind::HiddenValue);
+        }
+    }
+    if let Some(autocomplete) = element.get_attribute("autocomplete") {
+        if let Some(kind) = autocomplete_kind(&autocomplete) {
+            return Some(kind);
+        }
+    }
+    let mut texts: Vec<String> = Vec::new();
+    for attr in [
+        "name",
+        "id",
+        "placeholder",
+        "aria-label",
+        "title",
+        "data-testid",
+    ] {
+        if let Some(value) = element.get_attribute(attr) {
+            texts.push(value);
+        }
+    }
+    texts.extend(label_texts_of_field(element));
+    texts.iter().find_map(|text| words_kind(text))
+}
+
+/// The kind an `autocomplete` attribute's tokens name, if secret.
+pub fn autocomplete_kind(autocomplete: &str) -> Option<SecretKind> {
+    autocomplete.split_whitespace().find_map(|token| {
+        let token = token.to_ascii_lowercase();
+        AUTOCOMPLETE_SIGNALS
+            .iter()
+            .find(|(t, _)| *t == token)
+            .map(|(_, kind)| *kind)
+    })
+}
+
+/// The kind the first [`SIGNALS`] word found in `text` names.
+pub fn words_kind(text: &str) -> Option<SecretKind> {
+    let words = word_list(text);
+    if words.is_empty() {
+        return None;
+    }
+    let padded = format!(" {} ", words.join(" "));
+    SIGNALS
+        .iter()
+        .find(|(signal, _)| padded.contains(&format!(" {signal} ")))
+        .map(|(_, kind)| *kind)
+}
+
+/// Lower-case words: camelCase and trailing numbers split, anything but letters and digits a
+/// separator.
+fn word_list(text: &str) -> Vec<String> {
+    let mut spaced = String::with_capacity(text.len() + 8);
+    let mut previous: Option<char> = None;
+    for c in text.chars() {
+        // `cardCvc` → `card cvc`, `otp1` → `otp 1` (but `2fa` stays one word).
+        let camel = c.is_uppercase() && previous.is_some_and(char::is_lowercase);
+        let numbered = c.is_ascii_digit() && previous.is_some_and(char::is_alphabetic);
+        if camel || numbered {
+            spaced.push(' ');
+        }
+        if c.is_alphanumeric() {
+            spaced.extend(c.to_lowercase());
+        } else {
+            spaced.push(' ');
+        }
+        previous = Some(c);
+    }
+    spaced.split_whitespace().map(str::to_owned).collect()
+}
+
+/// The texts that label `element`: `aria-labelledby` targets, `<label>`s, without the text of
+/// any field inside them (a wrapping label's text must not carry the field's own value).
+fn label_texts_of_field(element: &Element) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(ids) = element.get_attribute("aria-labelledby") {
+        for id in ids.split_whitespace() {
+            if let Some(target) = element_by_id_near(element, id) {
+                if &target != element {
+                    out.push(text_skipping(&target, &|e| is_field(e)));
+                }
+            }
+        }
+    }
+    let labels = js::get(element, "labels");
+    let length = js::get(&labels, "length").as_f64().unwrap_or(0.0) as u32;
+    for i in 0..length {
+        if let Some(label) = as_element(&js::get(&labels, &i.to_string())) {
+            out.push(text_skipping(label, &|e| is_field(e)));
+        }
+    }
+    out
+}
+
+/// The text content of `node`, leaving out every element `skip` says (and what is inside it).
+fn text_skipping(node: &Node, skip: &dyn Fn(&Element) -> bool) -> String {
+    let mut out = String::new();
+    collect_text(node, skip, &mut out, 0);
+    out
+}
+
+fn collect_text(node: &Node, skip: &dyn Fn(&Element) -> bool, out: &mut String, depth: u32) {
+    if depth > 256 {
+        return;
+    }
+    if node.node_type() == Node::TEXT_NODE {
+        out.push_str(&node.text_content().unwrap_or_default());
+        return;
+    }
+    if let Some(element) = as_element(node) {
+        if skip(element) {
+            out.push(' ');
+            return;
+        }
+        if matches!(element.local_name().as_str(), "script" | "style") {
+            return;
+        }
+    }
+    for child in children(node) {
+        collect_text(&child, skip, out, depth + 1);
+    }
+}
+
+/// One secret field found on the page, with its composed ancestors (to tell quickly whether
+/// another element contains it).
+#[derive(Debug, Clone)]
+struct Found {
+    element: Element,
+    kind: SecretKind,
+    ancestors: Vec<Element>,
+}
+
+/// The secret fields of a page (the document, its open shadow roots and same-origin frames),
+/// found once and asked many times.
+#[derive(Debug, Clone, Default)]
+pub struct SecretScan {
+    found: Vec<Found>,
+}
+
+impl SecretScan {
+    /// Finds every secret field under `root`.
+    pub fn of(root: &QueryRoot) -> Self {
+        let mut found = Vec::new();
+        for element in root.all_elements() {
+            if let Some(kind) = classify(&element) {
+                let mut ancestors = Vec::new();
+                let mut current = composed_parent(&element);
+                while let Some(parent) = current {
+                    current = composed_parent(&parent);
+                    ancestors.push(parent);
+                }
+                found.push(Found {
+                    element,
+                    kind,
+                    ancestors,
+                });
+            }
+        }
+        Self { found }
+    }
+
+    /// Whether the page has no secret field.
+    pub fn is_empty(&self) -> bool {
+        self.found.is_empty()
+    }
+
+    /// Whether any secret field's value lives in the DOM as text: a textarea's default text
+    /// (React keeps it equal to the value) or a contenteditable editor's text. (A select's
+    /// options are static; which one is chosen is not text.)
+    pub fn has_text_bearing(&self) -> bool {
+        self.found
+            .iter()
+            .any(|f| !matches!(f.element.local_name().as_str(), "input" | "select"))
+    }
+
+    /// The kind of the first text-bearing secret field, if any (see [`Self::has_text_bearing`]).
+    pub fn first_text_bearing(&self) -> Option<SecretKind> {
+        self.found
+            .iter()
+            .find(|f| !matches!(f.element.local_name().as_str(), "input" | "select"))
+            .map(|f| f.kind)
+    }
+
+    /// The secret field `element` is or belongs to (an option of a secret select, a paragraph
+    /// of a secret editor), with its kind.
+    pub fn owner_of(&self, element: &Element) -> Option<(Element, SecretKind)> {
+        self.found
+            .iter()
+            .find(|f| &f.element == element || f.ancestors_contain_descendant(element))
+            .map(|f| (f.element.clone(), f.kind))
+    }
+
+    /// Whether `element` contains a secret field (other than itself).
+    pub fn contains_secret(&self, element: &Element) -> bool {
+        self.found.iter().any(|f| f.ancestors.contains(element))
+    }
+
+    /// Whether `element`'s accessible name may carry a secret field's value: it contains one
+    /// (names from content include embedded fields' values), or `aria-labelledby` /
+    /// `aria-describedby` points at one or at something containing one.
+    pub fn name_may_include_secret(&self, element: &Element) -> bool {
+        if self.found.is_empty() {
+            return false;
+        }
+        if self.contains_secret(element) {
+            return true;
+        }
+        ["aria-labelledby", "aria-describedby"].iter().any(|attr| {
+            element.get_attribute(attr).is_some_and(|ids| {
+                ids.split_whitespace().any(|id| {
+                    element_by_id_near(element, id).is_some_and(|target| {
+                        self.owner_of(&target).is_some() || self.contains_secret(&target)
+                    })
+                })
+            })
+        })
+    }
+
+    /// The accessible name the model may see: `None` when it may carry a secret.
+    pub fn safe_name(&self, shadow: &ShadowAccess, element: &Element) -> Option<String> {
+        if self.name_may_include_secret(element) {
+            return None;
+        }
+        Some(super::accname::accessible_name_with(shadow, element))
+    }
+}
+
+impl Found {
+    /// Whether `element` is inside this secret field.
+    fn ancestors_contain_descendant(&self, element: &Element) -> bool {
+        let mut current = composed_parent(element);
+        let mut depth = 0;
+        while let Some(parent) = current {
+            if parent == self.element {
+                return true;
+            }
+            depth += 1;
+            if depth > 512 {
+                return false;
+            }
+            current = composed_parent(&parent);
+        }
+        false
+    }
+}
+
+/// What a field shows of its value in an observation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShownValue {
+    /// A secret field: `value=<hidden>` whatever it holds (even when empty).
+    Hidden(SecretKind),
+    /// Anything else: the text, with content-pattern secrets redacted.
+    Text(String),
+}
+
+/// The one decision on what of `element`'s value may be shown: hidden for a secret field (or
+/// anything inside one), else `read()` with content-pattern secrets redacted. `read` is not
+/// called for a secret field.
+pub fn shown_value(
+    scan: &SecretScan,
+    element: &Element,
+    read: impl FnOnce() -> String,
+) -> ShownValue {
+    match scan.owner_of(element) {
+        Some((_, kind)) => ShownValue::Hidden(kind),
+        None => ShownValue::Text(super::redact::redact_secrets(&read())),
+    }
+}
+
+/// The text content of `element` without the text of any secret field in it.
+pub fn text_without_secrets(scan: &SecretScan, element: &Element) -> String {
+    if !scan.contains_secret(element) {
+        return element.text_content().unwrap_or_default();
+    }
+    text_skipping(element, &|e| {
+        scan.owner_of(e).is_some_and(|(owner, _)| &owner == e)
+    })
+}
+
+/// Whether `element` holds (in its light DOM) a field whose value lives in the DOM as text: a
+/// textarea (React keeps its text equal to its value), a select, an editor.
+fn holds_text_field(element: &Element) -> bool {
+    element
+        .query_selector("textarea, select, [contenteditable]")
+        .ok()
+        .flatten()
+        .is_some()
+}
+
+/// Whether `element` is a secret field or inside one (without a page-wide scan: only it and
+/// its ancestors are classified).
+pub fn is_secret_or_inside(element: &Element) -> bool {
+    let mut current = Some(element.clone());
+    let mut depth = 0;
+    while let Some(el) = current {
+        if classify(&el).is_some() {
+            return true;
+        }
+        depth += 1;
+        if depth > 512 {
+            return true;
+        }
+        current = composed_parent(&el);
+    }
+    false
+}
+
+/// The text content of `element` without the text of any secret field inside it (without a
+/// page-wide scan: only the fields concerned are classified); empty for a secret field itself
+/// or anything inside one. For descriptions and hints.
+pub fn text_content_without_secrets(element: &Element) -> String {
+    if is_secret_or_inside(element) {
+        return String::new();
+    }
+    if !holds_text_field(element) {
+        return element.text_content().unwrap_or_default();
+    }
+    text_skipping(element, &|e| classify(e).is_some())
+}
+
+/// The visible text of `element` (`innerText`) unless it holds a secret field, then its text
+/// content without the secret fields' text.
+pub fn visible_text_without_secrets(element: &Element) -> String {
+    if is_secret_or_inside(element) {
+        return String::new();
+    }
+    if holds_text_field(element) {
+        let inner = element.query_selector_all("textarea, select, [contenteditable]");
+        let secret_inside = inner.is_ok_and(|list| {
+            (0..list.length()).any(|i| {
+                list.item(i)
+                    .and_then(|n| as_element(&n).cloned())
+                    .is_some_and(|e| classify(&e).is_some())
+            })
+        });
+        if secret_inside {
+            return text_skipping(element, &|e| classify(e).is_some());
+        }
+    }
+    js::get_string(element, "innerText")
+        .or_else(|| element.text_content())
+        .unwrap_or_default()
+}
+
+// ---- Selector guard ------------------------------------------------------------------------
+
+/// Attributes that say what a field is, never what it holds: tests on them are allowed.
+const STRUCTURAL_ATTRIBUTES: &[&str] = &[
+    "id",
+    "name",
+    "type",
+    "class",
+    "role",
+    "autocomplete",
+    "placeholder",
+    "aria-label",
+    "aria-labelledby",
+    "aria-describedby",
+    "aria-required",
+    "aria-disabled",
+    "aria-hidden",
+    "title",
+    "for",
+    "form",
+    "href",
+    "src",
+    "alt",
+    "lang",
+    "dir",
+    "tabindex",
+    "inputmode",
+    "maxlength",
+    "minlength",
+    "size",
+    "pattern",
+    "required",
+    "disabled",
+    "readonly",
+    "autofocus",
+    "spellcheck",
+    "autocapitalize",
+    "enterkeyhint",
+    "data-testid",
+    "data-test-id",
+    "data-test",
+    "data-qa",
+    "data-cy",
+    "style",
+    "hidden",
+    "contenteditable",
+    "method",
+    "action",
+];
+
+/// Whether reading attribute `name` tells what a field is, never what it holds.
+pub fn is_structural_attribute(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name != "value" && STRUCTURAL_ATTRIBUTES.contains(&name.as_str())
+}
+
+/// Pseudo-classes whose match depends on what a field holds (empty, valid, in range, checked,
+/// autofilled).
+const VALUE_PSEUDO_CLASSES: &[&str] = &[
+    "placeholder-shown",
+    "-moz-placeholder",
+    "-moz-placeholder-shown",
+    "-webkit-placeholder-shown",
+    "valid",
+    "invalid",
+    "user-valid",
+    "user-invalid",
+    "-moz-ui-valid",
+    "-moz-ui-invalid",
+    "in-range",
+    "out-of-range",
+    "blank",
+    "empty",
+    "checked",
+    "default",
+    "indeterminate",
+    "autofill",
+    "-webkit-autofill",
+    "-moz-autofill",
+];
+
+/// Refuses `selector` with `secret_field` when its answer could depend on a secret field's
+/// value; called before the selector is evaluated. Text, aria, label and role-name selectors
+/// need no refusal: their engines never read a secret field's value (see
+/// [`SecretScan::safe_name`]). Whether a refusal happens depends only on the selector and on
+/// which secret fields the page has, never on what they hold.
+pub fn guard_selector(root: &QueryRoot, selector: &Selector) -> Result<(), ActionError> {
+    let why = match selector.kind {
+        SelectorKind::Css => css_value_test(&selector.value),
+        SelectorKind::Xpath => xpath_value_test(&selector.value),
+        _ => return Ok(()),
+    };
+    let Some(test) = why else {
+        return Ok(());
+    };
+    let scan = SecretScan::of(root);
+    if scan.is_empty() {
+        return Ok(());
+    }
+    let refuse = match &test {
+        ValueTest::Attribute(_) | ValueTest::PseudoClass(_) => true,
+        ValueTest::Text(_) => scan.has_text_bearing(),
+    };
+    if !refuse {
+        return Ok(());
+    }
+    let kind = scan.found.first().map_or("secret", |f| f.kind.label());
+    Err(ActionError::SecretField {
+        what: describe_selector(selector),
+        reason: match test {
+            ValueTest::Attribute(name) => format!("it tests the attribute '{name}'"),
+            ValueTest::PseudoClass(name) => format!("it uses :{name}"),
+            ValueTest::Text(what) => format!("it reads text with {what}"),
+        },
+        kind: kind.to_owned(),
+    })
+}
+
+/// Why a selector may test a value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ValueTest {
+    /// An attribute compared with a value (`[value^="a"]`, `@data-v`), lower-cased.
+    Attribute(String),
+    /// A pseudo-class that depends on the value (`:placeholder-shown`).
+    PseudoClass(String),
+    /// XPath reading text (`text()`, `string(`…).
+    Text(String),
+}
+
+/// Decodes CSS escapes (`\61` → `a`, `\:` → `:`): an attacker may spell `value` as `v\61lue`.
+fn decode_css_escapes(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        if c != '\\' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let mut hex = String::new();
+        let mut j = i + 1;
+        while hex.len() < 6 {
+            match chars.get(j) {
+                Some(h) if h.is_ascii_hexdigit() => {
+                    hex.push(*h);
+                    j += 1;
+                }
+                _ => break,
+            }
+        }
+        if hex.is_empty() {
+            if let Some(next) = chars.get(i + 1) {
+                out.push(*next);
+            }
+            i += 2;
+        } else {
+            let code = u32::from_str_radix(&hex, 16).unwrap_or(0xFFFD);
+            out.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
+            if chars.get(j).is_some_and(|c| c.is_whitespace()) {
+                j += 1;
+            }
+            i = j;
+        }
+    }
+    out
+}
+
+/// The first test of a non-structural attribute (`value`, `data-*`...; compared, or `value`
+/// at all) or value pseudo-class in a CSS selector (anywhere: inside `:has()`, `:not()`,
+/// `:is()`, `:where()` too), after decoding escapes and lower-casing.
+pub fn css_value_test(css: &str) -> Option<ValueTest> {
+    let decoded = decode_css_escapes(css).to_lowercase();
+    let chars: Vec<char> = decoded.chars().collect();
+    let mut i = 0;
+    let mut quote: Option<char> = None;
+    while let Some(&c) = chars.get(i) {
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            '"' | '\'' => quote = Some(c),
+            '[' => {
+                // `[ns|name op value]`: the attribute's name, and whether it is compared.
+                let mut j = i + 1;
+                let mut name = String::new();
+                while let Some(&n) = chars.get(j) {
+                    if n == ']' || n == '=' || "~|^$*".contains(n) && chars.get(j + 1) == Some(&'=')
+                    {
+                        break;
+                    }
+                    name.push(n);
+                    j += 1;
+                }
+                let compared = chars.get(j).is_some_and(|n| *n != ']');
+                let name = name.trim();
+                let name = name.rsplit('|').next().unwrap_or(name).trim().to_owned();
+                if (compared || name == "value") && !is_structural_attribute(&name) {
+                    return Some(ValueTest::Attribute(name));
+                }
+            }
+            ':' => {
+                let mut j = i + 1;
+                while chars.get(j) == Some(&':') {
+                    j += 1;
+                }
+                let name: String = chars
+                    .get(j..)
+                    .unwrap_or_default()
+                    .iter()
+                    .take_while(|n| n.is_alphanumeric() || **n == '-' || **n == '_')
+                    .collect();
+                if VALUE_PSEUDO_CLASSES.contains(&name.as_str()) {
+                    return Some(ValueTest::PseudoClass(name));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// XPath functions that read a node's string value unless given an attribute (`@x`): a
+/// textarea's or editor's text is its value.
+const XPATH_TEXT_FUNCTIONS: &[&str] = &[
+    "string(",
+    "string-length(",
+    "normalize-space(",
+    "contains(",
+    "starts-with(",
+    "ends-with(",
+    "substring(",
+    "substring-before(",
+    "substring-after(",
+    "translate(",
+    "concat(",
+    "matches(",
+    "number(",
+    "sum(",
+    "boolean(",
+];
+
+/// Whether a compacted, lower-cased XPath reads some element's text: `text()`, `node()`, a
+/// string function on something other than an attribute, or a comparison whose left side is
+/// not an attribute, a literal or a function result.
+fn xpath_reads_text(compact: &str) -> Option<String> {
+    for step in ["text()", "node()", "comment()"] {
+        if compact.contains(step) {
+            return Some(step.to_owned());
+        }
+    }
+    for function in XPATH_TEXT_FUNCTIONS {
+        for (at, _) in compact.match_indices(function) {
+            // `starts-with(` also matches inside `xstarts-with(`: only whole names count.
+            let whole = at == 0
+                || !compact[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '-');
+            let argument = &compact[at + function.len()..];
+            if whole
+                && !argument.starts_with('@')
+                && !argument.starts_with('\'')
+                && !argument.starts_with('"')
+            {
+                return Some((*function).to_owned());
+            }
+        }
+    }
+    let chars: Vec<char> = compact.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        if !matches!(c, '=' | '<' | '>') {
+            continue;
+        }
+        if *c == '=' && i > 0 && matches!(chars.get(i - 1), Some('!' | '<' | '>')) {
+            continue;
+        }
+        let mut j = i;
+        if j > 0 && chars.get(j - 1) == Some(&'!') {
+            j -= 1;
+        }
+        let left_end = chars.get(..j).and_then(|s| s.last()).copied();
+        let left_ok = match left_end {
+            None | Some(')' | '\'' | '"') => true,
+            Some(_) => {
+                let token: Vec<char> = chars
+                    .get(..j)
+                    .unwrap_or_default()
+                    .iter()
+                    .rev()
+                    .take_while(|c| c.is_alphanumeric() || "-_.:*".contains(**c))
+                    .copied()
+                    .collect();
+                let numeric = !token.is_empty()
+                    && token.iter().all(|c| c.is_ascii_digit() || *c == '.')
+                    && token.iter().any(char::is_ascii_digit);
+                let attribute = !token.is_empty()
+                    && j > token.len()
+                    && chars.get(j - token.len() - 1) == Some(&'@');
+                numeric || attribute
+            }
+        };
+        if !left_ok {
+            return Some(format!("a comparison ('{c}') on an element's text"));
+        }
+    }
+    None
+}
+
+/// The first attribute read or text read in an XPath expression (whitespace outside strings
+/// removed first, so `@ value` is `@value`).
+pub fn xpath_value_test(xpath: &str) -> Option<ValueTest> {
+    let mut compact = String::with_capacity(xpath.len());
+    let mut quote: Option<char> = None;
+    for c in xpath.chars() {
+        match quote {
+            Some(q) => {
+                if c == q {
+                    quote = None;
+                }
+                // String contents are not syntax: keep a neutral placeholder.
+                if c == q {
+                    compact.push(c);
+                } else {
+                    compact.push('x');
+                }
+            }
+            None => {
+                if c == '"' || c == '\'' {
+                    quote = Some(c);
+                    compact.push(c);
+                } else if !c.is_whitespace() {
+                    compact.extend(c.to_lowercase());
+                }
+            }
+        }
+    }
+    let attribute_reads = compact.match_indices('@').map(|(at, _)| at + 1).chain(
+        compact
+            .match_indices("attribute::")
+            .map(|(at, m)| at + m.len()),
+    );
+    for start in attribute_reads {
+        let name: String = compact
+            .get(start..)
+            .unwrap_or_default()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || "-_:.*".contains(*c))
+            .collect();
+        let name = name.rsplit(':').next().unwrap_or(&name).to_owned();
+        if name.is_empty() || !is_structural_attribute(&name) {
+            return Some(ValueTest::Attribute(if name.is_empty() {
+                "*".to_owned()
+            } else {
+                name
+            }));
+        }
+    }
+    xpath_reads_text(&compact).map(ValueTest::Text)
+}

@@ -1,0 +1,556 @@
+#![cfg(target_arch = "wasm32")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "tests"
+)]
+//! Secret fields (`dom::secret`): the classifier's signals, the refusal of every selector,
+//! assertion and wait that could test a secret field's value (`secret_field`), what observe,
+//! extract, hints and errors show instead, the content patterns, the log's structural
+//! redaction, and a real React controlled password field.
+
+use bai::dom::fixture::{Fixture, run_script};
+use bai::dom::redact::{is_iban, redact_secrets};
+use bai::dom::secret::{
+    SecretKind, ValueTest, autocomplete_kind, classify, css_value_test, words_kind,
+    xpath_value_test,
+};
+use bai::dom::{ExecOptions, execute, observe};
+use bai::protocol::action::{ElementState, Expectation, WaitCondition};
+use bai::protocol::{Action, Selector, SelectorKind};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn opts() -> ExecOptions {
+    ExecOptions { timeout_ms: 50 }
+}
+
+fn sel(kind: SelectorKind, value: &str) -> Selector {
+    Selector::new(kind, value)
+}
+
+async fn code_of(action: Action) -> String {
+    match execute(&action, &opts()).await {
+        Ok(_) => "ok".to_owned(),
+        Err(error) => error.code().to_owned(),
+    }
+}
+
+fn assert_action(selector: Selector, expect: Expectation) -> Action {
+    Action::Assert { selector, expect }
+}
+
+// ---- The classifier ------------------------------------------------------------------------
+
+#[wasm_bindgen_test]
+fn words_and_autocomplete_tokens_name_the_kind() {
+    assert_eq!(words_kind("cardCvc"), Some(SecretKind::SecurityCode));
+    assert_eq!(words_kind("Security code"), Some(SecretKind::SecurityCode));
+    assert_eq!(words_kind("otp-input"), Some(SecretKind::OneTimeCode));
+    assert_eq!(words_kind("Enter your PIN"), Some(SecretKind::Pin));
+    assert_eq!(words_kind("Recovery code"), Some(SecretKind::RecoveryCode));
+    assert_eq!(words_kind("backup_code_1"), Some(SecretKind::RecoveryCode));
+    assert_eq!(words_kind("IBAN"), Some(SecretKind::Iban));
+    assert_eq!(words_kind("API key"), Some(SecretKind::Token));
+    assert_eq!(words_kind("ssn"), Some(SecretKind::NationalId));
+    assert_eq!(words_kind("Mot de passe"), Some(SecretKind::Password));
+    assert_eq!(
+        words_kind("Kartenprüfnummer"),
+        Some(SecretKind::SecurityCode)
+    );
+    // Whole words only: "spinner", "opinion", "pinned" are not PINs.
+    assert_eq!(words_kind("spinner opinion pinned"), None);
+    assert_eq!(words_kind("Email"), None);
+    assert_eq!(words_kind("Full name"), None);
+    assert_eq!(
+        autocomplete_kind("section-pay billing cc-csc"),
+        Some(SecretKind::SecurityCode)
+    );
+    assert_eq!(
+        autocomplete_kind("one-time-code"),
+        Some(SecretKind::OneTimeCode)
+    );
+    assert_eq!(
+        autocomplete_kind("CC-EXP-MONTH"),
+        Some(SecretKind::CardExpiry)
+    );
+    assert_eq!(autocomplete_kind("email"), None);
+}
+
+#[wasm_bindgen_test]
+fn fields_are_classified_by_structure() {
+    let f = Fixture::mount(
+        r#"<input id="a" type="password">
+        <input id="b" autocomplete="cc-number">
+        <input id="c" name="cvc">
+        <label for="d">Recovery code</label><input id="d">
+        <label>Security code <input id="e"></label>
+        <span id="lbl">One-time code</span><input id="g" aria-labelledby="lbl">
+        <input id="h" type="hidden" value="x">
+        <div id="i" contenteditable="true" aria-label="PIN"></div>
+        <select id="j" autocomplete="cc-exp-month"><option>01</option></select>
+        <textarea id="k" placeholder="Your API key"></textarea>
+        <input id="n" name="email"><label>Notes <textarea id="m">my pin is 1234</textarea></label>
+        <input id="o" type="checkbox" name="pin">"#,
+    )
+    .unwrap();
+    let kind = |id: &str| classify(&f.find(&format!("#{id}")).unwrap());
+    assert_eq!(kind("a"), Some(SecretKind::Password));
+    assert_eq!(kind("b"), Some(SecretKind::CardNumber));
+    assert_eq!(kind("c"), Some(SecretKind::SecurityCode));
+    assert_eq!(kind("d"), Some(SecretKind::RecoveryCode));
+    assert_eq!(kind("e"), Some(SecretKind::SecurityCode));
+    assert_eq!(kind("g"), Some(SecretKind::OneTimeCode));
+    assert_eq!(kind("h"), Some(SecretKind::HiddenValue));
+    assert_eq!(kind("i"), Some(SecretKind::Pin));
+    assert_eq!(kind("j"), Some(SecretKind::CardExpiry));
+    assert_eq!(kind("k"), Some(SecretKind::Token));
+    assert_eq!(kind("n"), None);
+    // The field's own text never classifies it (its label's text leaves the field out).
+    assert_eq!(kind("m"), None);
+    assert_eq!(kind("o"), None);
+}
+
+#[wasm_bindgen_test]
+fn selector_analysis_sees_through_escapes_nesting_and_case() {
+    let attr = |name: &str| Some(ValueTest::Attribute(name.to_owned()));
+    assert_eq!(css_value_test(r#"input[value^="a"]"#), attr("value"));
+    assert_eq!(
+        css_value_test(r#"form:has(input[VALUE="a"])"#),
+        attr("value")
+    );
+    assert_eq!(
+        css_value_test(r#"input:not([v\61lue$="z"])"#),
+        attr("value")
+    );
+    assert_eq!(css_value_test(r#"input:is([*|value*="z"])"#), attr("value"));
+    assert_eq!(css_value_test(r#"[data-v~="z"]"#), attr("data-v"));
+    assert_eq!(css_value_test("input[value]"), attr("value"));
+    assert_eq!(
+        css_value_test("input:placeholder-shown"),
+        Some(ValueTest::PseudoClass("placeholder-shown".to_owned()))
+    );
+    assert_eq!(
+        css_value_test(r"input:pl\61 ceholder-shown"),
+        Some(ValueTest::PseudoClass("placeholder-shown".to_owned()))
+    );
+    assert_eq!(css_value_test("#email"), None);
+    assert_eq!(css_value_test("button.primary > span"), None);
+    assert_eq!(css_value_test("input[name]"), None);
+    assert_eq!(css_value_test(r#"input[name="email"]"#), None);
+    assert_eq!(
+        css_value_test(r#"input[type=password]:not([value=""])"#),
+        attr("value")
+    );
+
+    assert_eq!(xpath_value_test("//input[@value='a']"), attr("value"));
+    assert_eq!(xpath_value_test("//input[@ value='a']"), attr("value"));
+    assert_eq!(xpath_value_test("//input[attribute::value]"), attr("value"));
+    assert_eq!(xpath_value_test("//input[@*='a']"), attr("*"));
+    assert!(matches!(
+        xpath_value_test("//textarea[contains(.,'a')]"),
+        Some(ValueTest::Text(_))
+    ));
+    assert!(matches!(
+        xpath_value_test("//form[.='a']"),
+        Some(ValueTest::Text(_))
+    ));
+    assert!(matches!(
+        xpath_value_test("//*[text()='a']"),
+        Some(ValueTest::Text(_))
+    ));
+    assert_eq!(xpath_value_test("//input[@name='email']"), None);
+    assert_eq!(xpath_value_test("//button[contains(@class,'x')][1]"), None);
+    assert_eq!(xpath_value_test("(//li)[position()=2]"), None);
+}
+
+// ---- Content patterns ------------------------------------------------------------------------
+
+#[wasm_bindgen_test]
+fn content_patterns_redact_cards_ibans_and_tokens_in_any_case() {
+    assert_eq!(
+        redact_secrets("card 4111-1111-1111-1111 ok"),
+        "card [redacted card number] ok"
+    );
+    assert!(is_iban("DE89370400440532013000"));
+    assert!(!is_iban("DE89370400440532013001"));
+    assert_eq!(
+        redact_secrets("pay to DE89 3704 0044 0532 0130 00 today"),
+        "pay to [redacted iban] today"
+    );
+    assert_eq!(redact_secrets("GB82WEST12345698765432"), "[redacted iban]");
+    assert_eq!(
+        redact_secrets("code 9f86d081884c7d659a2feaa0c55ad015 used"),
+        "code [redacted token] used"
+    );
+    assert_eq!(
+        redact_secrets("RECOVERY 7K2M-9QX4-3HV8-PL5N-W2R6-T8Y3"),
+        "RECOVERY [redacted token]"
+    );
+    assert_eq!(
+        redact_secrets("see /reset/8f14e45fceea167a5a36dedd4bea2543?x=1"),
+        "see /reset/[redacted token]?x=1"
+    );
+    // Ordinary words, short numbers, addresses and slugs stay.
+    for kept in [
+        "Order 12345 shipped",
+        "http://127.0.0.1:8080/shop/checkout.html",
+        "transaction-2024-summary-report",
+        "Blue mug, 2 items",
+    ] {
+        assert_eq!(redact_secrets(kept), kept);
+    }
+}
+
+// ---- No oracle ---------------------------------------------------------------------------
+
+const LOGIN: &str = r#"<form id="f" aria-label="Sign in">
+  <label for="pw">Password</label><input id="pw" type="password" name="pw">
+  <label for="cvc">CVC</label><input id="cvc" name="cvc" autocomplete="cc-csc" data-value="">
+  <label for="rc">Recovery code</label><textarea id="rc"></textarea>
+  <label for="em">Email</label><input id="em" name="email" value="ann@x.io">
+  <button type="button" id="go">Sign in</button>
+</form>"#;
+
+/// Fills the secret fields as React would: property and mirrored attributes, textarea text.
+fn fill_secrets(pw: &str, cvc: &str, rc: &str) {
+    run_script(&format!(
+        "(() => {{ const pw = document.getElementById('pw'); pw.value = {pw:?}; pw.setAttribute('value', {pw:?});
+          const cvc = document.getElementById('cvc'); cvc.value = {cvc:?}; cvc.setAttribute('value', {cvc:?}); cvc.dataset.value = {cvc:?};
+          const rc = document.getElementById('rc'); rc.textContent = {rc:?}; rc.value = {rc:?}; }})()"
+    ))
+    .unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn selectors_that_could_test_a_secret_value_are_refused() {
+    let _f = Fixture::mount(LOGIN).unwrap();
+    fill_secrets("hunter2", "123", "ABCD-EFGH");
+    for css in [
+        r#"input[value^="h"]"#,
+        r#"form:has(input[value^="h"])"#,
+        r#"#f:not(:has([v\61lue^="x"]))"#,
+        r#"input[data-value="123"]"#,
+        "#pw:placeholder-shown",
+        "textarea:empty",
+        "input[value]",
+    ] {
+        let click = Action::Click {
+            selector: Selector::css(css),
+        };
+        assert_eq!(code_of(click).await, "secret_field", "{css}");
+        let exists = assert_action(Selector::css(css), Expectation::Exists);
+        assert_eq!(code_of(exists).await, "secret_field", "{css}");
+        let wait = Action::WaitFor {
+            until: WaitCondition::Element {
+                selector: Selector::css(css),
+                state: ElementState::Attached,
+            },
+        };
+        assert_eq!(code_of(wait).await, "secret_field", "{css}");
+        let extract = Action::Extract {
+            selector: Selector::css(css),
+            attribute: None,
+        };
+        assert_eq!(code_of(extract).await, "secret_field", "{css}");
+    }
+    for xpath in [
+        "//input[starts-with(@value,'h')]",
+        "//textarea[contains(.,'AB')]",
+        "//*[text()='ABCD-EFGH']",
+        "//input[@*='123']",
+    ] {
+        let exists = assert_action(sel(SelectorKind::Xpath, xpath), Expectation::Exists);
+        assert_eq!(code_of(exists).await, "secret_field", "{xpath}");
+    }
+    // Structural selectors still work.
+    let ok = assert_action(Selector::css(r#"input[name="email"]"#), Expectation::Exists);
+    assert_eq!(code_of(ok).await, "ok");
+    let ok = assert_action(
+        sel(SelectorKind::Xpath, "//input[@name='cvc']"),
+        Expectation::Exists,
+    );
+    assert_eq!(code_of(ok).await, "ok");
+    let ok = assert_action(
+        Selector::css("#em"),
+        Expectation::ValueEquals {
+            value: "ann@x.io".to_owned(),
+        },
+    );
+    assert_eq!(code_of(ok).await, "ok");
+}
+
+#[wasm_bindgen_test]
+async fn text_aria_and_label_selectors_never_match_a_secret_value() {
+    let _f = Fixture::mount(
+        r#"<label>Recovery code <textarea id="rc">ZXCV-9876</textarea></label>
+        <label id="wrap">Security code <input id="cvc" autocomplete="cc-csc" value="321"></label>
+        <div role="button" aria-labelledby="cvc" id="echo">x</div>"#,
+    )
+    .unwrap();
+    for (kind, value) in [
+        (SelectorKind::Text, "ZXCV"),
+        (SelectorKind::Aria, "ZXCV"),
+        (SelectorKind::Label, "ZXCV"),
+        (SelectorKind::Aria, "321"),
+        (SelectorKind::Label, "Recovery code ZXCV"),
+    ] {
+        let action = assert_action(sel(kind, value), Expectation::Exists);
+        assert_eq!(
+            code_of(action).await,
+            "assertion_failed",
+            "{kind:?} {value}"
+        );
+    }
+    // The fields are still found by their labels.
+    let found = assert_action(
+        sel(SelectorKind::Label, "Recovery code"),
+        Expectation::Exists,
+    );
+    assert_eq!(code_of(found).await, "ok");
+}
+
+#[wasm_bindgen_test]
+async fn assertions_and_waits_on_secret_values_are_refused() {
+    let _f = Fixture::mount(LOGIN).unwrap();
+    fill_secrets("hunter2", "123", "ABCD-EFGH");
+    for (css, expect) in [
+        (
+            "#pw",
+            Expectation::ValueEquals {
+                value: "hunter2".to_owned(),
+            },
+        ),
+        (
+            "#cvc",
+            Expectation::ValueEquals {
+                value: "1".to_owned(),
+            },
+        ),
+        (
+            "#cvc",
+            Expectation::TextContains {
+                value: "1".to_owned(),
+            },
+        ),
+        (
+            "#rc",
+            Expectation::TextEquals {
+                value: "ABCD-EFGH".to_owned(),
+            },
+        ),
+    ] {
+        let err = execute(&assert_action(Selector::css(css), expect), &opts())
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), "secret_field", "{css}");
+        assert!(!err.message().contains("hunter2") && !err.message().contains("ABCD"));
+    }
+    // The page's text includes the secret textarea's: a text wait is refused.
+    let wait = Action::WaitFor {
+        until: WaitCondition::Text {
+            text: "ABCD".to_owned(),
+        },
+    };
+    assert_eq!(code_of(wait).await, "secret_field");
+}
+
+#[wasm_bindgen_test]
+async fn observe_extract_and_errors_show_no_secret() {
+    let _f = Fixture::mount(LOGIN).unwrap();
+    fill_secrets("hunter2", "123", "ABCD-EFGH");
+    let observation = observe(60);
+    let lines = observation.elements.join("\n");
+    assert!(!lines.contains("hunter2") && !lines.contains("ABCD") && !lines.contains("\"123\""));
+    assert!(
+        lines.contains(r#"textbox "Password" type=password value=<hidden>"#),
+        "{lines}"
+    );
+    assert!(
+        lines.contains(r#"textbox "CVC" value=<hidden> secret="card security code""#),
+        "{lines}"
+    );
+    assert!(
+        lines.contains(r#"textbox "Recovery code" value=<hidden> secret="recovery code""#),
+        "{lines}"
+    );
+    assert!(lines.contains(r#"value="ann@x.io""#));
+    // Empty or filled: the same line.
+    fill_secrets("", "", "");
+    assert_eq!(observe(60).elements.join("\n"), lines);
+    fill_secrets("hunter2", "123", "ABCD-EFGH");
+
+    for (css, attribute, shown) in [
+        ("#pw", None, "[redacted password]"),
+        ("#cvc", Some("value"), "[redacted security code]"),
+        ("#cvc", Some("data-value"), "[redacted security code]"),
+        ("#rc", None, "[redacted recovery code]"),
+        ("#cvc", Some("name"), "cvc"),
+    ] {
+        let report = execute(
+            &Action::Extract {
+                selector: Selector::css(css),
+                attribute: attribute.map(str::to_owned),
+            },
+            &opts(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            serde_json::to_value(&report).unwrap()["data"],
+            serde_json::json!([shown]),
+            "{css} {attribute:?}"
+        );
+    }
+    // The form's own text leaves the textarea out.
+    let report = execute(
+        &Action::Extract {
+            selector: Selector::css("#f"),
+            attribute: None,
+        },
+        &opts(),
+    )
+    .await
+    .unwrap();
+    let text = serde_json::to_string(&report).unwrap();
+    assert!(!text.contains("ABCD"), "{text}");
+    // An ambiguous match lists candidates without secret text.
+    let err = execute(
+        &Action::Click {
+            selector: Selector::css("form, textarea"),
+        },
+        &opts(),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code(), "ambiguous");
+    assert!(!err.message().contains("ABCD"), "{}", err.message());
+}
+
+#[wasm_bindgen_test]
+fn the_log_redacts_by_structure() {
+    let event = r#"{"kind":"rejected","excerpt":"BAI_ACTION {\"type\":\"input_text\",\"payload\":{\"t\\u0065xt\":\"hunter2\"}}","payload":{"nested":[{"t\u0065xt":"hunter3"}]},"note":"card 4111 1111 1111 1111"}"#;
+    let logged = bai::bindings::redact_log_event(event);
+    assert!(!logged.contains("hunter2"), "{logged}");
+    assert!(!logged.contains("hunter3"), "{logged}");
+    assert!(!logged.contains("4111"), "{logged}");
+    assert!(logged.contains("rejected"));
+    // BAI's own identifiers (UUID workflow ids) are kept.
+    let ids = bai::bindings::redact_log_event(
+        r#"{"kind":"approved","workflow_id":"762916a2-42bb-4a17-9874-987844bcf28d","by":"user"}"#,
+    );
+    assert!(
+        ids.contains("762916a2-42bb-4a17-9874-987844bcf28d"),
+        "{ids}"
+    );
+}
+
+// ---- A real React controlled password field --------------------------------------------
+
+const REACT_BUNDLE: &str = include_str!("../../tests/fixtures/build/react-login.js");
+
+#[wasm_bindgen_test]
+async fn a_react_controlled_password_is_never_an_oracle() {
+    let f = Fixture::mount(r#"<div id="react-root"></div>"#).unwrap();
+    run_script(REACT_BUNDLE).unwrap();
+    let mount: js_sys::Function = js_sys::Reflect::get(&js_sys::global(), &"__mountLogin".into())
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    let unmount: js_sys::Function = mount
+        .call1(&JsValue::NULL, &f.find("#react-root").unwrap())
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    // Typing into the password field (explicitly named) still works.
+    execute(
+        &Action::InputText {
+            selector: Selector::css("input[type=password]"),
+            text: "s3cretPass".to_owned(),
+        },
+        &ExecOptions::default(),
+    )
+    .await
+    .unwrap();
+    gloo_timers::future::TimeoutFuture::new(30).await;
+    let field = f.find("input[type=password]").unwrap();
+    assert_eq!(
+        js_sys::Reflect::get(&field, &"value".into()).unwrap(),
+        JsValue::from_str("s3cretPass")
+    );
+    for css in [
+        r#"input[value^="s"]"#,
+        r#"form:has(input[value^="s3"])"#,
+        r#"input[type=password]:not([value=""])"#,
+    ] {
+        let exists = assert_action(Selector::css(css), Expectation::Exists);
+        assert_eq!(code_of(exists).await, "secret_field", "{css}");
+    }
+    let value = assert_action(
+        Selector::css("input[type=password]"),
+        Expectation::ValueEquals {
+            value: "s3cretPass".to_owned(),
+        },
+    );
+    assert_eq!(code_of(value).await, "secret_field");
+    let lines = observe(60).elements.join("\n");
+    assert!(!lines.contains("s3cret"), "{lines}");
+    assert!(lines.contains("type=password value=<hidden>"), "{lines}");
+    unmount.call0(&JsValue::NULL).unwrap();
+}
+
+// ---- Held actions' typed text stays off the disk ---------------------------------------------
+
+#[wasm_bindgen_test]
+fn held_typed_text_is_split_off_the_saved_state_and_put_back() {
+    use bai::bindings::held_text::{put_back_held_actions, split_held_texts};
+    use bai::protocol::{Decision, Engine, Message, Role};
+    let handshake = r#"BAI_HANDSHAKE {"protocol":"BAI/0.2","workflow_id":"wf-held","state":"awaiting_extension_ack"}"#;
+    // The key spelled with an escape: found by structure all the same.
+    let typed = r##"BAI_ACTION {"protocol":"BAI/0.2","workflow_id":"wf-held","action_id":1,"type":"input_text","payload":{"selector":"#pw","t\u0065xt":"hunter2-held"}}"##;
+    let mut engine = Engine::new();
+    engine.observe(&[Message::new(
+        Role::Assistant,
+        format!("{handshake}\n{typed}"),
+    )]);
+    let state = engine.save().unwrap();
+    assert!(state.contains("hunter2-held"), "the engine holds it");
+    let (on_disk, texts) = split_held_texts(&state).unwrap();
+    assert!(!on_disk.contains("hunter2-held"), "{on_disk}");
+    assert!(
+        serde_json::to_string(&texts)
+            .unwrap()
+            .contains("hunter2-held")
+    );
+
+    // Restored with the texts: the held action runs with its text after Allow.
+    let mut restored: serde_json::Value = serde_json::from_str(&on_disk).unwrap();
+    put_back_held_actions(&mut restored, &texts);
+    let mut engine = Engine::restore(&restored.to_string()).unwrap();
+    let decisions = engine
+        .approve("wf-held", "n_0123456789abcdef0123456789abcdef")
+        .unwrap();
+    let typed_back = decisions.iter().any(|d| {
+        matches!(d, Decision::Execute { action: bai::protocol::Action::InputText { text, .. }, .. } if text == "hunter2-held")
+    });
+    assert!(typed_back, "{decisions:?}");
+
+    // Without them (the browser restarted): the held action is dropped, never run empty.
+    let mut restored: serde_json::Value = serde_json::from_str(&on_disk).unwrap();
+    put_back_held_actions(&mut restored, &serde_json::Map::new());
+    let mut engine = Engine::restore(&restored.to_string()).unwrap();
+    let decisions = engine
+        .approve("wf-held", "n_0123456789abcdef0123456789abcdef")
+        .unwrap();
+    assert!(
+        !decisions
+            .iter()
+            .any(|d| matches!(d, Decision::Execute { .. })),
+        "{decisions:?}"
+    );
+}
