@@ -511,8 +511,8 @@ fn held_typed_text_is_split_off_the_saved_state_and_put_back() {
     use bai::bindings::held_text::{put_back_held_actions, split_held_texts};
     use bai::protocol::{Decision, Engine, Message, Role};
     let handshake = r#"BAI_HANDSHAKE {"protocol":"BAI/0.2","workflow_id":"wf-held","state":"awaiting_extension_ack"}"#;
-    // The key spelled with an escape: found by structure all the same.
-    let typed = r##"BAI_ACTION {"protocol":"BAI/0.2","workflow_id":"wf-held","action_id":1,"type":"input_text","payload":{"selector":"#pw","t\u0065xt":"hunter2-held"}}"##;
+    // (The engine refuses keys written with escapes; the split works on the parsed state.)
+    let typed = r##"BAI_ACTION {"protocol":"BAI/0.2","workflow_id":"wf-held","action_id":1,"type":"input_text","payload":{"selector":"#pw","text":"hunter2-held"}}"##;
     let mut engine = Engine::new();
     engine.observe(&[Message::new(
         Role::Assistant,
