@@ -192,7 +192,8 @@ class ChromiumBrowser {
     const url = `${this.extensionOrigin}/${QUESTION_PAGE}`;
     const deadline = Date.now() + timeout;
     for (;;) {
-      const page = this.context.pages().find((p) => p.url().startsWith(url) && !p.isClosed());
+      // The newest such window: an older one may be closing.
+      const page = this.context.pages().filter((p) => p.url().startsWith(url) && !p.isClosed()).pop();
       if (page) return new ChromiumTab(this, page);
       if (Date.now() > deadline) throw new Error('chromium: the question window did not open');
       await sleep(50);

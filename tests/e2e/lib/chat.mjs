@@ -92,10 +92,19 @@ export async function startWorkflow(tab, workflowId, handshakeText = handshakeBl
  */
 export async function shownQuestion(tab, key) {
   const expected = key ?? (await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'BAI to wait for an answer' }));
-  const window = await tab.browser.questionWindow();
-  await window.waitFor((k) => document.body.dataset.question === k && document.body.dataset.questionReady, { args: [expected], what: `the question ${expected} to accept answers` });
-  const text = await window.evaluate(() => document.getElementById('question-text').textContent);
-  return { key: expected, text, window };
+  // The window found may be the one the last answer is closing (BAI closes it when no question
+  // is left and opens a new one for the next): look it up again until this question is in it.
+  const deadline = Date.now() + 15000;
+  for (;;) {
+    const window = await tab.browser.questionWindow();
+    try {
+      await window.waitFor((k) => document.body.dataset.question === k && document.body.dataset.questionReady, { args: [expected], what: `the question ${expected} to accept answers`, timeout: 1500 });
+      const text = await window.evaluate(() => document.getElementById('question-text').textContent);
+      return { key: expected, text, window };
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+  }
 }
 
 /** Answers the question BAI waits on in `tab` with a real click on Allow or Deny in the
