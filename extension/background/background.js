@@ -500,9 +500,22 @@ async function questionFrom(asked, sender) {
   return question;
 }
 
+// Opening and closing the question window run one at a time: otherwise a question asked while
+// the last answer's window is being closed finds that window still there, and is left with none.
+let questionWindowOps = Promise.resolve();
+function oneWindowOpAtATime(op) {
+  const next = questionWindowOps.then(op, op);
+  questionWindowOps = next.catch(() => {});
+  return next;
+}
+
 /** Shows the question window (a small popup window of the extension's own page), or brings the
  * one already open to the front. Works without a user gesture in Chrome and Firefox. */
-async function showQuestionWindow() {
+function showQuestionWindow() {
+  return oneWindowOpAtATime(showQuestionWindowNow);
+}
+
+async function showQuestionWindowNow() {
   const known = (await ext.storage.session.get(QUESTION_WINDOW_KEY))[QUESTION_WINDOW_KEY];
   if (known !== undefined) {
     const existing = await ext.windows.get(known).catch(() => null);
@@ -516,7 +529,11 @@ async function showQuestionWindow() {
 }
 
 /** Closes the question window once nothing is waiting. */
-async function closeQuestionWindowIfIdle() {
+function closeQuestionWindowIfIdle() {
+  return oneWindowOpAtATime(closeQuestionWindowIfIdleNow);
+}
+
+async function closeQuestionWindowIfIdleNow() {
   const questions = (await ext.storage.session.get(QUESTIONS_KEY))[QUESTIONS_KEY] ?? [];
   if (questions.length) return;
   const known = (await ext.storage.session.get(QUESTION_WINDOW_KEY))[QUESTION_WINDOW_KEY];
