@@ -610,10 +610,12 @@ async function renderRules() {
     li.append(text, remove);
     return li;
   }));
-  if (!$('rule-site').value && currentTab?.url) {
+  // Suggest the site of the tab the panel describes, once.
+  if (!document.body.dataset.rulesShown && !$('rule-site').value && currentTab?.url) {
     const { site } = siteOf(currentTab.url);
     if (site) $('rule-site').value = site.origin;
   }
+  document.body.dataset.rulesShown = '1';
 }
 
 async function addRule() {
@@ -682,3 +684,6 @@ async function main() {
 }
 
 main();
+
+// Exposed for the end-to-end tests: the audit export's content, without the file download.
+globalThis.baiPanel = { auditJson: async () => auditJson(lastLog, await loadSettings()) };

@@ -84,7 +84,9 @@ export async function removeApprovalRule(id) {
  * and refusals: crate::policy::ApprovalRule::describe). */
 export function describeRule(rule) {
   const verb = { allow: 'Allow', ask: 'Ask for', deny: 'Deny' }[rule.verdict] ?? rule.verdict;
-  const named = rule.name?.trim() ? ` named “${rule.name.trim()}”` : '';
+  const name = String(rule.name ?? '').trim();
+  const exact = /^"([^"|]*)"$/.exec(name);
+  const named = !name ? '' : exact ? ` named exactly “${exact[1]}”` : ` whose name has “${name}”`;
   return `${verb} ${(rule.actions ?? []).join(', ') || 'nothing'}${named} on ${rule.site}`;
 }
 

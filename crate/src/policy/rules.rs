@@ -70,18 +70,24 @@ pub struct ApprovalRule {
 }
 
 impl ApprovalRule {
-    /// The rule in words, as the panel, the question and errors show it: `deny click named
-    /// “delete|remove” on https://shop.example`.
+    /// The rule in words, as the panel, the question and errors show it: `deny click whose
+    /// name has “delete|remove” on https://shop.example`, `allow click named exactly “Remove
+    /// item” on https://shop.example`.
     pub fn describe(&self) -> String {
         let actions = if self.actions.is_empty() {
             "nothing".to_owned()
         } else {
             self.actions.join(", ")
         };
-        let named = if self.name.trim().is_empty() {
-            String::new()
-        } else {
-            format!(" named “{}”", self.name.trim())
+        let name = self.name.trim();
+        let exact = name
+            .strip_prefix('"')
+            .and_then(|rest| rest.strip_suffix('"'))
+            .filter(|inner| !inner.contains(['"', '|']));
+        let named = match exact {
+            _ if name.is_empty() => String::new(),
+            Some(inner) => format!(" named exactly “{inner}”"),
+            None => format!(" whose name has “{name}”"),
         };
         format!("{} {actions}{named} on {}", self.verdict.word(), self.site)
     }
@@ -396,10 +402,18 @@ mod tests {
             ..rule
         };
         assert!(deny.holds("https://a.example", None));
+        assert_eq!(deny.describe(), "deny click on https://a.example");
+        let named = |name: &str| ApprovalRule {
+            name: name.into(),
+            ..deny.clone()
+        };
         assert_eq!(
-            deny.describe(),
-            "deny click on https://a.example",
-            "a rule in words"
+            named("\"Remove item\"").describe(),
+            "deny click named exactly “Remove item” on https://a.example"
+        );
+        assert_eq!(
+            named("delete|remove").describe(),
+            "deny click whose name has “delete|remove” on https://a.example"
         );
     }
 
@@ -605,7 +619,8 @@ mod tests {
             assert_eq!(
                 refused(&control("button", "Delete account")),
                 Verdict::Deny {
-                    rule: "deny click named “delete|remove” on https://shop.example".into()
+                    rule: "deny click whose name has “delete|remove” on https://shop.example"
+                        .into()
                 }
             );
             // Also when the word is only inside the target, or in where it goes.
