@@ -495,7 +495,7 @@ async function questionFrom(asked, sender) {
     question.detail = text(asked.detail);
     question.target = text(asked.target);
     question.targetName = text(asked.targetName, 200);
-    question.reasons = (Array.isArray(asked.reasons) ? asked.reasons : []).slice(0, 8).map((r) => ({ code: text(r?.code, 60), message: text(r?.message) }));
+    question.reasons = (Array.isArray(asked.reasons) ? asked.reasons : []).slice(0, 8).map((r) => ({ code: text(r?.code, 60), message: text(r?.message), ...(typeof r?.name === 'string' ? { name: text(r.name, 200) } : {}) }));
     question.claim = text(asked.claim, 500);
   }
   return question;

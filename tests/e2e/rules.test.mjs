@@ -163,6 +163,8 @@ for (const name of browserNames()) {
       assert.ok(audit.events.some((e) => e.kind === 'executed' && e.action_id === 1 && /Remove item/.test(e.result?.allowed_by_rule?.rule)));
       assert.ok(audit.events.some((e) => e.kind === 'executed' && e.action_id === 3 && /Delete account/.test(e.result?.allowed_by_rule?.rule)));
       await panel.screenshot(`rules-panel-${name}`).catch(() => {});
+      await panel.evaluate(() => document.getElementById('rules-title').scrollIntoView());
+      await panel.screenshot(`rules-list-${name}`).catch(() => {});
       await panel.close();
 
       // Time passes: the "Remove item" rule expires (its expiry moved into the past). It does

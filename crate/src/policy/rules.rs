@@ -310,9 +310,9 @@ pub(super) fn decide(
 }
 
 /// Whether an allow rule waives `reason`. Never: a password field, a target nobody could check,
-/// a target nothing describes. A risky name only when the rule's pattern covers the very name
-/// the question would have been about (an icon-only "Delete" inside a harmless-named wrapper
-/// is not covered by a rule for the wrapper).
+/// a target nothing describes. A risky name or destination only when the rule's pattern covers
+/// the very name or address the question would have been about (an icon-only "Delete" inside a
+/// harmless-named wrapper is not covered by a rule for the wrapper).
 pub(super) fn allow_waives(rule: &ApprovalRule, reason: &AskReason) -> bool {
     match reason {
         AskReason::PasswordField
@@ -320,9 +320,11 @@ pub(super) fn allow_waives(rule: &ApprovalRule, reason: &AskReason) -> bool {
         | AskReason::UnknownActivation { .. }
         | AskReason::Rule { .. } => false,
         AskReason::RiskyClick { name, .. } => NamePattern::parse(&rule.name).matches(name),
-        AskReason::EachActionMode
-        | AskReason::RiskyNavigation { .. }
-        | AskReason::RiskyDestination { .. } => true,
+        // Where a control goes is not what it is called: a rule for the name "Next" does not
+        // cover a "Next" whose form goes to /account/delete, unless its pattern names that.
+        AskReason::RiskyDestination { url, .. } => NamePattern::parse(&rule.name).matches(url),
+        // The address is what a navigate rule's pattern was matched against.
+        AskReason::EachActionMode | AskReason::RiskyNavigation { .. } => true,
     }
 }
 
@@ -533,6 +535,37 @@ mod tests {
                 codes(&review(&wide, &click(), Some(&wrapper))),
                 ["risky_click"]
             );
+        }
+
+        #[test]
+        fn a_rule_for_a_name_does_not_cover_a_risky_destination() {
+            let settings = settings(
+                ApprovalMode::EachAction,
+                vec![rule(RuleVerdict::Allow, &["click"], "\"Next\"")],
+            );
+            let harmless = TargetFacts {
+                submits_form: true,
+                destination: Some("https://shop.example/search".into()),
+                ..control("button", "Next")
+            };
+            assert!(matches!(
+                review(&settings, &click(), Some(&harmless)),
+                Verdict::AllowedByRule { .. }
+            ));
+            let risky = TargetFacts {
+                destination: Some("https://shop.example/account/delete".into()),
+                ..harmless
+            };
+            assert_eq!(
+                codes(&review(&settings, &click(), Some(&risky))),
+                ["each_action_mode", "risky_destination"]
+            );
+            // A rule with no name pattern covers any target of its type on its site.
+            let any = settings_with(vec![rule(RuleVerdict::Allow, &["click"], "")]);
+            assert!(matches!(
+                review(&any, &click(), Some(&risky)),
+                Verdict::AllowedByRule { .. }
+            ));
         }
 
         fn settings_with(rules: Vec<ApprovalRule>) -> PolicySettings {
