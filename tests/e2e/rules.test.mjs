@@ -154,6 +154,8 @@ for (const name of browserNames()) {
       await say(3, 'click', { selector: '#delete' });
       await target.waitFor(() => window.__pressed.filter((p) => p === 'delete').length === 2, { what: 'the second click, by the new rule' });
       const panel = await openPanel(browser, chatUrl);
+      // The log reaches the panel after the click landed: wait for its entry.
+      await panel.waitFor(() => [...document.querySelectorAll('#log li')].some((li) => /^Action 3: click.*allowed without asking/.test(li.textContent)), { what: 'action 3 in the panel log' });
       const rules = await panel.evaluate(() => [...document.querySelectorAll('#rules li .rule-text')].map((li) => li.textContent));
       assert.deepEqual(rules, [`Allow click named exactly “Remove item” on ${server.origin}`, `Allow click named exactly “Delete account” on ${server.origin}`]);
       // The audit export holds the rules and the decisions.
