@@ -188,6 +188,14 @@ for (const name of browserNames()) {
       assert.deepEqual(await target.evaluate(() => window.__pressed), ['remove', 'delete', 'delete']);
       log = await chatLog(browser, chatUrl);
       assert.match(log, /Refused action 4by you/);
+
+      // Remove, in the panel, takes a rule away.
+      const removing = await openPanel(browser);
+      const id = await removing.evaluate(() => [...document.querySelectorAll('#rules li')].find((li) => li.textContent.includes('Delete account'))?.dataset.rule);
+      await removing.click(`#rules li[data-rule="${id}"] button`);
+      await removing.waitFor(() => document.querySelectorAll('#rules li').length === 1, { what: 'the rule to leave the list' });
+      assert.match(await removing.evaluate(() => document.querySelector('#rules li').textContent), /Remove item.*expired/);
+      await removing.close();
     });
 
     test('a deny rule fails the action with denied_by_rule, named in the model\'s result and the panel', async () => {
