@@ -5,8 +5,8 @@
 import init, * as core from '../pkg/bai.js';
 import { ext, isFirefox } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
-import { CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, SITES_KEY, loadSettings, loadSites } from '../shared/settings.js';
-import { questionFingerprint } from '../shared/questions.js';
+import { CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, SITES_KEY, addApprovalRule, loadSettings, loadSites, questionTimeoutMs } from '../shared/settings.js';
+import { alwaysAllowRule, questionFingerprint } from '../shared/questions.js';
 
 // Service workers may not use top-level await: start the core now, await it where needed.
 const coreReady = init({ module_or_path: ext.runtime.getURL('extension/pkg/bai_bg.wasm') })
@@ -494,7 +494,8 @@ async function questionFrom(asked, sender) {
       : text(asked.selector);
     question.detail = text(asked.detail);
     question.target = text(asked.target);
-    question.reasons = (Array.isArray(asked.reasons) ? asked.reasons : []).slice(0, 8).map((r) => ({ code: text(r?.code, 60), message: text(r?.message) }));
+    question.targetName = text(asked.targetName, 200);
+    question.reasons = (Array.isArray(asked.reasons) ? asked.reasons : []).slice(0, 8).map((r) => ({ code: text(r?.code, 60), message: text(r?.message), ...(typeof r?.name === 'string' ? { name: text(r.name, 200) } : {}) }));
     question.claim = text(asked.claim, 500);
   }
   return question;
@@ -545,22 +546,56 @@ async function closeQuestionWindowIfIdleNow() {
 async function askUser(message, sender) {
   const question = await questionFrom(message.question ?? {}, sender);
   question.fingerprint = await questionFingerprint(question);
+  // Nobody answering is a no: the question is denied when its time is up.
+  const timeoutMs = questionTimeoutMs(await loadSettings());
+  question.expiresAt = question.askedAt + timeoutMs;
   await withQuestions((questions) => {
     questions.push(question);
   });
+  // The timer works while the worker lives; the chat tab's reminder (QUESTION_DUE), the
+  // question window and the panel wake it and check again, so a worker that slept still
+  // denies on time. An answer after the time never counts (answerQuestion).
+  setTimeout(() => expireQuestions().catch(() => {}), timeoutMs + 50);
   await showQuestionWindow().catch(() => {});
-  return { questionId: question.id };
+  return { questionId: question.id, expiresAt: question.expiresAt };
 }
 
+/** Denies every question whose time is up: its chat tab is told `timed_out`, it leaves the
+ * question window and the panel. */
+async function expireQuestions() {
+  const now = Date.now();
+  const expired = await withQuestions((questions) => {
+    const due = questions.filter((q) => Number.isFinite(q.expiresAt) && q.expiresAt <= now);
+    for (const question of due) questions.splice(questions.indexOf(question), 1);
+    return due;
+  });
+  if (!expired.length) return;
+  await Promise.all(expired.map((question) => ext.tabs.sendMessage(question.tabId, { type: Msg.QUESTION_ANSWERED, questionId: question.id, answer: 'timed_out' }).catch(() => {})));
+  await closeQuestionWindowIfIdle();
+}
+
+/** Answers: 'allow', 'deny', or 'always_allow' (allow, and add the rule "allow this action
+ * type on this target name on this site", made here from the question as it was shown). */
 async function answerQuestion({ questionId, fingerprint, answer }) {
-  if (answer !== 'allow' && answer !== 'deny') return failure('invalid_answer', 'An answer is Allow or Deny.');
+  if (answer !== 'allow' && answer !== 'deny' && answer !== 'always_allow') return failure('invalid_answer', 'An answer is Allow, Always allow or Deny.');
+  await expireQuestions();
+  let refused = null;
   const question = await withQuestions((questions) => {
     const index = questions.findIndex((q) => q.id === questionId);
     if (index < 0 || questions[index].fingerprint !== fingerprint) return null;
+    if (answer === 'always_allow' && !alwaysAllowRule(questions[index])) {
+      refused = failure('rule_not_offered', 'This question offers no rule (BAI always asks about it); nothing was allowed.');
+      return null;
+    }
     return questions.splice(index, 1)[0];
   });
-  if (!question) return failure('question_not_open', 'This question is no longer open, or it changed since it was shown; nothing was allowed.');
-  await ext.tabs.sendMessage(question.tabId, { type: Msg.QUESTION_ANSWERED, questionId, answer }).catch(() => {});
+  if (refused) return refused;
+  if (!question) return failure('question_not_open', 'This question is no longer open (answered, withdrawn, or its time ran out), or it changed since it was shown; nothing was allowed.');
+  if (answer === 'always_allow') {
+    const rule = await addApprovalRule(alwaysAllowRule(question));
+    await appendLog(question.tabId, { kind: 'rule_added', rule, by: 'user', workflow_id: question.workflowId, action_id: question.actionId, at: Date.now() }).catch(() => {});
+  }
+  await ext.tabs.sendMessage(question.tabId, { type: Msg.QUESTION_ANSWERED, questionId, answer: answer === 'deny' ? 'deny' : 'allow' }).catch(() => {});
   await closeQuestionWindowIfIdle();
   return { ok: true };
 }
@@ -707,8 +742,14 @@ async function handle(message, sender) {
       if (questions.some((q) => q.tabId === sender.tab.id)) await showQuestionWindow().catch(() => {});
       return { ok: true };
     }
+    case Msg.QUESTION_DUE: {
+      if (sender.tab?.id === undefined && !fromExtensionPage(sender)) return failure('not_allowed', 'asked by chat tabs');
+      await expireQuestions();
+      return { ok: true };
+    }
     case Msg.PENDING_QUESTIONS: {
       if (!fromExtensionPage(sender)) return failure('not_allowed', 'questions are shown by the extension\'s own pages');
+      await expireQuestions();
       const questions = (await ext.storage.session.get(QUESTIONS_KEY))[QUESTIONS_KEY] ?? [];
       return { questions: questions.filter((q) => message.tabId === undefined || q.tabId === message.tabId) };
     }

@@ -216,6 +216,8 @@ export async function startChat(core, banner) {
     const heldActions = workflowInfo(workflow_id)?.held_actions ?? 0;
     const answer = await askUser({ kind: 'handshake', workflowId: workflow_id, protocol, heldActions });
     if (answer === 'allow' || answer === 'deny') decide(workflow_id, answer, 'user');
+    // Nobody answered in time: refused.
+    if (answer === 'timed_out') decide(workflow_id, 'deny', 'timeout');
   }
 
   // Questions this tab asked, by the background's question id. The question is shown only on
@@ -225,7 +227,8 @@ export async function startChat(core, banner) {
   const earlyAnswers = new Map();
 
   /** Asks the user through the background (question window and panel); resolves to 'allow',
-   * 'deny', or 'withdrawn' when Stop or a conversation switch took the question back. */
+   * 'deny', 'timed_out' when nobody answered in time, or 'withdrawn' when Stop or a
+   * conversation switch took the question back. */
   async function askUser(question) {
     const key = question.kind === 'action' ? `${question.workflowId}:${question.actionId}` : question.workflowId;
     const reply = await ext.runtime.sendMessage({ type: Msg.ASK_USER, question }).catch((error) => ({ error: { code: 'ask_failed', message: String(error?.message ?? error) } }));
@@ -234,6 +237,11 @@ export async function startChat(core, banner) {
       return 'deny';
     }
     banner.showWaiting(key);
+    // The background denies the question when its time is up; a worker that was asleep then
+    // is woken by this reminder (it checks the time itself).
+    if (Number.isFinite(reply.expiresAt)) {
+      setTimeout(() => ext.runtime.sendMessage({ type: Msg.QUESTION_DUE }).catch(() => {}), Math.max(0, reply.expiresAt - Date.now()) + 250);
+    }
     return new Promise((resolve) => {
       questions.set(reply.questionId, { key, workflowId: question.workflowId, resolve });
       if (earlyAnswers.has(reply.questionId)) {
@@ -454,10 +462,11 @@ export async function startChat(core, banner) {
       selector: summary.selector,
       detail: summary.detail,
       target: summary.target,
+      targetName: summary.targetName,
       reasons,
       claim: summary.reason,
     });
-    if (answer !== 'withdrawn') report({ kind: answer === 'allow' ? 'action_approved' : 'action_denied', workflow_id: summary.workflow_id, action_id: summary.action_id, by: 'user' });
+    if (answer !== 'withdrawn') report({ kind: answer === 'allow' ? 'action_approved' : 'action_denied', workflow_id: summary.workflow_id, action_id: summary.action_id, by: answer === 'timed_out' ? 'timeout' : 'user' });
     return answer;
   }
 
@@ -473,6 +482,10 @@ export async function startChat(core, banner) {
    * or a newer workflow took over. (`done` and `failed` come from the model's own lines: the
    * actions it wrote before them still run, in order.) */
   const HALTED = new Set(['stopped', 'superseded', 'denied']);
+
+  /** Refusals (by the user, a rule of theirs, or a question left unanswered) end the message's
+   * actions, whatever the model asked for. */
+  const REFUSALS = new Set(['denied_by_user', 'denied_by_rule', 'question_timed_out']);
 
   function failureOf(error) {
     try {
@@ -561,8 +574,11 @@ export async function startChat(core, banner) {
         const how = { timeoutMs: options.timeout_ms, attempt };
         let outcome = await perform(workflow_id, action_id, action, false, how);
         if (outcome.needs_approval) {
-          const answer = await askAboutAction({ ...summary, target: outcome.needs_approval.target }, outcome.needs_approval.reasons);
+          const answer = await askAboutAction({ ...summary, target: outcome.needs_approval.target, targetName: outcome.needs_approval.targetName }, outcome.needs_approval.reasons);
           if (answer === 'withdrawn') throw JSON.stringify({ code: 'stopped', message: 'You pressed Stop; BAI did not act.' });
+          if (answer === 'timed_out') {
+            throw JSON.stringify({ code: 'question_timed_out', message: 'Nobody answered BAI\'s question in time, so BAI did not act.' });
+          }
           if (answer !== 'allow') {
             throw JSON.stringify({ code: 'denied_by_user', message: 'The user did not allow this action.' });
           }
@@ -584,7 +600,7 @@ export async function startChat(core, banner) {
     if (failure?.hints?.length) outcome.hints = failure.hints;
     recordOutcome(workflow_id, outcome);
     // A refusal by the user ends the message's actions, whatever the model asked for.
-    if (onError.mode !== 'skip' || failure?.code === 'denied_by_user') {
+    if (onError.mode !== 'skip' || REFUSALS.has(failure?.code)) {
       batch.failedWorkflows.add(workflow_id);
       failedUntilResult.add(workflow_id);
     }
@@ -594,7 +610,7 @@ export async function startChat(core, banner) {
   // counts only for a question this tab asked and the background still held open.
   ext.runtime.onMessage.addListener((message) => {
     if (message?.type === Msg.QUESTION_ANSWERED) {
-      const answer = message.answer === 'allow' ? 'allow' : 'deny';
+      const answer = message.answer === 'allow' || message.answer === 'timed_out' ? message.answer : 'deny';
       if (!settleQuestion(message.questionId, answer)) earlyAnswers.set(message.questionId, answer);
       return;
     }

@@ -100,6 +100,9 @@ export async function executeHere(core, { action, timeoutMs, expectOrigin, appro
   if (refFloor) core.set_ref_floor(refFloor);
   const actionJson = JSON.stringify(action);
   const withRefs = (answer) => ({ ...answer, nextRef: core.next_ref_number() });
+  // The user's rule that let this run without a question, for the log (audit).
+  let allowedByRule = null;
+  const ruled = (result) => (allowedByRule ? { ...result, allowed_by_rule: allowedByRule } : result);
   try {
     let destination = null;
     if (action.type === 'navigate') {
@@ -108,16 +111,23 @@ export async function executeHere(core, { action, timeoutMs, expectOrigin, appro
     }
     if (!approved) {
       const settings = await loadSettings();
-      const verdict = JSON.parse(await core.review_action(actionJson, policySettingsJson(settings), timeoutMs ?? undefined));
-      if (verdict.verdict === 'ask') return { needs_approval: { reasons: verdict.reasons, target: verdict.target } };
+      // The user's rules for this site apply (the origin checked above), until they expire.
+      const context = { site: expectOrigin ?? location.origin, nowMs: Date.now() };
+      const verdict = JSON.parse(await core.review_action(actionJson, policySettingsJson(settings, context), timeoutMs ?? undefined));
+      if (verdict.verdict === 'deny') return withRefs({ error: { code: verdict.code, message: verdict.message } });
+      if (verdict.verdict === 'ask') {
+        const targetName = verdict.target_name ?? (action.type === 'navigate' ? action.payload?.url : null);
+        return { needs_approval: { reasons: verdict.reasons, target: verdict.target, targetName } };
+      }
+      if (verdict.by_rule) allowedByRule = { rule: verdict.by_rule, waived: verdict.waived ?? [] };
     }
     if (destination) {
       return withRefs({
-        result: { action: 'navigate', effects: [{ kind: 'navigation_started', url: destination.url }], attempts: 1, elapsed_ms: 0 },
+        result: ruled({ action: 'navigate', effects: [{ kind: 'navigation_started', url: destination.url }], attempts: 1, elapsed_ms: 0 }),
         navigateTo: destination.url,
       });
     }
-    return withRefs({ result: JSON.parse(await core.execute_action(actionJson, timeoutMs ?? undefined)) });
+    return withRefs({ result: ruled(JSON.parse(await core.execute_action(actionJson, timeoutMs ?? undefined))) });
   } catch (error) {
     // A selector failure carries `hints` (close matches with refs), added by the Rust core.
     const failure = parseFailure(error);

@@ -5,8 +5,8 @@
 import init, * as core from '../pkg/bai.js';
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
-import { SITES_KEY, loadSettings, loadSites, saveSetting } from '../shared/settings.js';
-import { armAnswers, questionFingerprint, renderQuestion } from '../shared/questions.js';
+import { MIN_QUESTION_TIMEOUT_SECONDS, SETTINGS_KEY, SITES_KEY, addApprovalRule, describeRule, loadSettings, loadSites, removeApprovalRule, saveSetting } from '../shared/settings.js';
+import { armAnswers, questionFingerprint, renderQuestion, timeLeftText } from '../shared/questions.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -19,6 +19,9 @@ const STATE_WORDS = {
   stopped: 'stopped by you',
   denied: 'refused by you',
 };
+
+/** Who refused, in words. */
+const BY_WORDS = { user: 'by you', timeout: 'nobody answered in time', policy: 'by your settings' };
 
 function show(id, text, tone) {
   const el = $(id);
@@ -55,7 +58,9 @@ function describeEvent(event) {
     case 'approved':
       return { what: `Allowed workflow${wf}`, why: event.by === 'policy' ? 'by your setting “allow without asking”' : 'by you', tone: 'ok' };
     case 'denied':
-      return { what: `Refused workflow${wf}`, why: 'by you', tone: 'warn' };
+      return { what: `Refused workflow${wf}`, why: BY_WORDS[event.by] ?? 'by you', tone: 'warn' };
+    case 'rule_added':
+      return { what: `Added the rule: ${describeRule(event.rule ?? {})}`, why: 'by you (“Always allow this on this site”)', tone: 'info' };
     case 'stopped':
       return { what: `Stopped workflow${wf}`, why: 'by you', tone: 'warn' };
     case 'ack_posted':
@@ -69,7 +74,11 @@ function describeEvent(event) {
       }
       return {
         what: `Action ${event.action_id}: ${event.type} ${describeSelector(event.selector)}${event.detail ? ` ${event.detail}` : ''}`.trim(),
-        why: [event.reason ? `“${event.reason}”` : '', (event.result?.effects ?? []).map((e) => e.kind.replaceAll('_', ' ')).join(', ') || 'done'].filter(Boolean).join(' — '),
+        why: [
+          event.reason ? `“${event.reason}”` : '',
+          (event.result?.effects ?? []).map((e) => e.kind.replaceAll('_', ' ')).join(', ') || 'done',
+          event.result?.allowed_by_rule ? `allowed without asking by your rule “${event.result.allowed_by_rule.rule}”` : '',
+        ].filter(Boolean).join(' — '),
         tone: 'ok',
       };
     case 'failed':
@@ -99,7 +108,7 @@ function describeEvent(event) {
     case 'action_approved':
       return { what: `Allowed action ${event.action_id}`, why: 'by you', tone: 'ok' };
     case 'action_denied':
-      return { what: `Refused action ${event.action_id}`, why: 'by you', tone: 'warn' };
+      return { what: `Refused action ${event.action_id}`, why: BY_WORDS[event.by] ?? 'by you', tone: 'warn' };
     case 'skipped':
       return { what: `Action ${event.action_id}: ${event.type} skipped`, why: event.why === 'stopped' ? 'the workflow was stopped' : 'an earlier action in the same message failed', tone: 'warn' };
     case 'rejected':
@@ -177,18 +186,26 @@ let lastLog = [];
  * executed, failed, rejected, results posted), oldest first, with ISO times. Events never hold
  * typed text or password values: the chat tab leaves them out before logging.
  */
-function auditJson(log) {
+function auditJson(log, settings) {
   return JSON.stringify({
     format: 'bai-audit-log/1',
     exported_at: new Date().toISOString(),
     extension_version: ext.runtime.getManifest().version,
     tab: currentTab && { url: currentTab.url, title: currentTab.title },
+    // The rules in force when exported; each decision they made is an event below
+    // (`executed` with `result.allowed_by_rule`, `failed` with `denied_by_rule`, `rule_added`).
+    approval_rules: (settings.approvalRules ?? []).map((rule) => ({
+      ...rule,
+      description: describeRule(rule),
+      expires_at: rule.expires_at_ms ? new Date(rule.expires_at_ms).toISOString() : null,
+    })),
+    question_timeout_seconds: settings.questionTimeoutSeconds,
     events: log.map((event) => ({ ...event, at: new Date(event.at).toISOString() })),
   }, null, 2);
 }
 
-function exportLog() {
-  const blob = new Blob([auditJson(lastLog)], { type: 'application/json' });
+async function exportLog() {
+  const blob = new Blob([auditJson(lastLog, await loadSettings())], { type: 'application/json' });
   const link = document.createElement('a');
   link.href = URL.createObjectURL(blob);
   link.download = `bai-audit-${new Date().toISOString().replaceAll(':', '-').slice(0, 19)}.json`;
@@ -259,9 +276,11 @@ async function renderQuestionOf(question) {
   if (question.kind === 'action') box.dataset.action = String(question.actionId);
   else delete box.dataset.action;
   box.hidden = false;
+  $('time-left').textContent = timeLeftText(question);
   disarmQuestion = armAnswers({
     allow: $('allow'),
     deny: $('deny'),
+    always: $('always'),
     question,
     fingerprint,
     onArmed: () => { box.dataset.questionReady = '1'; },
@@ -364,6 +383,14 @@ async function setupSettings() {
     if (Number.isFinite(days) && days >= 1) saveSetting('conversationRetentionDays', Math.min(days, 3650));
     else retention.value = String(settings.conversationRetentionDays);
   });
+  const timeout = $('set-question-timeout');
+  timeout.value = String(settings.questionTimeoutSeconds);
+  timeout.addEventListener('change', () => {
+    const seconds = Math.round(Number(timeout.value));
+    if (Number.isFinite(seconds) && seconds >= MIN_QUESTION_TIMEOUT_SECONDS) saveSetting('questionTimeoutSeconds', Math.min(seconds, 3600));
+    else timeout.value = String(settings.questionTimeoutSeconds);
+  });
+  $('add-rule').addEventListener('click', addRule);
   $('clear-conversations').addEventListener('click', async () => {
     const reply = await ext.runtime.sendMessage({ type: Msg.CLEAR_CONVERSATIONS }).catch((error) => ({ error: { message: String(error) } }));
     $('clear-status').textContent = reply?.error
@@ -556,6 +583,66 @@ function addChatSite() {
   });
 }
 
+// ---- Approval rules ------------------------------------------------------------------------
+// The panel only writes the rules the user made and lists them; the Rust policy decides with
+// them (crate/src/policy/rules.rs).
+
+const ACTION_TYPES = new Set(['click', 'input_text', 'scroll', 'select_option', 'check', 'uncheck', 'press_key', 'hover', 'navigate', 'wait', 'observe', 'wait_for', 'extract', 'assert']);
+
+async function renderRules() {
+  const { approvalRules: rules = [] } = await loadSettings();
+  const now = Date.now();
+  $('rules-empty').hidden = rules.length > 0;
+  $('rules').replaceChildren(...rules.map((rule) => {
+    const li = document.createElement('li');
+    li.dataset.rule = rule.id;
+    const expired = Number.isFinite(rule.expires_at_ms) && rule.expires_at_ms <= now;
+    if (expired) li.dataset.expired = '1';
+    const text = document.createElement('span');
+    text.className = 'rule-text';
+    const until = Number.isFinite(rule.expires_at_ms) ? ` — ${expired ? 'expired' : 'until'} ${new Date(rule.expires_at_ms).toLocaleString()}` : '';
+    text.textContent = `${describeRule(rule)}${until}`;
+    const remove = document.createElement('button');
+    remove.type = 'button';
+    remove.textContent = 'Remove';
+    remove.setAttribute('aria-label', `Remove the rule: ${describeRule(rule)}`);
+    remove.addEventListener('click', () => removeApprovalRule(rule.id));
+    li.append(text, remove);
+    return li;
+  }));
+  // Suggest the site of the tab the panel describes, once.
+  if (!document.body.dataset.rulesShown && !$('rule-site').value && currentTab?.url) {
+    const { site } = siteOf(currentTab.url);
+    if (site) $('rule-site').value = site.origin;
+  }
+  document.body.dataset.rulesShown = '1';
+}
+
+async function addRule() {
+  const status = $('rule-status');
+  const actions = $('rule-actions').value.split(',').map((a) => a.trim()).filter(Boolean);
+  const unknown = actions.filter((a) => !ACTION_TYPES.has(a));
+  if (!actions.length || unknown.length) {
+    status.textContent = unknown.length ? `Not an action BAI knows: ${unknown.join(', ')}.` : 'Name at least one action (for example: click).';
+    return;
+  }
+  const parsed = siteOf($('rule-site').value.trim());
+  if (parsed.error) {
+    status.textContent = `Not a site: ${parsed.error.message}`;
+    return;
+  }
+  const forMs = Number($('rule-expiry').value);
+  const rule = await addApprovalRule({
+    site: parsed.site.origin,
+    actions,
+    name: $('rule-name').value.trim(),
+    verdict: $('rule-verdict').value,
+    expires_at_ms: forMs > 0 ? Date.now() + forMs : null,
+  });
+  status.textContent = `Added: ${describeRule(rule)}.`;
+  document.body.dataset.rulesAdded = String(Number(document.body.dataset.rulesAdded ?? 0) + 1);
+}
+
 async function main() {
   try {
     await init();
@@ -569,6 +656,7 @@ async function main() {
   await setupSettings();
   $('add-chat-site-button').addEventListener('click', addChatSite);
   ext.storage.onChanged.addListener((changes, area) => {
+    if (area === 'local' && changes[SETTINGS_KEY]) renderRules();
     if (area === 'local' && changes[SITES_KEY]) {
       renderSites();
       renderOptionalChatSites();
@@ -576,6 +664,12 @@ async function main() {
   });
   await renderSites();
   await renderOptionalChatSites().catch(() => {});
+  // The time left on the question shown, and rules that expired meanwhile.
+  setInterval(() => {
+    $('time-left').textContent = shownQuestion ? timeLeftText(shownQuestion) : '';
+    if (shownQuestion && Date.now() >= shownQuestion.expiresAt) refresh();
+  }, 1000);
+  setInterval(renderRules, 30_000);
   // The tab's address is needed inside the click (no await before the permission request).
   ext.tabs.onUpdated.addListener((id, change) => {
     if (id === tabId && (change.url || change.title)) refresh();
@@ -586,6 +680,10 @@ async function main() {
   });
   ext.tabs.onActivated?.addListener(() => refresh());
   await refresh();
+  await renderRules();
 }
 
 main();
+
+// Exposed for the end-to-end tests: the audit export's content, without the file download.
+globalThis.baiPanel = { auditJson: async () => auditJson(lastLog, await loadSettings()) };

@@ -4,7 +4,7 @@
 
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
-import { armAnswers, questionFingerprint, questionKey, renderQuestion } from '../shared/questions.js';
+import { armAnswers, questionFingerprint, questionKey, renderQuestion, timeLeftText } from '../shared/questions.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -33,6 +33,7 @@ async function refresh() {
   const fingerprint = await questionFingerprint(next);
   if (mine !== generation) return;
   renderQuestion($('question-text'), next);
+  $('time-left').textContent = timeLeftText(next);
   $('question').hidden = false;
   $('status').textContent = '';
   document.body.dataset.question = questionKey(next);
@@ -40,16 +41,25 @@ async function refresh() {
   disarm = armAnswers({
     allow: $('allow'),
     deny: $('deny'),
+    always: $('always'),
     question: next,
     fingerprint,
     onArmed: () => { document.body.dataset.questionReady = '1'; },
     send: async (answer, digest) => {
       const result = await ext.runtime.sendMessage({ type: Msg.ANSWER_QUESTION, questionId: next.id, fingerprint: digest, answer });
-      $('status').textContent = result?.error ? `Not counted: ${result.error.message}` : answer === 'allow' ? 'Allowed.' : 'Denied.';
+      const said = { allow: 'Allowed.', always_allow: 'Allowed; BAI added the rule (see Approval rules in the panel).', deny: 'Denied.' }[answer];
+      $('status').textContent = result?.error ? `Not counted: ${result.error.message}` : said;
       await refresh();
     },
   });
 }
+
+// The time left to answer. Each tick also asks the background for the open questions, which
+// denies those whose time is up (a worker that slept checks then).
+setInterval(() => {
+  $('time-left').textContent = shown ? timeLeftText(shown) : '';
+  if (shown && Number.isFinite(shown.expiresAt) && Date.now() >= shown.expiresAt) refresh();
+}, 1000);
 
 ext.runtime.onMessage.addListener((message) => {
   if (message?.type === Msg.QUESTIONS_CHANGED) refresh();

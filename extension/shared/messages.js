@@ -23,7 +23,11 @@ export const Msg = Object.freeze({
   /** extension page -> background: the user's answer to question `questionId`, with the
    * fingerprint of what the page showed. */
   ANSWER_QUESTION: 'answer_question',
-  /** background -> content (chat): the user answered question `questionId`. */
+  /** content (chat) -> background: a question's time may be up; deny the questions whose time
+   * is (the background checks the time itself). */
+  QUESTION_DUE: 'question_due',
+  /** background -> content (chat): the user answered question `questionId` ('allow', 'deny'),
+   * or nobody did in time ('timed_out'). */
   QUESTION_ANSWERED: 'question_answered',
   /** background -> extension pages: the list of open questions changed. */
   QUESTIONS_CHANGED: 'questions_changed',

@@ -11,8 +11,40 @@ export const ANSWER_DELAY_MS = 600;
 /** The fields a question is shown with, in a fixed order: its fingerprint covers exactly these. */
 const SHOWN_FIELDS = [
   'id', 'kind', 'chatOrigin', 'origin', 'pageTitle', 'workflowId', 'protocol', 'heldActions',
-  'actionId', 'actionType', 'selector', 'detail', 'target', 'reasons', 'claim',
+  'actionId', 'actionType', 'selector', 'detail', 'target', 'targetName', 'reasons', 'claim',
 ];
+
+/** Reasons the rule "Always allow" makes waives (crate::policy::rules::allow_waives); for any
+ * other reason (a password field, a target nobody could check or describe, a risky address
+ * behind a control's name) BAI would ask again, so "Always allow" is not offered. */
+const WAIVABLE_REASONS = new Set(['each_action_mode', 'risky_click', 'risky_navigation']);
+
+/**
+ * The rule "Always allow this on this site" makes for `question`, or null when it offers none:
+ * this action type, on a target of exactly this name (a quoted whole name: no other control
+ * matches it), on the question's site. Made from the question as shown; the background makes
+ * it again from its own copy before storing it.
+ */
+export function alwaysAllowRule(question) {
+  if (question?.kind !== 'action' || !question.actionType || !/^https?:\/\//.test(question.origin ?? '')) return null;
+  const reasons = question.reasons ?? [];
+  if (!reasons.length || !reasons.every((reason) => WAIVABLE_REASONS.has(reason.code))) return null;
+  // A risky name inside the target (an icon-only "Delete" in a toolbar) is not the target's
+  // own name: a rule for the target's name would not cover it.
+  if (reasons.some((reason) => reason.code === 'risky_click' && reason.name?.trim() !== String(question.targetName ?? '').trim())) return null;
+  // `|` and `"` are the pattern's own syntax; as word separators they change no word.
+  const name = String(question.targetName ?? '').replace(/[|"]/g, ' ').replace(/\s+/g, ' ').trim();
+  if (!/[\p{L}\p{N}]/u.test(name)) return null;
+  return { site: question.origin, actions: [question.actionType], name: `"${name}"`, verdict: 'allow', expires_at_ms: null };
+}
+
+/** "Denied in 1:52 if you do not answer", from the question's deadline. */
+export function timeLeftText(question, now = Date.now()) {
+  if (!Number.isFinite(question?.expiresAt)) return '';
+  const seconds = Math.max(0, Math.ceil((question.expiresAt - now) / 1000));
+  const clock = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+  return `BAI denies this in ${clock} if you do not answer.`;
+}
 
 /** A short hex digest of what a question shows. The page that shows a question sends the
  * digest of what it rendered with the answer; the background counts the answer only when it
@@ -83,24 +115,29 @@ export function renderQuestion(container, question) {
  * clicks (`isTrusted`) while the page is visible, and only with the fingerprint of what is
  * shown. `send(answer, fingerprint)` is called at most once per question.
  */
-export function armAnswers({ allow, deny, question, fingerprint, send, onArmed }) {
+export function armAnswers({ allow, deny, always, question, fingerprint, send, onArmed }) {
   const shownAt = performance.now();
   let answered = false;
+  // "Always allow this on this site", only where the question offers a rule.
+  const rule = alwaysAllowRule(question);
+  const buttons = [allow, deny, ...(always && rule ? [always] : [])];
+  if (always) {
+    always.hidden = !rule;
+    always.textContent = rule ? `Always allow ${rule.actions[0]} on “${rule.name.slice(1, -1)}” on this site` : '';
+  }
   const handler = (answer) => (event) => {
     if (answered || !event.isTrusted || performance.now() < shownAt + ANSWER_DELAY_MS) return;
     if (document.visibilityState !== 'visible') return;
     answered = true;
-    allow.disabled = true;
-    deny.disabled = true;
+    for (const button of buttons) button.disabled = true;
     send(answer, fingerprint);
   };
   allow.onclick = handler('allow');
   deny.onclick = handler('deny');
-  allow.disabled = true;
-  deny.disabled = true;
+  if (always) always.onclick = rule ? handler('always_allow') : null;
+  for (const button of buttons) button.disabled = true;
   const timer = setTimeout(() => {
-    allow.disabled = false;
-    deny.disabled = false;
+    for (const button of buttons) button.disabled = false;
     onArmed?.(question);
   }, ANSWER_DELAY_MS);
   return () => clearTimeout(timer);

@@ -13,7 +13,22 @@ export const DEFAULT_SETTINGS = Object.freeze({
   riskyWords: null,
   /** Days a conversation's saved state is kept after it was last used (then deleted). */
   conversationRetentionDays: 30,
+  /** Approval rules, as crate::policy::ApprovalRule reads them: { id, site, actions, name,
+   * verdict: 'allow' | 'ask' | 'deny', expires_at_ms }. The Rust policy decides with them. */
+  approvalRules: [],
+  /** A question nobody answers in this many seconds is denied (`question_timed_out`). */
+  questionTimeoutSeconds: 120,
 });
+
+/** The shortest question timeout the panel accepts, in seconds. */
+export const MIN_QUESTION_TIMEOUT_SECONDS = 2;
+
+/** The question timeout in milliseconds, from the settings (the default when unreadable). */
+export function questionTimeoutMs(settings) {
+  const seconds = Number(settings.questionTimeoutSeconds);
+  const valid = Number.isFinite(seconds) && seconds >= MIN_QUESTION_TIMEOUT_SECONDS;
+  return Math.round((valid ? seconds : DEFAULT_SETTINGS.questionTimeoutSeconds) * 1000);
+}
 
 // ---- Saved conversations -------------------------------------------------------------------
 // Each conversation's engine state is kept in storage.local under CONVERSATION_PREFIX + its
@@ -35,11 +50,44 @@ export async function saveSetting(name, value) {
   await ext.storage.local.set({ [SETTINGS_KEY]: { ...current, [name]: value } });
 }
 
-/** The settings as the Rust policy reads them (crate::policy::PolicySettings). */
-export function policySettingsJson(settings) {
+/**
+ * The settings as the Rust policy reads them (crate::policy::PolicySettings). A review also
+ * passes `site` (the origin the action acts on) and `nowMs`: the approval rules of that site
+ * apply, and only until they expire.
+ */
+export function policySettingsJson(settings, { site, nowMs } = {}) {
   const policy = { approval_mode: settings.approvalMode };
   if (Array.isArray(settings.riskyWords)) policy.risky_words = settings.riskyWords;
+  if (Array.isArray(settings.approvalRules)) policy.rules = settings.approvalRules;
+  if (typeof site === 'string') policy.site = site;
+  if (Number.isFinite(nowMs)) policy.now_ms = Math.floor(nowMs);
   return JSON.stringify(policy);
+}
+
+/** Adds an approval rule (the panel's form, or "Always allow this on this site"). */
+export async function addApprovalRule(rule) {
+  const current = (await ext.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] ?? {};
+  const rules = Array.isArray(current.approvalRules) ? current.approvalRules : [];
+  const added = { id: crypto.randomUUID(), expires_at_ms: null, name: '', ...rule };
+  await ext.storage.local.set({ [SETTINGS_KEY]: { ...current, approvalRules: [...rules, added] } });
+  return added;
+}
+
+/** Removes the approval rule `id`. */
+export async function removeApprovalRule(id) {
+  const current = (await ext.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] ?? {};
+  const rules = Array.isArray(current.approvalRules) ? current.approvalRules : [];
+  await ext.storage.local.set({ [SETTINGS_KEY]: { ...current, approvalRules: rules.filter((rule) => rule.id !== id) } });
+}
+
+/** A rule in words, as the panel lists it (the Rust policy names it the same way in questions
+ * and refusals: crate::policy::ApprovalRule::describe). */
+export function describeRule(rule) {
+  const verb = { allow: 'Allow', ask: 'Ask for', deny: 'Deny' }[rule.verdict] ?? rule.verdict;
+  const name = String(rule.name ?? '').trim();
+  const exact = /^"([^"|]*)"$/.exec(name);
+  const named = !name ? '' : exact ? ` named exactly “${exact[1]}”` : ` whose name has “${name}”`;
+  return `${verb} ${(rule.actions ?? []).join(', ') || 'nothing'}${named} on ${rule.site}`;
 }
 
 // ---- Sites the user allowed ----------------------------------------------------------------

@@ -310,6 +310,18 @@ pub async fn review_action(
     }
     let verdict = match review(&settings, &action, facts.as_ref()) {
         crate::policy::Verdict::Allow => serde_json::json!({ "verdict": "allow" }),
+        // The rule is named in the audit log; the questions it waived too.
+        crate::policy::Verdict::AllowedByRule { rule, waived } => serde_json::json!({
+            "verdict": "allow",
+            "by_rule": rule,
+            "waived": waived.iter().map(|reason| reason.message()).collect::<Vec<_>>(),
+        }),
+        crate::policy::Verdict::Deny { rule } => serde_json::json!({
+            "verdict": "deny",
+            "code": crate::policy::Verdict::DENIED_BY_RULE,
+            "message": crate::policy::Verdict::denied_message(&rule),
+            "rule": rule,
+        }),
         crate::policy::Verdict::Ask { reasons } => {
             // Each reason carries its plain-language sentence for the question shown to the user.
             let reasons: Vec<serde_json::Value> = reasons
@@ -326,6 +338,8 @@ pub async fn review_action(
                 "verdict": "ask",
                 "reasons": reasons,
                 "target": facts.as_ref().map(|facts| facts.description.clone()),
+                // What the target is called, for "Always allow this on this site".
+                "target_name": facts.as_ref().map(|facts| if facts.name.trim().is_empty() { facts.text.clone() } else { facts.name.clone() }),
             })
         }
     };

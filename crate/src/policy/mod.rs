@@ -6,6 +6,7 @@
 //! person: a click whose target reads like paying, buying, deleting or sending; typing into a
 //! password field.
 
+mod rules;
 mod words;
 
 use std::collections::VecDeque;
@@ -13,6 +14,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::Action;
+pub use rules::{ApprovalRule, RuleVerdict};
 pub use words::{Position, find_risky, percent_decode, words};
 
 /// How often the user is asked.
@@ -71,6 +73,14 @@ pub struct PolicySettings {
     pub max_actions_per_workflow: u32,
     /// Most actions per minute, across workflows of one chat tab.
     pub max_actions_per_minute: u32,
+    /// The user's approval rules, for every site (only those of `site` apply).
+    pub rules: Vec<ApprovalRule>,
+    /// The origin the reviewed action acts on (the workflow's bound site), set by the host for
+    /// each review; without it no rule applies.
+    pub site: Option<String>,
+    /// The time of the review (milliseconds since the epoch), set by the host: expired rules
+    /// do nothing.
+    pub now_ms: Option<u64>,
 }
 
 impl Default for PolicySettings {
@@ -83,6 +93,9 @@ impl Default for PolicySettings {
                 .collect(),
             max_actions_per_workflow: 200,
             max_actions_per_minute: 60,
+            rules: Vec::new(),
+            site: None,
+            now_ms: None,
         }
     }
 }
@@ -205,6 +218,12 @@ pub enum AskReason {
         /// The element, described.
         element: String,
     },
+    /// One of the user's approval rules asks for it.
+    #[serde(rename = "rule_asks")]
+    Rule {
+        /// The rule, in words.
+        rule: String,
+    },
 }
 
 impl AskReason {
@@ -228,6 +247,7 @@ impl AskReason {
             Self::UnknownActivation { element } => {
                 format!("BAI cannot tell what {element} does (no role, name, text or address)")
             }
+            Self::Rule { rule } => format!("your rule “{rule}” says so"),
         }
     }
 }
@@ -238,11 +258,33 @@ impl AskReason {
 pub enum Verdict {
     /// Run it.
     Allow,
+    /// Run it: one of the user's allow rules waived every question the policy had.
+    AllowedByRule {
+        /// The rule, in words.
+        rule: String,
+        /// The questions it waived (none when nothing would have asked).
+        waived: Vec<AskReason>,
+    },
     /// Ask the user first, for these reasons.
     Ask {
         /// Why (at least one).
         reasons: Vec<AskReason>,
     },
+    /// Do not run it: one of the user's deny rules holds (`denied_by_rule`).
+    Deny {
+        /// The rule, in words.
+        rule: String,
+    },
+}
+
+impl Verdict {
+    /// The stable code of a refusal, for the model's result and the panel.
+    pub const DENIED_BY_RULE: &'static str = "denied_by_rule";
+
+    /// The plain message of a refusal by `rule`.
+    pub fn denied_message(rule: &str) -> String {
+        format!("Your rule “{rule}” does not allow this action; BAI did not act.")
+    }
 }
 
 /// How an action touches the page, as far as the policy is concerned.
@@ -289,7 +331,53 @@ fn touch_of(action: &Action) -> Touch {
 /// `target` describes what the action will really act on: for a click, the button or link
 /// around the clicked element; for `press_key` Enter in a form field, the form's submit button;
 /// for `press_key` without a selector, the focused element. `None` means it could not be found.
+///
+/// The user's approval rules for `settings.site` then have their say ([`rules`]): a deny rule
+/// refuses, an ask rule adds its question, an allow rule waives the questions it may waive.
 pub fn review(settings: &PolicySettings, action: &Action, target: Option<&TargetFacts>) -> Verdict {
+    let reasons = builtin_reasons(settings, action, target);
+    let said = rules::decide(
+        &settings.rules,
+        settings.site.as_deref(),
+        settings.now_ms,
+        action,
+        target,
+    );
+    match said {
+        rules::RulesSay::Deny(rule) => Verdict::Deny {
+            rule: rule.describe(),
+        },
+        rules::RulesSay::Ask(rule) => {
+            let mut reasons = reasons;
+            reasons.push(AskReason::Rule {
+                rule: rule.describe(),
+            });
+            Verdict::Ask { reasons }
+        }
+        rules::RulesSay::Allow(rule) => {
+            if reasons
+                .iter()
+                .all(|reason| rules::allow_waives(&rule, reason))
+            {
+                Verdict::AllowedByRule {
+                    rule: rule.describe(),
+                    waived: reasons,
+                }
+            } else {
+                Verdict::Ask { reasons }
+            }
+        }
+        rules::RulesSay::Nothing if reasons.is_empty() => Verdict::Allow,
+        rules::RulesSay::Nothing => Verdict::Ask { reasons },
+    }
+}
+
+/// The questions the policy itself asks, before any rule.
+fn builtin_reasons(
+    settings: &PolicySettings,
+    action: &Action,
+    target: Option<&TargetFacts>,
+) -> Vec<AskReason> {
     let mut reasons = Vec::new();
     let touch = touch_of(action);
     if settings.approval_mode == ApprovalMode::EachAction && touch != Touch::ReadsOnly {
@@ -322,11 +410,7 @@ pub fn review(settings: &PolicySettings, action: &Action, target: Option<&Target
             });
         }
     }
-    if reasons.is_empty() {
-        Verdict::Allow
-    } else {
-        Verdict::Ask { reasons }
-    }
+    reasons
 }
 
 /// Why activating `target` (choosing `option`, when not empty) needs a question, if it does.
@@ -770,6 +854,7 @@ mod tests {
                             .to_owned()
                     })
                     .collect(),
+                other => panic!("no rules here: {other:?}"),
             };
             assert_eq!(codes, case.expected, "{}: {:?}", case.what, case.facts);
         }
