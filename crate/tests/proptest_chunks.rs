@@ -57,7 +57,10 @@ fn started() -> (Engine, Vec<Message>) {
 }
 
 fn parse(line: &str) -> Value {
-    assert!(line.chars().count() <= RESULT_LINE_MAX_CHARS, "over the cap");
+    assert!(
+        line.chars().count() <= RESULT_LINE_MAX_CHARS,
+        "over the cap"
+    );
     assert!(!line.contains('\n') && !line.contains('\r'));
     let json = line.strip_prefix("BAI_RESULT ").unwrap();
     // The engine's own strict reader (no duplicate keys, nothing readers disagree on).
@@ -169,8 +172,7 @@ fn deliver(data: &[String], elements: &[String]) -> (Vec<String>, Vec<String>, u
         messages.push(Message::new(Role::User, line.clone()));
         assert!(engine.observe(&messages).is_empty());
         let part = parse(&line);
-        let got: Vec<Segment> =
-            serde_json::from_value(part["actions"][0]["data"].clone()).unwrap();
+        let got: Vec<Segment> = serde_json::from_value(part["actions"][0]["data"].clone()).unwrap();
         assert!(!got.is_empty(), "a part without content: {line}");
         segments.extend(got);
         token = part["continuation"]["token"].as_str().map(str::to_owned);

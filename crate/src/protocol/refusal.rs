@@ -936,10 +936,18 @@ impl std::fmt::Display for Refusal {
             Self::UnlistedActionType { type_name } => {
                 write!(f, "action type {:?} is not known", excerpt(type_name))
             }
-            Self::NotNegotiated { what, capability } => write!(
-                f,
-                "{what} needs the \"{capability}\" capability, which this workflow's handshake did not list; start a new handshake with \"capabilities\":[\"{CAPABILITY_ACTION_LINES}\",\"{capability}\"] to use it"
-            ),
+            Self::NotNegotiated { what, capability } => {
+                // `chunked_results` counts only beside `result_lines`.
+                let with = if *capability == Capability::ChunkedResults {
+                    format!("\"{}\",", Capability::ResultLines)
+                } else {
+                    String::new()
+                };
+                write!(
+                    f,
+                    "{what} needs the \"{capability}\" capability, which this workflow's handshake did not list; start a new handshake with \"capabilities\":[\"{CAPABILITY_ACTION_LINES}\",{with}\"{capability}\"] to use it"
+                )
+            }
             Self::FieldNeedsV03 { field, capability } => write!(
                 f,
                 "the field {field:?} needs the \"{capability}\" capability, which only a BAI/0.3 handshake can list; remove it, or start a BAI/0.3 handshake with \"capabilities\":[\"{CAPABILITY_ACTION_LINES}\",\"{capability}\"]"

@@ -620,8 +620,7 @@ pub(crate) fn build_chunked_line(
         // The next value does not fit whole: split it at a character boundary (extract text;
         // an observation line only when nothing at all fits otherwise).
         let next = values.get(whole).cloned().unwrap_or_default();
-        let splittable =
-            pending.segment.field == SegmentField::Data || !anything_placed;
+        let splittable = pending.segment.field == SegmentField::Data || !anything_placed;
         let mut split_at = 0;
         if splittable {
             split_at = largest_fitting(next.chars().count(), |chars| {

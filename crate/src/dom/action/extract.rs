@@ -26,7 +26,9 @@ use crate::dom::report::{ActionReport, Effect, ExecOptions};
 use crate::dom::secret::{SecretScan, is_structural_attribute, visible_text_without_secrets};
 use crate::dom::selector::{describe_selector, query_all_checked};
 use crate::protocol::Selector;
-use crate::protocol::action::{EXTRACT_LARGE_MAX_ELEMENTS, EXTRACT_MAX_CHARS, EXTRACT_MAX_ELEMENTS};
+use crate::protocol::action::{
+    EXTRACT_LARGE_MAX_ELEMENTS, EXTRACT_MAX_CHARS, EXTRACT_MAX_ELEMENTS,
+};
 
 /// Marks text cut at the size limit.
 const TRUNCATED: &str = "…[truncated]";

@@ -1,9 +1,9 @@
 //! The `BAI_RESULT` lines the engine issues for a workflow that negotiated `result_lines`.
 
 use super::Engine;
+use crate::protocol::continuation::{Continuation, remember_spent, token_for};
 use crate::protocol::error::EngineError;
 use crate::protocol::record::{Capability, object_fingerprint, parse_object};
-use crate::protocol::continuation::{Continuation, remember_spent, token_for};
 use crate::protocol::result::{
     Chunking, RESULT_PREFIX, ResultReport, ResultStatus, build_chunked_line, build_line,
 };

@@ -3,9 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::capabilities::{
-    field_not_negotiated, not_negotiated, type_capability, unknown_type,
-};
+use super::capabilities::{field_not_negotiated, not_negotiated, type_capability, unknown_type};
 use super::selector::selector_from_wire;
 use crate::protocol::action::{
     Action, EXTRACT_LARGE_MAX_CHARS, ElementState, Expectation, Key, OBSERVE_MAX_ELEMENTS,
