@@ -69,7 +69,7 @@ for (const name of browserNames()) {
       const workflowId = await panel.waitFor(() => document.body.dataset.lastPromptWorkflow, { what: 'the copied prompt' });
 
       const chat = await browser.newTab(`${server.origin}/chat/c/chunks-${name}`);
-      await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session' });
+      await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session', timeout: 30000 });
       await chat.evaluate((text) => window.chatFixture.addUserMessage(text), protocolPrompt(workflowId));
       await chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshake(workflowId));
       await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
