@@ -656,9 +656,16 @@ pub(crate) fn build_chunked_line(
     let mut dropped = false;
     for segment in &mut rest {
         let mut keep = 0;
-        for value in &segment.values {
+        for value in &mut segment.values {
             let chars = value.chars().count();
             if chars > budget {
+                // The head of the value that reaches the bound is kept (a string may be cut at a
+                // character boundary anywhere; the line then says it was cut).
+                if budget > 0 {
+                    *value = prefix(value, budget);
+                    keep += 1;
+                }
+                budget = 0;
                 dropped = true;
                 break;
             }
@@ -874,5 +881,87 @@ mod tests {
             parsed(&text)["actions"][0]["reason"],
             json!("C:\\u0000 \u{fffd}")
         );
+    }
+
+    fn chunked(report: &ResultReport, token: Option<&str>) -> ChunkedLine {
+        build_chunked_line(
+            ProtocolVersion::V0_3,
+            "w1",
+            1,
+            WorkflowState::Active,
+            report,
+            Chunking {
+                more: None,
+                token: token.map(str::to_owned),
+            },
+        )
+    }
+
+    fn extract_report(values: Value) -> ResultReport {
+        let mut a = ok(1);
+        a.action_type = Some("extract".into());
+        a.data = Some(values);
+        ResultReport {
+            actions: vec![a],
+            page: None,
+            observation: None,
+            changes: None,
+        }
+    }
+
+    #[test]
+    fn chunked_line_that_fits_is_the_plain_line_uncut() {
+        // 3,000 characters: over the per-action cap of a plain workflow, under the line cap.
+        let report = extract_report(json!(["d".repeat(3000)]));
+        let built = chunked(&report, Some("m_0000000000000001"));
+        assert!(built.rest.is_empty());
+        let v = parsed(&built.line);
+        assert_eq!(v["actions"][0]["data"], json!(["d".repeat(3000)]));
+        assert!(v.get("continuation").is_none() && v.get("truncated").is_none());
+    }
+
+    #[test]
+    fn observation_lines_are_not_split_when_whole_ones_fit() {
+        let elements: Vec<String> = (0..400)
+            .map(|i| format!("@e{i} button \"{}\"", "n".repeat(40)))
+            .collect();
+        let mut report = extract_report(json!(null));
+        report.actions[0].data = None;
+        report.observation = Some(json!({"elements": elements, "more": 0, "total": 400}));
+        let built = chunked(&report, Some("m_0000000000000001"));
+        let v = parsed(&built.line);
+        let first = v["observation"]["elements"].as_array().unwrap();
+        assert!(first.len() > 50 && first.len() < 400);
+        assert_eq!(first.last().unwrap(), &json!(elements[first.len() - 1]));
+        assert_eq!(built.rest.len(), 1);
+        assert!(!built.rest[0].joins);
+        assert_eq!(built.rest[0].values.first(), elements.get(first.len()));
+        assert_eq!(v["continuation"]["token"], json!("m_0000000000000001"));
+        assert_eq!(
+            v["continuation"]["remaining_chars"],
+            json!(built.rest[0].chars())
+        );
+    }
+
+    #[test]
+    fn without_a_token_the_rest_is_dropped_and_said() {
+        // The workflow is over: nothing can be fetched later.
+        let report = extract_report(json!(["x".repeat(20_000)]));
+        let built = chunked(&report, None);
+        assert!(built.rest.is_empty());
+        let v = parsed(&built.line);
+        assert!(built.line.chars().count() <= RESULT_LINE_MAX_CHARS);
+        assert_eq!(v["truncated"], json!(true));
+        assert!(v.get("continuation").is_none());
+        assert!(v["actions"][0]["data"][0].as_str().unwrap().len() > 7000);
+    }
+
+    #[test]
+    fn the_kept_rest_is_bounded() {
+        let report = extract_report(json!(["y".repeat(CONTINUATION_MAX_CHARS + 20_000)]));
+        let built = chunked(&report, Some("m_0000000000000001"));
+        let kept: usize = built.rest.iter().map(Segment::chars).sum();
+        assert_eq!(kept, CONTINUATION_MAX_CHARS);
+        assert_eq!(parsed(&built.line)["truncated"], json!(true));
     }
 }

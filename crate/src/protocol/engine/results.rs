@@ -15,6 +15,9 @@ impl Engine {
     /// writes the workflow's current state, caps every part of the report (see
     /// [`crate::protocol::result`]) so the line stays under 8000 characters, and remembers the
     /// line so that it is recognized, and not reported as foreign, when it shows up in the chat.
+    /// With `chunked_results` nothing is cut: what does not fit waits as the workflow's
+    /// continuation and the line names its token (see [`crate::protocol::continuation`]); a line
+    /// answering a `more` whose token was taken carries the next part in that action's `data`.
     pub fn result_line(
         &mut self,
         workflow_id: &str,
