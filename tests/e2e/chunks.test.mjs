@@ -61,7 +61,11 @@ for (const name of browserNames()) {
       const articleUrl = `${server.origin}/article/index.html`;
       const target = await browser.newTab(articleUrl);
       const pageText = await target.waitFor(() => document.getElementById('story')?.textContent);
-      assert.equal([...pageText].length, 50000);
+      const CARD = '4111 1111 1111 1111';
+      assert.ok(pageText.includes(CARD));
+      // What extract reads: the page's text with the card number redacted.
+      const extracted = pageText.replace(CARD, '[redacted card number]');
+      assert.ok([...extracted].length > 50000);
 
       const panel = await browser.openExtensionPage(`extension/panel/panel.html?tabUrl=${encodeURIComponent(articleUrl)}`);
       await panel.waitFor(() => document.body.dataset.ready);
@@ -90,7 +94,16 @@ for (const name of browserNames()) {
       assert.deepEqual({ ...first.actions[0], data: undefined }, { action_id: 1, type: 'extract', status: 'ok', effects: ['extracted'], data: undefined });
       assert.equal(first.actions[0].data.length, 1);
       assert.match(first.continuation.token, /^m_[0-9a-f]{16}$/);
-      assert.ok(pageText.startsWith(first.actions[0].data[0]));
+      assert.ok(extracted.startsWith(first.actions[0].data[0]));
+
+      // The rest waits in the engine state saved for this conversation (deleted with it by the
+      // retention setting), redacted as the chat will see it.
+      const stateKey = `bai:conv:${server.origin}/chat/c/chunks-${name}`;
+      const savedState = () => panel.evaluate(async (k) => (await chrome.storage.local.get(k))[k] ?? '', stateKey);
+      const saved = await savedState();
+      assert.ok(saved.includes(first.continuation.token), 'the continuation is in the saved state');
+      assert.ok(saved.includes('[redacted card number]'));
+      assert.ok(!JSON.stringify(await panel.evaluate(async () => chrome.storage.local.get(null))).includes(CARD), 'no card number on disk');
 
       // The model asks for each next part with the newest token, and appends as the prompt says.
       const values = [...first.actions[0].data];
@@ -124,15 +137,30 @@ for (const name of browserNames()) {
       }
       assert.ok(parts >= 7, `${parts} result lines`);
       assert.equal(new Set(tokens).size, tokens.length, 'every part has its own token');
-      assert.deepEqual(values, [pageText], 'the parts reassemble into exactly the page text');
+      assert.deepEqual(values, [extracted], 'the parts reassemble into exactly what extract read');
 
-      // A token already used gives nothing more: refused, and the workflow ends.
+      // A second long extraction leaves a new continuation; a token already used gives nothing
+      // more: refused, the workflow ends, and its continuation is no longer saved.
+      await say('extract', { selector: '#story', max_chars: 60000 });
+      const again = record(await nextResultLine(browser, chat, parts + 1));
+      assert.ok(!tokens.includes(again.continuation.token));
+      assert.ok((await savedState()).includes(again.continuation.token));
       await say('more', { token: tokens[0] });
-      const refused = record(await nextResultLine(browser, chat, parts + 1));
+      const refused = record(await nextResultLine(browser, chat, parts + 2));
       assert.equal(refused.state, 'failed');
       assert.equal(refused.actions[0].action_id, nextId - 1);
       assert.equal(refused.actions[0].status, 'rejected');
       assert.equal(refused.actions[0].code, 'continuation_used');
+      // The saved state wraps the engine's own JSON: read the workflow from it.
+      const savedWorkflow = async () => JSON.parse(JSON.parse(await savedState()).engine).workflows.find((w) => w.id === workflowId);
+      const deadline = Date.now() + 15000;
+      let workflow = await savedWorkflow();
+      while (workflow.state !== 'failed' && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        workflow = await savedWorkflow();
+      }
+      assert.equal(workflow.state, 'failed');
+      assert.equal(workflow.continuation, undefined, 'a finished workflow keeps no continuation');
     });
   });
 }
