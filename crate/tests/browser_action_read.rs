@@ -133,6 +133,7 @@ async fn extract(
     let action = Action::Extract {
         selector,
         attribute: attribute.map(str::to_owned),
+        max_chars: None,
     };
     execute(&action, &opts(500)).await
 }
@@ -191,6 +192,41 @@ async fn extract_reads_texts_and_attributes_with_redaction() {
 }
 
 #[wasm_bindgen_test]
+async fn extract_with_max_chars_reads_long_text_and_many_elements() {
+    // `chunked_results`: up to max_chars characters from up to 1000 elements, whole.
+    let long = "é".repeat(30_000);
+    let items: String = (0..40).map(|i| format!("<li>item {i}</li>")).collect();
+    let _f = Fixture::mount(&format!(
+        r#"<p class="t">{long}</p><ul>{items}</ul><p id="short">{}</p>"#,
+        "y".repeat(50)
+    ))
+    .unwrap();
+    let read = |css: &'static str, max_chars: u32| async move {
+        let report = execute(
+            &Action::Extract {
+                selector: Selector::css(css),
+                attribute: None,
+                max_chars: Some(max_chars),
+            },
+            &opts(500),
+        )
+        .await
+        .unwrap();
+        serde_json::to_value(&report).unwrap()
+    };
+    let json = read("p.t", 100_000).await;
+    assert_eq!(json["data"], serde_json::json!([long]));
+    assert_eq!(json["effects"][0]["truncated"], false);
+    let json = read("li", 100_000).await;
+    assert_eq!(json["data"].as_array().unwrap().len(), 40);
+    assert_eq!(json["data"][39], "item 39");
+    // The limit still holds, in characters.
+    let json = read("#short", 20).await;
+    assert_eq!(json["data"][0], format!("{}…[truncated]", "y".repeat(20)));
+    assert_eq!(json["effects"][0]["truncated"], true);
+}
+
+#[wasm_bindgen_test]
 async fn extract_caps_the_total_size() {
     let long = "x".repeat(1500);
     let _f = Fixture::mount(&format!(
@@ -201,6 +237,7 @@ async fn extract_caps_the_total_size() {
         &Action::Extract {
             selector: Selector::css("p.t"),
             attribute: None,
+            max_chars: None,
         },
         &opts(500),
     )

@@ -256,6 +256,7 @@ async fn selectors_that_could_test_a_secret_value_are_refused() {
         let extract = Action::Extract {
             selector: Selector::css(css),
             attribute: None,
+            max_chars: None,
         };
         assert_eq!(code_of(extract).await, "secret_field", "{css}");
     }
@@ -396,6 +397,7 @@ async fn observe_extract_and_errors_show_no_secret() {
             &Action::Extract {
                 selector: Selector::css(css),
                 attribute: attribute.map(str::to_owned),
+                max_chars: None,
             },
             &opts(),
         )
@@ -412,6 +414,7 @@ async fn observe_extract_and_errors_show_no_secret() {
         &Action::Extract {
             selector: Selector::css("#f"),
             attribute: None,
+            max_chars: None,
         },
         &opts(),
     )

@@ -204,6 +204,8 @@ fn random_action(rng: &mut Rng, page: &Page, guess: &str) -> Action {
                     Some("aria-label"),
                 ])
                 .map(str::to_owned),
+            // The large read of `chunked_results` redacts as the default one does.
+            max_chars: *rng.pick(&[None, Some(100_000)]),
         },
         3 | 4 => Action::Assert {
             selector,

@@ -549,8 +549,10 @@ export async function startChat(core, banner) {
       recordOutcome(workflow_id, { action_id, type: action.type, status: 'skipped' });
       return;
     }
-    if (action.type === 'done') {
-      report({ kind: 'executed', ...summary, result: { done: action.payload } });
+    if (action.type === 'done' || action.type === 'more') {
+      // Neither touches the page: `more` asks for the next part of a long result, which the
+      // engine writes into this message's result line (it checked the token already).
+      report({ kind: 'executed', ...summary, result: action.type === 'done' ? { done: action.payload } : { more: true } });
       recordOutcome(workflow_id, { action_id, type: action.type, status: 'ok' });
       return;
     }

@@ -267,6 +267,7 @@ pub async fn review_action(
             | crate::protocol::Action::Assert { .. }
             | crate::protocol::Action::Wait { .. }
             | crate::protocol::Action::Done { .. }
+            | crate::protocol::Action::More { .. }
     );
     if let Some(selector) = action.selector().filter(|_| !reads_only) {
         let root =

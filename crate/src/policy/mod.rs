@@ -320,7 +320,8 @@ fn touch_of(action: &Action) -> Touch {
         | Action::WaitFor { .. }
         | Action::Extract { .. }
         | Action::Assert { .. }
-        | Action::Done { .. } => Touch::ReadsOnly,
+        | Action::Done { .. }
+        | Action::More { .. } => Touch::ReadsOnly,
         // Scroll, hover, navigate, other keys; and, fail closed, any action added later.
         _ => Touch::Moves,
     }

@@ -104,6 +104,18 @@ pub enum Action {
         /// Read this attribute instead of the text.
         #[serde(skip_serializing_if = "Option::is_none")]
         attribute: Option<String>,
+        /// Read up to this many characters (1 to [`EXTRACT_LARGE_MAX_CHARS`]) instead of
+        /// [`EXTRACT_MAX_CHARS`], from up to [`EXTRACT_LARGE_MAX_ELEMENTS`] elements. Needs
+        /// `chunked_results`: what does not fit one result line continues in the next ones.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        max_chars: Option<u32>,
+    },
+    /// Ask for the next part of a result that did not fit one line. Needs `chunked_results`.
+    /// Not performed on the page: the engine checks the token (issued for this workflow,
+    /// unused, not replaced by a newer continuation) and writes the part into the next result.
+    More {
+        /// The continuation token of the previous part (`"m_…"`).
+        token: String,
     },
     /// Check a fact about the page; fails with `assertion_failed` when it does not hold. Needs
     /// `extended_actions`.
@@ -132,6 +144,10 @@ pub const OBSERVE_MAX_ELEMENTS: u32 = 300;
 pub const EXTRACT_MAX_ELEMENTS: usize = 20;
 /// Most characters an `extract` returns in total.
 pub const EXTRACT_MAX_CHARS: usize = 2000;
+/// Most characters an `extract` with `max_chars` (`chunked_results`) may ask for.
+pub const EXTRACT_LARGE_MAX_CHARS: u32 = 100_000;
+/// Most elements an `extract` with `max_chars` reads.
+pub const EXTRACT_LARGE_MAX_ELEMENTS: usize = 1000;
 
 /// The keys `press_key` may press.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -354,6 +370,7 @@ impl Action {
             Self::Extract { .. } => "extract",
             Self::Assert { .. } => "assert",
             Self::Done { .. } => "done",
+            Self::More { .. } => "more",
         }
     }
 
@@ -375,6 +392,7 @@ impl Action {
             Self::Wait { .. }
             | Self::Scroll { .. }
             | Self::Done { .. }
+            | Self::More { .. }
             | Self::Observe { .. }
             | Self::Navigate { .. }
             | Self::WaitFor { .. } => None,
@@ -457,10 +475,20 @@ mod tests {
             Action::Extract {
                 selector: test_id(),
                 attribute: None,
+                max_chars: None,
             },
             Action::Extract {
                 selector: test_id(),
                 attribute: Some("href".into()),
+                max_chars: None,
+            },
+            Action::Extract {
+                selector: test_id(),
+                attribute: None,
+                max_chars: Some(50_000),
+            },
+            Action::More {
+                token: "m_0123456789abcdef".into(),
             },
             Action::Done {
                 success: true,
@@ -512,7 +540,7 @@ mod tests {
     fn serializes_the_wire_form_and_reads_it_back() {
         let actions = every_action();
         let types: std::collections::BTreeSet<_> = actions.iter().map(Action::type_name).collect();
-        assert_eq!(types.len(), 15, "a variant is missing from every_action");
+        assert_eq!(types.len(), 16, "a variant is missing from every_action");
         for action in actions {
             let value = serde_json::to_value(&action).unwrap();
             let (Some(type_name), Some(payload)) = (value["type"].as_str(), value.get("payload"))

@@ -51,6 +51,9 @@ pub const EXCERPT_MAX_CHARS: usize = 200;
 /// | `capability_not_negotiated` | An action type, selector kind or field (`timeout_ms`, `on_error`, `retries`, `reason`; a selector's `exact`, `index`, `name`) that needs a capability (`extended_actions`, `observe`) the handshake did not list. |
 /// | `foreign_result` | A `BAI_RESULT` line in a user message that this extension did not issue. |
 /// | `result_from_assistant` | A `BAI_RESULT` line in an assistant message; only the extension writes results. |
+/// | `unknown_continuation` | A `more` whose token this workflow never issued (made up, or another workflow's). |
+/// | `continuation_used` | A `more` whose token was already used: each part is given once. |
+/// | `continuation_stale` | A `more` whose token a newer result's continuation replaced. |
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -118,6 +121,12 @@ pub enum RejectCode {
     ForeignResult,
     /// A `BAI_RESULT` line in an assistant message.
     ResultFromAssistant,
+    /// A `more` whose token this workflow never issued.
+    UnknownContinuation,
+    /// A `more` whose token was already used.
+    ContinuationUsed,
+    /// A `more` whose token a newer continuation replaced.
+    ContinuationStale,
 }
 
 impl RejectCode {
@@ -154,6 +163,9 @@ impl RejectCode {
         Self::CapabilityNotNegotiated,
         Self::ForeignResult,
         Self::ResultFromAssistant,
+        Self::UnknownContinuation,
+        Self::ContinuationUsed,
+        Self::ContinuationStale,
     ];
 
     /// The stable snake_case code.
@@ -190,6 +202,9 @@ impl RejectCode {
             Self::CapabilityNotNegotiated => "capability_not_negotiated",
             Self::ForeignResult => "foreign_result",
             Self::ResultFromAssistant => "result_from_assistant",
+            Self::UnknownContinuation => "unknown_continuation",
+            Self::ContinuationUsed => "continuation_used",
+            Self::ContinuationStale => "continuation_stale",
         }
     }
 
@@ -289,6 +304,15 @@ impl RejectCode {
             }
             Self::ResultFromAssistant => {
                 "A result line was found in an assistant message. Only the extension writes BAI_RESULT lines; it was ignored."
+            }
+            Self::UnknownContinuation => {
+                "A more action named a token this workflow never issued. Use the token of the last result's continuation."
+            }
+            Self::ContinuationUsed => {
+                "A more action named a token that was already used. Each part is given once; use the newest result's continuation token."
+            }
+            Self::ContinuationStale => {
+                "A more action named a token that a newer result replaced. Use the newest result's continuation token."
             }
         }
     }

@@ -10,6 +10,7 @@
 //! - [`record`]: typed handshakes, ACKs and action records for each version.
 //! - [`validate`]: payload schemas, turning `type` + `payload` into an [`Action`].
 //! - [`result`]: `BAI_RESULT` lines, the extension's report to the model (`result_lines`).
+//! - [`continuation`]: results over several lines (`chunked_results`) and their `more` tokens.
 //! - [`engine`]: the state machine ([`Engine`]) with exactly-once execution.
 //! - [`error`]: [`RejectCode`] (what the chat did wrong) and [`EngineError`] (what the host did
 //!   wrong). The codes are listed in `ERRORS.md`.
@@ -17,6 +18,7 @@
 //!   conformance suite do.
 
 pub mod action;
+pub mod continuation;
 pub mod engine;
 pub mod error;
 pub mod fence;

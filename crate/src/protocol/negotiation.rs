@@ -61,12 +61,21 @@ pub enum Capability {
     Observe,
     /// The richer action types, selector kinds and per-action options.
     ExtendedActions,
+    /// A result too large for one line continues over several, each fetched with the `more`
+    /// action and a continuation token (and `extract` may ask for up to
+    /// [`crate::protocol::action::EXTRACT_LARGE_MAX_CHARS`] characters). Only with
+    /// [`Capability::ResultLines`]: without results there is nothing to continue.
+    ChunkedResults,
 }
 
 impl Capability {
     /// Every extension, in the fixed order the ACK lists them (after `action_lines`).
-    pub const ALL: &'static [Capability] =
-        &[Self::ResultLines, Self::Observe, Self::ExtendedActions];
+    pub const ALL: &'static [Capability] = &[
+        Self::ResultLines,
+        Self::Observe,
+        Self::ExtendedActions,
+        Self::ChunkedResults,
+    ];
 
     /// The wire name (`"result_lines"`, ...).
     pub fn as_str(self) -> &'static str {
@@ -74,6 +83,7 @@ impl Capability {
             Self::ResultLines => "result_lines",
             Self::Observe => "observe",
             Self::ExtendedActions => "extended_actions",
+            Self::ChunkedResults => "chunked_results",
         }
     }
 

@@ -29,13 +29,18 @@ mod tests {
     fn extensions_section_covers_the_validator() {
         use crate::protocol::action::Key;
         use crate::protocol::validate::{
-            EXTENDED_ACTION_TYPES, EXTENDED_SELECTOR_KINDS, OBSERVE_ACTION_TYPES,
+            CHUNKED_ACTION_TYPES, EXTENDED_ACTION_TYPES, EXTENDED_SELECTOR_KINDS,
+            OBSERVE_ACTION_TYPES,
         };
         let section = PROMPT_TEMPLATE
             .split("## Extensions (optional)")
             .nth(1)
             .unwrap();
-        for name in EXTENDED_ACTION_TYPES.iter().chain(OBSERVE_ACTION_TYPES) {
+        for name in EXTENDED_ACTION_TYPES
+            .iter()
+            .chain(OBSERVE_ACTION_TYPES)
+            .chain(CHUNKED_ACTION_TYPES)
+        {
             assert!(section.contains(&format!("`{name}`")), "{name}");
         }
         for kind in EXTENDED_SELECTOR_KINDS {

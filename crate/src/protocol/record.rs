@@ -141,6 +141,11 @@ pub fn parse_handshake(json: &str, form: HandshakeForm) -> Result<Handshake, Ref
             .copied()
             .filter(|c| listed.contains(&c.as_str()))
             .collect();
+        // `chunked_results` continues result lines: without `result_lines` it means nothing, and
+        // is dropped like an unknown name (the ACK does not echo it).
+        if !capabilities.contains(&Capability::ResultLines) {
+            capabilities.retain(|c| *c != Capability::ChunkedResults);
+        }
         if !listed.contains(&CAPABILITY_ACTION_LINES) {
             return Err(Refusal::HandshakeNoActionLines);
         }

@@ -12,6 +12,18 @@ use super::negotiation::{
 };
 use super::workflow::WorkflowState;
 
+/// Why a `more` token was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ContinuationProblem {
+    /// This workflow never issued it (made up, or another workflow's).
+    Unknown,
+    /// Its part was already given (or is being given) to an earlier `more`.
+    Used,
+    /// A newer result's continuation replaced it before it was used.
+    Stale,
+}
+
 /// Why an ACK line is not this extension's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AckMismatch {
@@ -220,6 +232,10 @@ pub enum PayloadProblem {
     SuccessNotBool,
     /// `observe`'s `max_elements` is not a whole number from 1 to `max`.
     MaxElementsOutOfRange { max: u32 },
+    /// `extract`'s `max_chars` is not a whole number from 1 to `max`.
+    MaxCharsOutOfRange { max: u32 },
+    /// `more`'s `token` is longer than `max_chars` characters.
+    TokenTooLong { max_chars: usize },
     /// No `selector`.
     SelectorRequired,
     /// `wait_for`'s `state` without a `selector`.
@@ -309,6 +325,13 @@ impl std::fmt::Display for PayloadProblem {
             Self::MaxElementsOutOfRange { max } => {
                 write!(f, "\"max_elements\" must be a whole number from 1 to {max}")
             }
+            Self::MaxCharsOutOfRange { max } => {
+                write!(f, "\"max_chars\" must be a whole number from 1 to {max}")
+            }
+            Self::TokenTooLong { max_chars } => write!(
+                f,
+                "\"token\" has more than {max_chars} characters; copy the token of the last result's \"continuation\""
+            ),
             Self::SelectorRequired => f.write_str("\"selector\" is required"),
             Self::StateWithoutSelector => f.write_str("\"state\" goes with \"selector\" only"),
             Self::UnknownState => {
@@ -536,6 +559,11 @@ pub enum Refusal {
     IdReused { action_id: u64, next: u64 },
     /// An `action_id` that skips ahead.
     IdOutOfSequence { action_id: u64, expected: u64 },
+    /// A `more` whose token does not name the part this workflow can give next.
+    Continuation {
+        action_id: u64,
+        problem: ContinuationProblem,
+    },
     /// A BAI/0.3 action without `"kind":"action"`.
     InvalidKind { action_id: u64 },
     /// A BAI/0.3 action whose `ack_nonce` differs from the ACK's.
@@ -653,6 +681,11 @@ impl Refusal {
             | Self::ActionIdNotNumber { .. } => RejectCode::InvalidActionId,
             Self::IdReused { .. } => RejectCode::IdReused,
             Self::IdOutOfSequence { .. } => RejectCode::IdOutOfSequence,
+            Self::Continuation { problem, .. } => match problem {
+                ContinuationProblem::Unknown => RejectCode::UnknownContinuation,
+                ContinuationProblem::Used => RejectCode::ContinuationUsed,
+                ContinuationProblem::Stale => RejectCode::ContinuationStale,
+            },
             Self::InvalidKind { .. } => RejectCode::InvalidKind,
             Self::WrongNonce { .. } | Self::MissingNonce { .. } => RejectCode::NonceMismatch,
             Self::TooManyActions { .. } => RejectCode::TooManyActions,
@@ -852,6 +885,20 @@ impl std::fmt::Display for Refusal {
                 f,
                 "action {action_id} skipped an id: expected {expected}"
             ),
+            Self::Continuation { action_id, problem } => match problem {
+                ContinuationProblem::Unknown => write!(
+                    f,
+                    "action {action_id} (more) names a token this workflow never issued; use the \"token\" of the last result's \"continuation\""
+                ),
+                ContinuationProblem::Used => write!(
+                    f,
+                    "action {action_id} (more) names a token that was already used; each part is given once, use the newest result's \"continuation\" token"
+                ),
+                ContinuationProblem::Stale => write!(
+                    f,
+                    "action {action_id} (more) names a token a newer result replaced; use the newest result's \"continuation\" token"
+                ),
+            },
             Self::InvalidKind { action_id } => write!(
                 f,
                 "action {action_id} must carry \"kind\":\"action\""
@@ -889,10 +936,18 @@ impl std::fmt::Display for Refusal {
             Self::UnlistedActionType { type_name } => {
                 write!(f, "action type {:?} is not known", excerpt(type_name))
             }
-            Self::NotNegotiated { what, capability } => write!(
-                f,
-                "{what} needs the \"{capability}\" capability, which this workflow's handshake did not list; start a new handshake with \"capabilities\":[\"{CAPABILITY_ACTION_LINES}\",\"{capability}\"] to use it"
-            ),
+            Self::NotNegotiated { what, capability } => {
+                // `chunked_results` counts only beside `result_lines`.
+                let with = if *capability == Capability::ChunkedResults {
+                    format!("\"{}\",", Capability::ResultLines)
+                } else {
+                    String::new()
+                };
+                write!(
+                    f,
+                    "{what} needs the \"{capability}\" capability, which this workflow's handshake did not list; start a new handshake with \"capabilities\":[\"{CAPABILITY_ACTION_LINES}\",{with}\"{capability}\"] to use it"
+                )
+            }
             Self::FieldNeedsV03 { field, capability } => write!(
                 f,
                 "the field {field:?} needs the \"{capability}\" capability, which only a BAI/0.3 handshake can list; remove it, or start a BAI/0.3 handshake with \"capabilities\":[\"{CAPABILITY_ACTION_LINES}\",\"{capability}\"]"

@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::continuation::{CONTINUATION_MAX_CHARS, Segment, SegmentField};
 use super::record::ProtocolVersion;
 use super::workflow::WorkflowState;
 
@@ -142,9 +143,21 @@ struct LineRecord<'a> {
     observation: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     changes: Option<Value>,
+    /// What is left of this result (and of the one a `more` continued), to fetch with `more`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    continuation: Option<ContinuationInfo>,
     /// Set when the line had to be shrunk to fit [`RESULT_LINE_MAX_CHARS`].
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     truncated: bool,
+}
+
+/// The `continuation` object of a result line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+struct ContinuationInfo {
+    /// What `more` must name.
+    token: String,
+    /// Characters of values still to come.
+    remaining_chars: usize,
 }
 
 /// `text` cut to at most `max` characters, ending in `…` when cut.
@@ -295,6 +308,7 @@ pub(crate) fn build_line(
         }),
         observation: report.observation.clone(),
         changes: report.changes.clone(),
+        continuation: None,
         truncated: false,
     };
     let line = render(&record);
@@ -355,6 +369,334 @@ pub(crate) fn build_line(
     record.page = None;
     while !fits(&render(&record)) && record.actions.pop().is_some() {}
     render(&record)
+}
+
+/// What a line of a `chunked_results` workflow continues and may leave for later.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Chunking {
+    /// The `more` action (its id) this line answers, and the segments its token claimed: they
+    /// are written first, into that action's `data`.
+    pub(crate) more: Option<(u64, Vec<Segment>)>,
+    /// The token for what is left over; `None` when nothing can be fetched later (the workflow
+    /// is over): the line then says `"truncated":true`.
+    pub(crate) token: Option<String>,
+}
+
+/// A chunked line and what it left for the next `more`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ChunkedLine {
+    pub(crate) line: String,
+    /// What did not fit, in order; empty when the line holds everything.
+    pub(crate) rest: Vec<Segment>,
+}
+
+/// Where a run of values is written on the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// The `data` of the action entry at this index, as an array of strings.
+    Data(usize),
+    /// The record's `observation.elements`.
+    Observation,
+    /// A segment object in the `data` of the `more` entry at this index.
+    More(usize),
+}
+
+/// One run of values waiting to be placed on the line.
+struct Pending {
+    place: Place,
+    segment: Segment,
+}
+
+/// Every value in `value` is a string: the arrays that may be split over several lines.
+fn strings_of(value: &Value) -> Option<Vec<String>> {
+    value
+        .as_array()?
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Writes what each pending run placed (`placed[i]` values of `pendings[i]`) into `record`.
+fn apply(
+    record: &mut LineRecord<'_>,
+    observation: Option<&Value>,
+    pendings: &[Pending],
+    placed: &[Vec<String>],
+) {
+    let mut more_segments: Vec<(usize, Vec<Value>)> = Vec::new();
+    for (pending, values) in pendings.iter().zip(placed) {
+        let array = || Value::from(values.clone());
+        match pending.place {
+            Place::Data(index) => {
+                if let Some(action) = record.actions.get_mut(index) {
+                    action.data = Some(array());
+                }
+            }
+            Place::Observation => {
+                if let Some(Value::Object(map)) = observation {
+                    let mut map = map.clone();
+                    map.insert("elements".into(), array());
+                    record.observation = Some(Value::Object(map));
+                }
+            }
+            Place::More(index) => {
+                if values.is_empty() {
+                    continue;
+                }
+                let segment = Segment {
+                    values: values.clone(),
+                    ..pending.segment.clone()
+                };
+                let value = serde_json::to_value(&segment).unwrap_or(Value::Null);
+                match more_segments.iter_mut().find(|(i, _)| *i == index) {
+                    Some((_, list)) => list.push(value),
+                    None => more_segments.push((index, vec![value])),
+                }
+            }
+        }
+    }
+    for action in &mut record.actions {
+        if action.action_type.as_deref() == Some("more") && action.status == ResultStatus::Ok {
+            action.data = None;
+        }
+    }
+    for (index, list) in more_segments {
+        if let Some(action) = record.actions.get_mut(index) {
+            action.data = Some(Value::Array(list));
+        }
+    }
+}
+
+/// The first `chars` characters of `text`.
+fn prefix(text: &str, chars: usize) -> String {
+    text.chars().take(chars).collect()
+}
+
+/// The largest `n` in `0..=max` for which `fits_with(n)` holds, given that it holds for 0 and
+/// is monotone.
+fn largest_fitting(max: usize, mut fits_with: impl FnMut(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0usize, max);
+    while low < high {
+        let mid = low + (high - low).div_ceil(2);
+        if fits_with(mid) {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
+    }
+    low
+}
+
+/// The `BAI_RESULT` line of a workflow that negotiated `chunked_results`. Nothing is shrunk or
+/// left out when the report fits one line. Otherwise `extract` data (arrays of strings), the
+/// observation's `elements` and the segments a `more` claimed are written in order as far as
+/// they fit, split only between values, or inside an `extract` string at a character boundary
+/// (an observation line is split only when not even one fits); the rest is returned, and the
+/// line's `continuation` names the token to fetch it. When even the line without those values
+/// does not fit, the line is built as without `chunked_results`.
+pub(crate) fn build_chunked_line(
+    protocol: ProtocolVersion,
+    workflow_id: &str,
+    result_id: u64,
+    state: WorkflowState,
+    report: &ResultReport,
+    chunking: Chunking,
+) -> ChunkedLine {
+    let more_id = chunking.more.as_ref().map(|(id, _)| *id);
+    let mut pendings: Vec<Pending> = Vec::new();
+    let mut actions = Vec::with_capacity(report.actions.len());
+    for (index, result) in report.actions.iter().enumerate() {
+        let mut entry = line_action(result);
+        if more_id == Some(result.action_id) && result.status == ResultStatus::Ok {
+            if let Some((_, segments)) = &chunking.more {
+                pendings.extend(segments.iter().map(|segment| Pending {
+                    place: Place::More(index),
+                    segment: segment.clone(),
+                }));
+            }
+            entry.data = None;
+        } else if let Some(values) = result.data.as_ref().and_then(strings_of) {
+            pendings.push(Pending {
+                place: Place::Data(index),
+                segment: Segment {
+                    result_id,
+                    action_id: Some(result.action_id),
+                    field: SegmentField::Data,
+                    values,
+                    joins: false,
+                },
+            });
+            entry.note = None;
+        }
+        actions.push(entry);
+    }
+    // The claimed segments come first, then this result's own values in line order.
+    pendings.sort_by_key(|p| !matches!(p.place, Place::More(_)));
+    let observation = report.observation.as_ref();
+    if let Some(values) = observation
+        .and_then(|o| o.get("elements"))
+        .and_then(strings_of)
+    {
+        pendings.push(Pending {
+            place: Place::Observation,
+            segment: Segment {
+                result_id,
+                action_id: None,
+                field: SegmentField::Observation,
+                values,
+                joins: false,
+            },
+        });
+    }
+    let mut record = LineRecord {
+        protocol: protocol.as_str(),
+        workflow_id,
+        kind: "result",
+        result_id,
+        state: state.as_str(),
+        actions,
+        page: report.page.as_ref().map(|p| PageInfo {
+            url: cap(&p.url, PAGE_URL_MAX_CHARS),
+            title: cap(&p.title, PAGE_TITLE_MAX_CHARS),
+        }),
+        observation: report.observation.clone(),
+        changes: report.changes.clone(),
+        continuation: None,
+        truncated: false,
+    };
+    // Everything on one line, when it fits.
+    let all: Vec<Vec<String>> = pendings.iter().map(|p| p.segment.values.clone()).collect();
+    apply(&mut record, observation, &pendings, &all);
+    let line = render(&record);
+    if fits(&line) {
+        return ChunkedLine {
+            line,
+            rest: Vec::new(),
+        };
+    }
+    // Room for the continuation (the widest it can be: a token is 18 characters and what
+    // remains is at most CONTINUATION_MAX_CHARS).
+    record.continuation = Some(ContinuationInfo {
+        token: chunking
+            .token
+            .clone()
+            .unwrap_or_else(|| "m_0000000000000000".into()),
+        remaining_chars: CONTINUATION_MAX_CHARS * 10,
+    });
+    let mut placed: Vec<Vec<String>> = vec![Vec::new(); pendings.len()];
+    apply(&mut record, observation, &pendings, &placed);
+    if !fits(&render(&record)) {
+        return ChunkedLine {
+            line: build_line(protocol, workflow_id, result_id, state, report),
+            rest: Vec::new(),
+        };
+    }
+    let mut rest: Vec<Segment> = Vec::new();
+    let mut anything_placed = false;
+    for index in 0..pendings.len() {
+        let Some(pending) = pendings.get(index) else {
+            break;
+        };
+        let values = &pending.segment.values;
+        let try_with = |candidate: Vec<String>, record: &mut LineRecord<'_>| {
+            let mut trial = placed.clone();
+            if let Some(slot) = trial.get_mut(index) {
+                *slot = candidate;
+            }
+            apply(record, observation, &pendings, &trial);
+            fits(&render(record))
+        };
+        let whole = largest_fitting(values.len(), |n| {
+            try_with(values.get(..n).unwrap_or_default().to_vec(), &mut record)
+        });
+        let mut kept: Vec<String> = values.get(..whole).unwrap_or_default().to_vec();
+        anything_placed |= whole > 0;
+        if whole == values.len() {
+            if let Some(slot) = placed.get_mut(index) {
+                *slot = kept;
+            }
+            continue;
+        }
+        // The next value does not fit whole: split it at a character boundary (extract text;
+        // an observation line only when nothing at all fits otherwise).
+        let next = values.get(whole).cloned().unwrap_or_default();
+        let splittable = pending.segment.field == SegmentField::Data || !anything_placed;
+        let mut split_at = 0;
+        if splittable {
+            split_at = largest_fitting(next.chars().count(), |chars| {
+                let mut candidate = kept.clone();
+                candidate.push(prefix(&next, chars));
+                try_with(candidate, &mut record)
+            });
+        }
+        let mut remaining: Vec<String> = Vec::new();
+        let joins = if split_at > 0 {
+            kept.push(prefix(&next, split_at));
+            remaining.push(next.chars().skip(split_at).collect());
+            true
+        } else {
+            remaining.push(next);
+            whole == 0 && pending.segment.joins
+        };
+        remaining.extend(values.iter().skip(whole + 1).cloned());
+        if let Some(slot) = placed.get_mut(index) {
+            *slot = kept;
+        }
+        rest.push(Segment {
+            values: remaining,
+            joins,
+            ..pending.segment.clone()
+        });
+        rest.extend(pendings.iter().skip(index + 1).map(|p| p.segment.clone()));
+        break;
+    }
+    apply(&mut record, observation, &pendings, &placed);
+    // The bound: what is kept for later never exceeds CONTINUATION_MAX_CHARS.
+    let mut budget = CONTINUATION_MAX_CHARS;
+    let mut dropped = false;
+    for segment in &mut rest {
+        let mut keep = 0;
+        for value in &mut segment.values {
+            let chars = value.chars().count();
+            if chars > budget {
+                // The head of the value that reaches the bound is kept (a string may be cut at a
+                // character boundary anywhere; the line then says it was cut).
+                if budget > 0 {
+                    *value = prefix(value, budget);
+                    keep += 1;
+                }
+                budget = 0;
+                dropped = true;
+                break;
+            }
+            budget -= chars;
+            keep += 1;
+        }
+        if keep < segment.values.len() {
+            dropped = true;
+        }
+        segment.values.truncate(keep);
+    }
+    rest.retain(|s| !s.values.is_empty());
+    record.truncated = dropped;
+    match (&chunking.token, rest.is_empty()) {
+        (_, true) => record.continuation = None,
+        (Some(token), false) => {
+            record.continuation = Some(ContinuationInfo {
+                token: token.clone(),
+                remaining_chars: rest.iter().map(Segment::chars).sum(),
+            });
+        }
+        (None, false) => {
+            record.continuation = None;
+            record.truncated = true;
+            rest.clear();
+        }
+    }
+    ChunkedLine {
+        line: render(&record),
+        rest,
+    }
 }
 
 #[cfg(test)]
@@ -539,5 +881,87 @@ mod tests {
             parsed(&text)["actions"][0]["reason"],
             json!("C:\\u0000 \u{fffd}")
         );
+    }
+
+    fn chunked(report: &ResultReport, token: Option<&str>) -> ChunkedLine {
+        build_chunked_line(
+            ProtocolVersion::V0_3,
+            "w1",
+            1,
+            WorkflowState::Active,
+            report,
+            Chunking {
+                more: None,
+                token: token.map(str::to_owned),
+            },
+        )
+    }
+
+    fn extract_report(values: Value) -> ResultReport {
+        let mut a = ok(1);
+        a.action_type = Some("extract".into());
+        a.data = Some(values);
+        ResultReport {
+            actions: vec![a],
+            page: None,
+            observation: None,
+            changes: None,
+        }
+    }
+
+    #[test]
+    fn chunked_line_that_fits_is_the_plain_line_uncut() {
+        // 3,000 characters: over the per-action cap of a plain workflow, under the line cap.
+        let report = extract_report(json!(["d".repeat(3000)]));
+        let built = chunked(&report, Some("m_0000000000000001"));
+        assert!(built.rest.is_empty());
+        let v = parsed(&built.line);
+        assert_eq!(v["actions"][0]["data"], json!(["d".repeat(3000)]));
+        assert!(v.get("continuation").is_none() && v.get("truncated").is_none());
+    }
+
+    #[test]
+    fn observation_lines_are_not_split_when_whole_ones_fit() {
+        let elements: Vec<String> = (0..400)
+            .map(|i| format!("@e{i} button \"{}\"", "n".repeat(40)))
+            .collect();
+        let mut report = extract_report(json!(null));
+        report.actions[0].data = None;
+        report.observation = Some(json!({"elements": elements, "more": 0, "total": 400}));
+        let built = chunked(&report, Some("m_0000000000000001"));
+        let v = parsed(&built.line);
+        let first = v["observation"]["elements"].as_array().unwrap();
+        assert!(first.len() > 50 && first.len() < 400);
+        assert_eq!(first.last().unwrap(), &json!(elements[first.len() - 1]));
+        assert_eq!(built.rest.len(), 1);
+        assert!(!built.rest[0].joins);
+        assert_eq!(built.rest[0].values.first(), elements.get(first.len()));
+        assert_eq!(v["continuation"]["token"], json!("m_0000000000000001"));
+        assert_eq!(
+            v["continuation"]["remaining_chars"],
+            json!(built.rest[0].chars())
+        );
+    }
+
+    #[test]
+    fn without_a_token_the_rest_is_dropped_and_said() {
+        // The workflow is over: nothing can be fetched later.
+        let report = extract_report(json!(["x".repeat(20_000)]));
+        let built = chunked(&report, None);
+        assert!(built.rest.is_empty());
+        let v = parsed(&built.line);
+        assert!(built.line.chars().count() <= RESULT_LINE_MAX_CHARS);
+        assert_eq!(v["truncated"], json!(true));
+        assert!(v.get("continuation").is_none());
+        assert!(v["actions"][0]["data"][0].as_str().unwrap().len() > 7000);
+    }
+
+    #[test]
+    fn the_kept_rest_is_bounded() {
+        let report = extract_report(json!(["y".repeat(CONTINUATION_MAX_CHARS + 20_000)]));
+        let built = chunked(&report, Some("m_0000000000000001"));
+        let kept: usize = built.rest.iter().map(Segment::chars).sum();
+        assert_eq!(kept, CONTINUATION_MAX_CHARS);
+        assert_eq!(parsed(&built.line)["truncated"], json!(true));
     }
 }

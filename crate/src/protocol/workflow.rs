@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::action::Action;
+use super::continuation::{Continuation, SpentToken};
 use super::fingerprint::Fingerprint;
 use super::negotiation::{CAPABILITY_ACTION_LINES, Capability, ProtocolVersion};
 
@@ -100,6 +101,12 @@ pub(crate) struct Workflow {
     /// when the host posts them into the chat.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) results: Vec<IssuedResult>,
+    /// What the last result line could not hold (`chunked_results`), waiting for `more`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) continuation: Option<Continuation>,
+    /// Continuation tokens already used or replaced (bounded), for precise refusals.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) spent_tokens: Vec<SpentToken>,
 }
 
 /// Results remembered per workflow. An older result that shows up again (a re-rendered message)

@@ -1,6 +1,8 @@
 //! `extract`: read the text (or one attribute) of every element the selector matches, at most
 //! [`EXTRACT_MAX_ELEMENTS`] of them and [`EXTRACT_MAX_CHARS`] characters in all, into the
-//! report's `data` as an array of strings.
+//! report's `data` as an array of strings. With `max_chars` (a workflow that negotiated
+//! `chunked_results`) up to that many characters from up to [`EXTRACT_LARGE_MAX_ELEMENTS`]
+//! elements: the engine continues what does not fit one result line in the next ones.
 //!
 //! Text: the element's visible text (`innerText`), whitespace-collapsed; for form fields their
 //! current value (a select's chosen labels). Attribute: its value (`value` on a form field reads
@@ -24,7 +26,9 @@ use crate::dom::report::{ActionReport, Effect, ExecOptions};
 use crate::dom::secret::{SecretScan, is_structural_attribute, visible_text_without_secrets};
 use crate::dom::selector::{describe_selector, query_all_checked};
 use crate::protocol::Selector;
-use crate::protocol::action::{EXTRACT_MAX_CHARS, EXTRACT_MAX_ELEMENTS};
+use crate::protocol::action::{
+    EXTRACT_LARGE_MAX_ELEMENTS, EXTRACT_MAX_CHARS, EXTRACT_MAX_ELEMENTS,
+};
 
 /// Marks text cut at the size limit.
 const TRUNCATED: &str = "…[truncated]";
@@ -32,8 +36,14 @@ const TRUNCATED: &str = "…[truncated]";
 pub(super) async fn run(
     selector: &Selector,
     attribute: Option<&str>,
+    max_chars: Option<u32>,
     options: &ExecOptions,
 ) -> Result<ActionReport, ActionError> {
+    // The payload's range was checked by the engine (1 to EXTRACT_LARGE_MAX_CHARS).
+    let (max_chars, max_elements) = match max_chars {
+        Some(chars) => (chars as usize, EXTRACT_LARGE_MAX_ELEMENTS),
+        None => (EXTRACT_MAX_CHARS, EXTRACT_MAX_ELEMENTS),
+    };
     let (matches, attempts) = retry(options, |_| async move {
         let root = query_root()?;
         let matches = query_all_checked(&root, selector)?;
@@ -49,11 +59,11 @@ pub(super) async fn run(
     let mut used = 0;
     let mut truncated = false;
     let scan = SecretScan::of(&query_root()?);
-    for element in matches.iter().take(EXTRACT_MAX_ELEMENTS) {
+    for element in matches.iter().take(max_elements) {
         let value = read(&scan, element, attribute);
         let length = value.chars().count();
-        if used + length > EXTRACT_MAX_CHARS {
-            let room = EXTRACT_MAX_CHARS.saturating_sub(used);
+        if used + length > max_chars {
+            let room = max_chars.saturating_sub(used);
             let mut cut: String = value.chars().take(room).collect();
             cut.push_str(TRUNCATED);
             values.push(cut);

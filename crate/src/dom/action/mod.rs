@@ -62,10 +62,12 @@ pub async fn execute(action: &Action, options: &ExecOptions) -> Result<ActionRep
         Action::Extract {
             selector,
             attribute,
-        } => extract::run(selector, attribute.as_deref(), options).await,
+            max_chars,
+        } => extract::run(selector, attribute.as_deref(), *max_chars, options).await,
         Action::Assert { selector, expect } => assert::run(selector, expect, options).await,
         // `navigate` is performed by the extension's background (it may load another origin and
-        // must check the workflow's scope first); `done` is not an action on the page.
+        // must check the workflow's scope first); `done` and `more` (the engine writes the next
+        // part of a result) are not actions on the page.
         other => Err(ActionError::NotExecutable {
             action: other.type_name().to_owned(),
         }),

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::{Decision, Engine, Flow, MAX_ACTIONS_PER_WORKFLOW, MAX_HELD_ACTIONS, Message, Site};
 use crate::protocol::action::{Action, ActionOptions};
+use crate::protocol::continuation::check_token;
 use crate::protocol::error::excerpt;
 use crate::protocol::fingerprint::Fingerprint;
 use crate::protocol::record::{
@@ -119,6 +120,13 @@ impl Engine {
                         excerpt: excerpt(site.text),
                     });
                 } else {
+                    if matches!(action, Action::More { .. }) {
+                        // The token is taken now: a second `more` naming it is refused even
+                        // before this one's result is written.
+                        if let Some(continuation) = workflow.continuation.as_mut() {
+                            continuation.claimed_by = Some(action_id);
+                        }
+                    }
                     Self::execute(workflow, action_id, fingerprint, action, options, out);
                 }
             }
@@ -211,7 +219,17 @@ impl Engine {
         if accepted >= limit {
             return Err(Refusal::TooManyActions { limit, held });
         }
-        action_of(map, action_id, workflow.protocol, &workflow.capabilities)
+        let (action, options) =
+            action_of(map, action_id, workflow.protocol, &workflow.capabilities)?;
+        if let Action::More { token } = &action {
+            check_token(
+                workflow.continuation.as_ref(),
+                &workflow.spent_tokens,
+                token,
+            )
+            .map_err(|problem| Refusal::Continuation { action_id, problem })?;
+        }
+        Ok((action, options))
     }
 
     pub(super) fn execute(

@@ -128,6 +128,8 @@ impl Engine {
             capabilities: handshake.capabilities,
             results_issued: 0,
             results: Vec::new(),
+            continuation: None,
+            spent_tokens: Vec::new(),
         });
         out.push(Decision::HandshakeFound {
             workflow_id: handshake.workflow_id,

@@ -41,6 +41,9 @@ pub const EXTENDED_ACTION_TYPES: &[&str] = &[
 /// The action types `observe` adds.
 pub const OBSERVE_ACTION_TYPES: &[&str] = &["observe"];
 
+/// The action types `chunked_results` adds.
+pub const CHUNKED_ACTION_TYPES: &[&str] = &["more"];
+
 /// Which capability an action type needs: `Some(None)` for a base type, `None` for an unknown one.
 pub(super) fn type_capability(type_name: &str) -> Option<Option<Capability>> {
     if WIRE_ACTION_TYPES.contains(&type_name) {
@@ -49,6 +52,8 @@ pub(super) fn type_capability(type_name: &str) -> Option<Option<Capability>> {
         Some(Some(Capability::ExtendedActions))
     } else if OBSERVE_ACTION_TYPES.contains(&type_name) {
         Some(Some(Capability::Observe))
+    } else if CHUNKED_ACTION_TYPES.contains(&type_name) {
+        Some(Some(Capability::ChunkedResults))
     } else {
         None
     }
@@ -73,6 +78,9 @@ pub fn allowed_action_types(capabilities: &[Capability]) -> Vec<&'static str> {
     }
     if capabilities.contains(&Capability::ExtendedActions) {
         types.extend_from_slice(EXTENDED_ACTION_TYPES);
+    }
+    if capabilities.contains(&Capability::ChunkedResults) {
+        types.extend_from_slice(CHUNKED_ACTION_TYPES);
     }
     types
 }

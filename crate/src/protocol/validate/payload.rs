@@ -3,10 +3,11 @@
 
 use serde_json::{Map, Value};
 
-use super::capabilities::{not_negotiated, type_capability, unknown_type};
+use super::capabilities::{field_not_negotiated, not_negotiated, type_capability, unknown_type};
 use super::selector::selector_from_wire;
 use crate::protocol::action::{
-    Action, ElementState, Expectation, Key, OBSERVE_MAX_ELEMENTS, WaitCondition,
+    Action, EXTRACT_LARGE_MAX_CHARS, ElementState, Expectation, Key, OBSERVE_MAX_ELEMENTS,
+    WaitCondition,
 };
 use crate::protocol::negotiation::Capability;
 use crate::protocol::record::json_type;
@@ -19,6 +20,8 @@ pub const WAIT_MAX_MS: u64 = 60_000;
 pub const NAVIGATE_URL_MAX_CHARS: usize = 2048;
 /// Longest `extract` attribute name, in characters.
 pub const ATTRIBUTE_NAME_MAX_CHARS: usize = 100;
+/// Longest `more` token, in characters (the engine issues 18).
+pub const TOKEN_MAX_CHARS: usize = 64;
 
 fn bad(type_name: &str, problem: PayloadProblem) -> Refusal {
     Refusal::InvalidPayload {
@@ -174,10 +177,47 @@ pub fn action_from_wire(
                     ));
                 }
             }
+            let max_chars = match fields.get("max_chars") {
+                None => None,
+                Some(_) if !capabilities.contains(&Capability::ChunkedResults) => {
+                    return Err(field_not_negotiated(
+                        "max_chars",
+                        Capability::ChunkedResults,
+                        negotiable,
+                    ));
+                }
+                Some(value) => Some(
+                    value
+                        .as_u64()
+                        .filter(|n| (1..=u64::from(EXTRACT_LARGE_MAX_CHARS)).contains(n))
+                        .and_then(|n| u32::try_from(n).ok())
+                        .ok_or_else(|| {
+                            bad(
+                                type_name,
+                                PayloadProblem::MaxCharsOutOfRange {
+                                    max: EXTRACT_LARGE_MAX_CHARS,
+                                },
+                            )
+                        })?,
+                ),
+            };
             Ok(Action::Extract {
                 selector,
                 attribute,
+                max_chars,
             })
+        }
+        "more" => {
+            let token = non_empty_string(type_name, fields, "token")?;
+            if token.chars().count() > TOKEN_MAX_CHARS {
+                return Err(bad(
+                    type_name,
+                    PayloadProblem::TokenTooLong {
+                        max_chars: TOKEN_MAX_CHARS,
+                    },
+                ));
+            }
+            Ok(Action::More { token })
         }
         "assert" => {
             let selector = wire.selector()?;
