@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::action::Action;
 use super::fingerprint::Fingerprint;
 use super::negotiation::{CAPABILITY_ACTION_LINES, Capability, ProtocolVersion};
+use super::outcome::RunBook;
 
 /// Where a workflow is in its life.
 ///
@@ -100,6 +101,10 @@ pub(crate) struct Workflow {
     /// when the host posts them into the chat.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) results: Vec<IssuedResult>,
+    /// Actions in flight and outcomes not yet reported: memory only, never saved (a reload
+    /// drops what was in flight, and the saved state stays small).
+    #[serde(skip)]
+    pub(crate) run: RunBook,
 }
 
 /// Results remembered per workflow. An older result that shows up again (a re-rendered message)

@@ -7,6 +7,7 @@ use super::{Decision, Engine, Flow, MAX_ACTIONS_PER_WORKFLOW, MAX_HELD_ACTIONS, 
 use crate::protocol::action::{Action, ActionOptions};
 use crate::protocol::error::excerpt;
 use crate::protocol::fingerprint::Fingerprint;
+use crate::protocol::outcome::{InFlight, MAX_QUEUED};
 use crate::protocol::record::{
     Capability, ProtocolVersion, action_id_field, object_fingerprint, protocol_field, str_field,
     workflow_field,
@@ -223,6 +224,10 @@ impl Engine {
         out: &mut Vec<Decision>,
     ) {
         workflow.executed.push(fingerprint);
+        if workflow.run.queued.len() < MAX_QUEUED {
+            let flight = InFlight::new(action_id, &action, options.on_error);
+            workflow.run.queued.push(flight);
+        }
         let done = match &action {
             Action::Done { success, .. } => Some(*success),
             _ => None,

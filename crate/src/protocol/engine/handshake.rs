@@ -3,6 +3,7 @@
 
 use super::{Decision, Engine, MAX_WORKFLOWS, Site};
 use crate::protocol::fence::{bai_blocks, bai_fence_lines};
+use crate::protocol::outcome::RunBook;
 use crate::protocol::record::{HandshakeForm, parse_handshake};
 use crate::protocol::refusal::Refusal;
 use crate::protocol::scanner::{RecordPrefix, RecordScanner, ScanItem};
@@ -128,6 +129,7 @@ impl Engine {
             capabilities: handshake.capabilities,
             results_issued: 0,
             results: Vec::new(),
+            run: RunBook::default(),
         });
         out.push(Decision::HandshakeFound {
             workflow_id: handshake.workflow_id,
