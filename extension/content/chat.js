@@ -31,6 +31,11 @@ function freshNonce() {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * @param {typeof import('../pkg/bai.js')} core the Rust core (its calls are checked against the
+ *   declarations wasm-bindgen writes; the JavaScript build has the same exports)
+ * @param {any} banner
+ */
 export async function startChat(core, banner) {
   // Element refs on this tab, when a workflow acts on the chat tab itself: the next number is
   // kept across reloads (targets in other tabs keep theirs in the background), so a ref from
@@ -60,6 +65,7 @@ export async function startChat(core, banner) {
     setTimeout(poll, 0);
   };
 
+  /** @type {import('../pkg/bai.js').ChatSession} */
   let session;
   try {
     session = new core.ChatSession(stored[key] ?? undefined, schedulePoll, stored[key] ? await loadHeldTexts(key) : undefined, stored[key] ? await loadConversationParts(key, stored[key]) : undefined);
