@@ -439,8 +439,8 @@ export async function startChat(core, banner) {
   }
 
   /** A few words on what an action without a plain target will do, for the log (never typed
-   * text: `input_text`'s text stays out). */
-  /** @param {import('../shared/messages.js').WireAction} action */
+   * text: `input_text`'s text stays out).
+   * @param {import('../shared/messages.js').WireAction} action */
   function actionDetail({ type, payload = {} }) {
     switch (type) {
       case 'navigate': return `to ${payload.url}`;
@@ -469,8 +469,8 @@ export async function startChat(core, banner) {
    * all (stopped, skipped after a failure, a `done`, over the rate limits), and after each
    * attempt whether to try again, go on or skip the rest of the message; it records the outcome
    * for the result line. This loop only performs, asks the user, and logs.
+   * @param {{ workflow_id: string, action_id: number, action: import('../shared/messages.js').WireAction, options?: { timeout_ms?: number, reason?: string, on_error?: unknown } }} decision
    */
-  /** @param {{ workflow_id: string, action_id: number, action: import('../shared/messages.js').WireAction, options?: { timeout_ms?: number, reason?: string, on_error?: unknown } }} decision */
   async function runAction({ workflow_id, action_id, action, options = {} }) {
     const summary = { workflow_id, action_id, type: action.type, selector: action.payload?.selector ?? null };
     const detail = actionDetail(action);
