@@ -164,6 +164,50 @@ fn incremental(
     Ok((times, executed, engine))
 }
 
+/// Bytes the content script writes to storage over the conversation, fed as `incremental` does:
+/// after every message that decided something, the changed parts of the saved state
+/// (`split_parts` + `PartWriter`, as `ChatSession::save_changes`), and after every action the
+/// head again (the rate-limit count is saved after each action). Returns (bytes written for the
+/// last 100 actions ÷ 100, total bytes ÷ actions, the whole state's size at the end: what one
+/// write was before).
+fn state_writes(messages: &[Message]) -> Result<(f64, f64, usize), Box<dyn std::error::Error>> {
+    use bai::protocol::engine::{PartWriter, split_parts};
+    let mut engine = Engine::new();
+    let mut writer = PartWriter::new();
+    let mut per_action: Vec<usize> = Vec::new();
+    let mut total = 0usize;
+    for (index, message) in messages.iter().enumerate() {
+        let mut decisions = engine.update_messages(index + 1, [(index, message)]);
+        for decision in decisions.clone() {
+            if let Decision::HandshakeFound { workflow_id, .. } = decision {
+                decisions.extend(engine.approve(&workflow_id, NONCE)?);
+            }
+        }
+        if decisions.is_empty() {
+            continue;
+        }
+        let parts = split_parts(serde_json::from_str(&engine.save()?)?);
+        let head = parts.last().map_or(0, |(_, json)| json.len());
+        let changes = writer.changes(parts);
+        let mut bytes: usize = changes
+            .set
+            .iter()
+            .map(|(name, json)| name.len() + json.len())
+            .sum();
+        let actions = executes(&decisions);
+        // persistCount: the head (with the rate limits) once per action.
+        bytes += head * actions;
+        total += bytes;
+        if let Some(each) = bytes.checked_div(actions) {
+            per_action.extend(std::iter::repeat_n(each, actions));
+        }
+    }
+    let tail: Vec<usize> = per_action.iter().rev().take(100).copied().collect();
+    let at_end = tail.iter().sum::<usize>() as f64 / tail.len().max(1) as f64;
+    let mean = total as f64 / per_action.len().max(1) as f64;
+    Ok((at_end, mean, engine.save()?.len()))
+}
+
 /// Mirrors `replay` (live) with a clock around each observation; per-message seconds.
 fn live(messages: &[Message]) -> Result<(Vec<f64>, usize), Box<dyn std::error::Error>> {
     let mut engine = Engine::new();
@@ -256,6 +300,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         state_json = engine.save()?.len();
     }
 
+    let (write_at_end, write_mean, whole_state) = state_writes(&messages)?;
+
     // Snapshot: the whole conversation at once (an old conversation: nothing runs).
     let mut snap_totals = Vec::new();
     let mut snap_peak = 0;
@@ -290,6 +336,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "per_message_us": summary(&us(&inc_times)),
             "peak_heap_bytes": inc_peak,
             "saved_state_bytes": state_json,
+        },
+        "state_writes": {
+            "bytes_per_action_at_end": write_at_end,
+            "bytes_per_action_mean": write_mean,
+            "whole_state_bytes": whole_state,
         },
         "snapshot": {
             "total_ms": summary(&ms(&snap_totals)),

@@ -5,7 +5,7 @@
 import init, * as core from '../pkg/bai.js';
 import { ext, isFirefox } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
-import { CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, SITES_KEY, addApprovalRule, loadSettings, loadSites, questionTimeoutMs } from '../shared/settings.js';
+import { CONVERSATION_PART_PREFIX, CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, SITES_KEY, addApprovalRule, loadSettings, loadSites, questionTimeoutMs } from '../shared/settings.js';
 import { alwaysAllowRule, questionFingerprint } from '../shared/questions.js';
 
 // Service workers may not use top-level await: start the core now, await it where needed.
@@ -259,6 +259,41 @@ function whenNavigating(tabId, timeoutMs) {
   });
 }
 
+// ---- The exactly-once ledger --------------------------------------------------------------
+// One place decides whether an action (or a result line) may go out: the first claim of a key
+// wins, every later one loses, in this or any tab showing the conversation. The claims live in
+// this Map, loaded once from storage.session when the worker starts (so they survive the worker
+// being stopped, and are gone when the browser closes); a claim checks and sets the Map with no
+// `await` in between, so two claims racing cannot both win. Each key (`ran:<workflow>:<action>`,
+// `#<attempt>` for retries, `result@<message>` for results) is one storage.session entry.
+
+const LEDGER_PREFIX = 'ran:';
+const ledgerKey = (workflowId, actionId) => `${LEDGER_PREFIX}${workflowId}:${actionId}`;
+const ledger = new Map();
+const ledgerLoaded = ext.storage.session.get(null).then((stored) => {
+  for (const [key, at] of Object.entries(stored)) if (key.startsWith(LEDGER_PREFIX) && !ledger.has(key)) ledger.set(key, at);
+}, () => {});
+
+/** Claims `key` for the caller: true only for the first claim ever made of it. */
+async function claimOnce(key) {
+  await ledgerLoaded;
+  // Check and set in one step: nothing may run between them.
+  if (ledger.has(key)) return false;
+  const at = Date.now();
+  ledger.set(key, at);
+  // Saved before the claimant acts, so a worker restart cannot forget the claim.
+  await ext.storage.session.set({ [key]: at });
+  return true;
+}
+
+/** Gives a claim back: the claimant proved nothing was delivered (or the user must approve
+ * first, and the approved delivery claims again). */
+async function releaseClaim(key) {
+  await ledgerLoaded;
+  ledger.delete(key);
+  await ext.storage.session.remove(key);
+}
+
 /** Actions that only read the page: after a navigation cut one short, it may run again on the
  * new page without doing anything twice. */
 const READ_ONLY_ACTIONS = new Set(['observe', 'wait_for', 'extract', 'assert', 'wait']);
@@ -280,17 +315,16 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approved, 
   const binding = await targetFor(workflowId);
   if (!binding) return failure('no_target', 'This workflow has no target tab.');
   if (await isStopped(workflowId)) return stoppedFailure();
-  const ledgerKey = `ran:${workflowId}:${actionId}${attempt ? `#${attempt}` : ''}`;
-  if ((await ext.storage.session.get(ledgerKey))[ledgerKey]) {
+  const claim = ledgerKey(workflowId, `${actionId}${attempt ? `#${attempt}` : ''}`);
+  if (!(await claimOnce(claim))) {
     return failure('already_run', `Action ${actionId} was already sent to the target tab; BAI does not send an action twice.`);
   }
-  await ext.storage.session.set({ [ledgerKey]: Date.now() });
   for (let delivery = 0; ; delivery++) {
     let tab;
     try {
       tab = await whenLoaded(binding.tabId, 15000);
     } catch (error) {
-      await ext.storage.session.remove(ledgerKey);
+      await releaseClaim(claim);
       return String(error?.message) === 'timeout'
         ? failure('target_not_loaded', `The target tab (${binding.origin}) did not finish loading within 15 s.`)
         : failure('target_closed', `The target tab (${binding.title}) was closed. Open the page again and copy a new protocol prompt for it.`);
@@ -300,7 +334,7 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approved, 
       return failure('target_out_of_scope', `The target tab is now on ${origin ?? 'another page'}, outside this workflow's site ${binding.origin}. BAI did not act there.`);
     }
     if (!(await hasAccess(binding.origin))) {
-      await ext.storage.session.remove(ledgerKey);
+      await releaseClaim(claim);
       return failure('target_access_removed', `BAI no longer has access to ${binding.origin} (the site was removed in Settings › Sites or in the browser's extension settings), so it did not act there. To go on, open the page, click “Copy protocol prompt” in the BAI panel and allow access again.`);
     }
     // A page still loading has no content script yet. Ask until one answers: only an
@@ -309,7 +343,7 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approved, 
     // exist" too, and re-sending would run the action twice.)
     if (!(await contentScriptAnswers(binding.tabId))) {
       if (delivery >= 50) {
-        await ext.storage.session.remove(ledgerKey);
+        await releaseClaim(claim);
         return failure('target_not_ready', `BAI is not running in the target tab (${binding.origin}).`);
       }
       await sleep(100);
@@ -321,7 +355,7 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approved, 
     if (await isStopped(workflowId)) return stoppedFailure();
     try {
       const reply = await ext.tabs.sendMessage(binding.tabId, { type: Msg.EXECUTE_ACTION, workflowId, action, timeoutMs, approved: approved === true, expectOrigin: binding.origin, refFloor }, { frameId: 0 });
-      if (reply?.needs_approval) await ext.storage.session.remove(ledgerKey);
+      if (reply?.needs_approval) await releaseClaim(claim);
       if (reply?.nextRef) await ext.storage.session.set({ [refKey(binding.tabId)]: Math.max(refFloor, reply.nextRef) });
       // The action started loading another page: wait for it, so the next action meets the new
       // page and not the one that is going away.
@@ -413,9 +447,15 @@ async function pruneConversations(everything = false) {
       held.push(heldKey(key));
     }
   }
+  const gone = new Set(doomed);
   for (const key of Object.keys(all)) {
     // Orphaned times.
     if (key.startsWith(CONVERSATION_SAVED_AT_PREFIX) && !((CONVERSATION_PREFIX + key.slice(CONVERSATION_SAVED_AT_PREFIX.length)) in all)) doomed.push(key);
+    // Parts of a state deleted now or before (`<prefix><address>#<part>`).
+    if (key.startsWith(CONVERSATION_PART_PREFIX)) {
+      const head = CONVERSATION_PREFIX + key.slice(CONVERSATION_PART_PREFIX.length, key.lastIndexOf('#'));
+      if (gone.has(head) || !(head in all)) doomed.push(key);
+    }
   }
   if (everything) {
     const session = await ext.storage.session.get(null);
@@ -652,7 +692,7 @@ async function handle(message, sender) {
     }
     case Msg.CHAT_EVENT: {
       const tabId = sender.tab?.id;
-      if (tabId === undefined) return { error: 'chat events come from tabs' };
+      if (tabId === undefined) return failure('not_allowed', 'chat events come from tabs');
       await appendLog(tabId, message.event);
       ext.runtime.sendMessage({ type: Msg.STATUS_CHANGED, tabId }).catch(() => {});
       pruneSoon();
@@ -705,11 +745,9 @@ async function handle(message, sender) {
       // to claim an action runs it; the other is told it already ran.
       if (sender.tab?.id === undefined) return failure('not_allowed', 'actions are claimed by chat tabs');
       if (!(await hasAccess(originOf(sender.url)))) return chatSiteRemoved(sender.url);
-      const ledgerKey = `ran:${message.workflowId}:${message.actionId}`;
-      if ((await ext.storage.session.get(ledgerKey))[ledgerKey]) {
+      if (!(await claimOnce(ledgerKey(message.workflowId, message.actionId)))) {
         return failure('already_run', `Action ${message.actionId} already ran (in this or another tab showing this conversation); BAI does not run an action twice.`);
       }
-      await ext.storage.session.set({ [ledgerKey]: Date.now() });
       return { ok: true };
     }
     case Msg.RUN_ACTION: {
@@ -768,20 +806,20 @@ async function handle(message, sender) {
     case Msg.USER_DECISION: {
       // Only the extension's own pages (the panel) may send decisions, never a content script;
       // the only decision left is Stop (Allow and Deny answer questions: ANSWER_QUESTION).
-      if (!fromExtensionPage(sender)) return { error: 'decisions come from the panel' };
+      if (!fromExtensionPage(sender)) return failure('not_allowed', 'decisions come from the panel');
       if (message.answer !== 'stop') return failure('not_allowed', 'Allow and Deny answer a question');
       await ext.tabs.sendMessage(message.tabId, message);
       return { ok: true };
     }
     default:
-      return { error: `unknown message type ${JSON.stringify(message?.type)}` };
+      return failure('unknown_message', `unknown message type ${JSON.stringify(message?.type)}`);
   }
 }
 
 ext.runtime.onMessage.addListener((message, sender, sendResponse) => {
   // Only our own extension's pages and content scripts can reach onMessage; still, treat the
   // message as data and answer every call.
-  handle(message, sender).then(sendResponse, (error) => sendResponse({ error: String(error) }));
+  handle(message, sender).then(sendResponse, (error) => sendResponse(failure('internal_error', String(error))));
   return true;
 });
 
@@ -792,4 +830,4 @@ ext.tabs.onRemoved.addListener((tabId) => {
 });
 
 // Exposed for the end-to-end tests, which read it through the worker (Chromium only).
-globalThis.baiBackground = { coreReady };
+globalThis.baiBackground = { coreReady, claimOnce };

@@ -6,7 +6,7 @@
 
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
-import { CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, loadSettings, policySettingsJson } from '../shared/settings.js';
+import { CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, conversationPartKey, loadConversationParts, loadSettings, policySettingsJson } from '../shared/settings.js';
 import { executeHere, pageState } from './executor.js';
 
 /** Persisted per conversation: the origin and path identify it (ChatGPT: /c/<id>). */
@@ -31,6 +31,11 @@ function freshNonce() {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * @param {typeof import('../pkg/bai.js')} core the Rust core (its calls are checked against the
+ *   declarations wasm-bindgen writes; the JavaScript build has the same exports)
+ * @param {any} banner
+ */
 export async function startChat(core, banner) {
   // Element refs on this tab, when a workflow acts on the chat tab itself: the next number is
   // kept across reloads (targets in other tabs keep theirs in the background), so a ref from
@@ -46,6 +51,9 @@ export async function startChat(core, banner) {
   let settings = await loadSettings();
   ext.storage.onChanged.addListener((changes, area) => {
     if (area === 'local' && changes[SETTINGS_KEY]) loadSettings().then((fresh) => { settings = fresh; });
+    // The saved state was deleted (the user cleared saved conversations): the next save writes
+    // all of it again, not only what changed.
+    if (area === 'local' && changes[key] && changes[key].newValue === undefined) session?.forget_written();
   });
   let key = conversationKey();
 
@@ -57,9 +65,10 @@ export async function startChat(core, banner) {
     setTimeout(poll, 0);
   };
 
+  /** @type {import('../pkg/bai.js').ChatSession} */
   let session;
   try {
-    session = new core.ChatSession(stored[key] ?? undefined, schedulePoll, stored[key] ? await loadHeldTexts(key) : undefined);
+    session = new core.ChatSession(stored[key] ?? undefined, schedulePoll, stored[key] ? await loadHeldTexts(key) : undefined, stored[key] ? await loadConversationParts(key, stored[key]) : undefined);
   } catch (error) {
     report({ kind: 'session_error', code: 'session_start_failed', message: String(error?.message ?? error) });
     banner.setError(`BAI could not read this chat: ${error?.message ?? error}`);
@@ -84,10 +93,15 @@ export async function startChat(core, banner) {
   }
 
   /** The engine state goes to disk without any typed text; held actions' text goes to memory
-   * (the background's storage.session) only. */
+   * (the background's storage.session) only. Only what changed since the last save is written
+   * (the engine says which parts: the head and the newest slices of its growing lists). */
   let heldTextsSaved = '{}';
   async function persist() {
-    await ext.storage.local.set({ [key]: session.save(), [savedAtKey(key)]: Date.now() });
+    const { set, remove } = JSON.parse(session.save_changes());
+    const writes = { [savedAtKey(key)]: Date.now() };
+    for (const [name, json] of set) writes[name === 'head' ? key : conversationPartKey(key, name)] = json;
+    await ext.storage.local.set(writes);
+    if (remove.length) await ext.storage.local.remove(remove.map((name) => conversationPartKey(key, name)));
     const texts = session.save_held_texts();
     if (texts !== heldTextsSaved) {
       heldTextsSaved = texts;
@@ -107,7 +121,9 @@ export async function startChat(core, banner) {
     const now = conversationKey();
     if (now === key) return;
     if (isNewChat(key)) {
-      await ext.storage.local.remove([key, savedAtKey(key)]);
+      // The state moves to the conversation's own address: written there whole, deleted here.
+      const written = JSON.parse(session.forget_written()).filter((name) => name !== 'head');
+      await ext.storage.local.remove([key, savedAtKey(key), ...written.map((name) => conversationPartKey(key, name))]);
       heldTextsSaved = '';
       key = now;
       await persist();
@@ -116,7 +132,7 @@ export async function startChat(core, banner) {
     session.close();
     const saved = (await ext.storage.local.get(now))[now];
     key = now;
-    session = new core.ChatSession(saved ?? undefined, schedulePoll, saved ? await loadHeldTexts(now) : undefined);
+    session = new core.ChatSession(saved ?? undefined, schedulePoll, saved ? await loadHeldTexts(now) : undefined, saved ? await loadConversationParts(now, saved) : undefined);
     heldTextsSaved = '';
     pendingHandshakes.clear();
     withdrawQuestions();
@@ -152,18 +168,11 @@ export async function startChat(core, banner) {
     }
     if (result.decisions.length > 0) {
       await persist();
-      const batch = { failedWorkflows: new Set() };
-      for (const decision of result.decisions) handle(decision, batch);
+      for (const decision of result.decisions) handle(decision);
     }
-    // Without result lines a failure skips the rest of the poll's actions; with them, the rest
-    // of the message's (until its result is posted).
-    actionChain = queue(() => {
-      for (const workflowId of new Set([...failedUntilResult, ...outcomes.keys()])) {
-        if (workflowInfo(workflowId)?.capabilities?.includes('result_lines')) continue;
-        failedUntilResult.delete(workflowId);
-        outcomes.delete(workflowId);
-      }
-    });
+    // The poll's actions have run: the engine ends what a failure skips for workflows without
+    // result lines (with them, that lasts until the message's result).
+    actionChain = queue(() => session.actions_settled());
     await actionChain;
     banner.setRunning(unfinishedWorkflows().some((w) => w.state === 'active'));
     // Visible progress markers: how many polls finished (with their actions) and how many
@@ -171,16 +180,14 @@ export async function startChat(core, banner) {
     banner.setProgress({ polls: ++polls, actionsRun, messages: result.messages });
   }
 
-  // `batch` groups the decisions of one poll: when an action fails, the later actions the model
-  // wrote alongside it are skipped (they were written assuming it would work).
-  function handle(decision, batch = { failedWorkflows: new Set() }) {
+  function handle(decision) {
     switch (decision.decision) {
       case 'handshake_found':
         return onHandshake(decision);
       case 'ack':
         return onAck(decision);
       case 'execute':
-        actionChain = queue(() => runAction(decision, batch));
+        actionChain = queue(() => runAction(decision));
         return actionChain;
       case 'result_due':
         // After the message's actions (queued before it) have run.
@@ -231,7 +238,7 @@ export async function startChat(core, banner) {
    * conversation switch took the question back. */
   async function askUser(question) {
     const key = question.kind === 'action' ? `${question.workflowId}:${question.actionId}` : question.workflowId;
-    const reply = await ext.runtime.sendMessage({ type: Msg.ASK_USER, question }).catch((error) => ({ error: { code: 'ask_failed', message: String(error?.message ?? error) } }));
+    const reply = await ext.runtime.sendMessage({ type: Msg.ASK_USER, question }).catch((error) => /** @type {import('../shared/messages.js').ReplyOf<import('../shared/messages.js').AskUserMsg>} */ ({ error: { code: 'ask_failed', message: String(error?.message ?? error) } }));
     if (!reply?.questionId) {
       report({ kind: 'session_error', code: reply?.error?.code ?? 'ask_failed', message: reply?.error?.message ?? 'BAI could not show its question' });
       return 'deny';
@@ -352,16 +359,6 @@ export async function startChat(core, banner) {
     return JSON.parse(session.workflows()).find((w) => w.workflow_id === workflowId) ?? null;
   }
 
-  // What each action of a workflow did, until the result that reports it is posted.
-  const outcomes = new Map();
-  // Workflows whose message had a failed action: its later actions are skipped.
-  const failedUntilResult = new Set();
-
-  function recordOutcome(workflowId, outcome) {
-    if (!outcomes.has(workflowId)) outcomes.set(workflowId, new Map());
-    outcomes.get(workflowId).set(outcome.action_id, outcome);
-  }
-
   /** The target page's URL and title, plus what changed since its last observation. */
   async function targetPageState(workflowId, withChanges) {
     const target = await targetOf(workflowId);
@@ -378,36 +375,16 @@ export async function startChat(core, banner) {
    * A message's actions are over: BAI tells the model what happened in one BAI_RESULT line
    * (built by the engine, which will recognize it in the transcript as its own).
    */
-  async function postResult({ workflow_id, message_index, executed, rejected }) {
-    const done = outcomes.get(workflow_id) ?? new Map();
-    const actions = [];
-    let observation = null;
-    for (const id of executed) {
-      const outcome = done.get(id) ?? { action_id: id, status: 'skipped' };
-      done.delete(id);
-      if (outcome.observation) {
-        observation = outcome.observation;
-        delete outcome.observation;
-      }
-      actions.push(outcome);
-    }
-    for (const rejection of rejected) {
-      actions.push({ action_id: rejection.action_id ?? 0, status: 'rejected', code: rejection.code, reason: rejection.reason });
-    }
-    actions.sort((a, b) => a.action_id - b.action_id);
-    failedUntilResult.delete(workflow_id);
-    const capabilities = workflowInfo(workflow_id)?.capabilities ?? [];
-    // "What the page looks like now": after an observe, the observation; otherwise, for a model
-    // that observes, what changed since.
-    const page = await targetPageState(workflow_id, capabilities.includes('observe') && !observation).catch(() => null);
-    const resultReport = { actions };
-    if (page?.url) resultReport.page = { url: page.url, title: page.title };
-    if (observation) resultReport.observation = observation;
-    const changed = page?.changes && (page.changes.added.length || page.changes.removed.length || page.changes.changed.length || page.changes.more);
-    if (changed) resultReport.changes = page.changes;
+  async function postResult(due) {
+    const { workflow_id, message_index } = due;
+    // The engine puts the report together from the outcomes it recorded; the glue adds the
+    // page's state ("what the page looks like now": for a model that observes and did not
+    // observe in this message, what changed since).
     let line;
     try {
-      line = session.result_line(workflow_id, JSON.stringify(resultReport));
+      const { page_changes } = JSON.parse(session.message_report(JSON.stringify(due)));
+      const page = await targetPageState(workflow_id, page_changes).catch(() => null);
+      line = session.result_line(workflow_id, JSON.stringify(page ?? null));
       await persist();
     } catch (error) {
       report({ kind: 'result_failed', workflow_id, code: 'result_not_built', message: String(error?.message ?? error) });
@@ -418,7 +395,7 @@ export async function startChat(core, banner) {
     if (claim?.error) return;
     await postLine(line, {
       what: 'result',
-      posted: (outcome) => report({ kind: 'result_posted', workflow_id, outcome, actions: actions.length }),
+      posted: (outcome) => report({ kind: 'result_posted', workflow_id, outcome, actions: due.executed.length + due.rejected.length }),
       failed: (error) => report({ kind: 'result_failed', workflow_id, code: error?.code ?? 'unknown', message: error?.message ?? String(error) }),
     });
   }
@@ -470,47 +447,9 @@ export async function startChat(core, banner) {
     return answer;
   }
 
-  /** Failures that happen before the action touched anything: an `on_error: retry` may try
-   * again. (After `covered`, for instance, nothing was clicked; after `target_reloaded` it may
-   * have been.) */
-  const RETRYABLE = new Set(['not_found', 'not_visible', 'covered', 'disabled', 'not_stable', 'target_not_ready', 'target_not_loaded', 'index_out_of_range']);
-  // `select_option` on a custom list opens it first, then looks for the option: a failure there
-  // comes after a click, so it is never retried.
-  const NEVER_RETRIED = new Set(['select_option']);
-
-  /** Workflows whose queued actions must not run any more: the user stopped or refused them,
-   * or a newer workflow took over. (`done` and `failed` come from the model's own lines: the
-   * actions it wrote before them still run, in order.) */
-  const HALTED = new Set(['stopped', 'superseded', 'denied']);
-
-  /** Refusals (by the user, a rule of theirs, or a question left unanswered) end the message's
-   * actions, whatever the model asked for. */
-  const REFUSALS = new Set(['denied_by_user', 'denied_by_rule', 'question_timed_out']);
-
-  function failureOf(error) {
-    try {
-      return typeof error === 'string' ? JSON.parse(error) : { code: error?.code, message: error?.message ?? String(error) };
-    } catch {
-      return { code: 'action_failed', message: String(error) };
-    }
-  }
-
-  /** What the result line says about a successful action. */
-  function successOutcome(action_id, action, result) {
-    const outcome = { action_id, type: action.type, status: 'ok' };
-    const effects = (result?.effects ?? []).map((effect) => effect.kind);
-    if (effects.length > 0) outcome.effects = effects;
-    if (action.type === 'observe' && result?.data) {
-      // The result's `page` already says where; the observation keeps only what is new.
-      const { url: _url, title: _title, ...observation } = result.data;
-      outcome.observation = observation;
-    }
-    else if (result?.data !== undefined && result?.data !== null) outcome.data = result.data;
-    return outcome;
-  }
-
   /** A few words on what an action without a plain target will do, for the log (never typed
-   * text: `input_text`'s text stays out). */
+   * text: `input_text`'s text stays out).
+   * @param {import('../shared/messages.js').WireAction} action */
   function actionDetail({ type, payload = {} }) {
     switch (type) {
       case 'navigate': return `to ${payload.url}`;
@@ -534,77 +473,63 @@ export async function startChat(core, banner) {
     persist().catch(() => {});
   }
 
-  async function runAction({ workflow_id, action_id, action, options = {} }, batch) {
+  /**
+   * Runs one action the engine handed out. The engine decides everything: whether it runs at
+   * all (stopped, skipped after a failure, a `done`, over the rate limits), and after each
+   * attempt whether to try again, go on or skip the rest of the message; it records the outcome
+   * for the result line. This loop only performs, asks the user, and logs.
+   * @param {{ workflow_id: string, action_id: number, action: import('../shared/messages.js').WireAction, options?: { timeout_ms?: number, reason?: string, on_error?: unknown } }} decision
+   */
+  async function runAction({ workflow_id, action_id, action, options = {} }) {
     const summary = { workflow_id, action_id, type: action.type, selector: action.payload?.selector ?? null };
     const detail = actionDetail(action);
     if (detail) summary.detail = detail;
     if (options.reason) summary.reason = options.reason;
-    if (HALTED.has(workflowInfo(workflow_id)?.state)) {
-      report({ kind: 'skipped', ...summary, why: 'stopped' });
-      recordOutcome(workflow_id, { action_id, type: action.type, status: 'skipped' });
+    const start = JSON.parse(session.begin_action(workflow_id, action_id, Date.now(), policySettingsJson(settings)));
+    if (start.next === 'skip') {
+      report({ kind: 'skipped', ...summary, ...(start.why === 'earlier_failure' ? {} : { why: start.why }) });
       return;
     }
-    if (batch.failedWorkflows.has(workflow_id) || failedUntilResult.has(workflow_id)) {
-      report({ kind: 'skipped', ...summary });
-      recordOutcome(workflow_id, { action_id, type: action.type, status: 'skipped' });
+    if (start.next === 'finished') {
+      // `done`, or `more` (the next part of a long result, which the engine writes into this
+      // message's result line): neither touches the page.
+      report({ kind: 'executed', ...summary, result: action.type === 'more' ? { more: true } : { done: action.payload } });
       return;
     }
-    if (action.type === 'done' || action.type === 'more') {
-      // Neither touches the page: `more` asks for the next part of a long result, which the
-      // engine writes into this message's result line (it checked the token already).
-      report({ kind: 'executed', ...summary, result: action.type === 'done' ? { done: action.payload } : { more: true } });
-      recordOutcome(workflow_id, { action_id, type: action.type, status: 'ok' });
-      return;
-    }
-    const limited = session.admit(workflow_id, Date.now(), policySettingsJson(settings));
-    if (limited) {
-      report({ kind: 'failed', ...summary, error: limited });
-      recordOutcome(workflow_id, { action_id, type: action.type, status: 'failed', code: limited.code, reason: limited.message });
-      batch.failedWorkflows.add(workflow_id);
+    if (start.next === 'refused') {
+      report({ kind: 'failed', ...summary, error: start.error });
       await decide(workflow_id, 'stop', 'policy');
       return;
     }
-    const onError = options.on_error ?? { mode: 'stop' };
-    const retries = onError.mode === 'retry' && !NEVER_RETRIED.has(action.type) ? onError.count : 0;
-    let failure = null;
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      // Stop means stop, also between the attempts of a retry.
-      if (attempt > 0 && HALTED.has(workflowInfo(workflow_id)?.state)) break;
+    let attempt = 0;
+    for (;;) {
       report({ kind: 'executing', ...summary, ...(attempt ? { attempt } : {}) });
       actionsRun += 1;
-      try {
-        const how = { timeoutMs: options.timeout_ms, attempt };
-        let outcome = await perform(workflow_id, action_id, action, false, how);
-        if (outcome.needs_approval) {
-          const answer = await askAboutAction({ ...summary, target: outcome.needs_approval.target, targetName: outcome.needs_approval.targetName }, outcome.needs_approval.reasons);
-          if (answer === 'withdrawn') throw JSON.stringify({ code: 'stopped', message: 'You pressed Stop; BAI did not act.' });
-          if (answer === 'timed_out') {
-            throw JSON.stringify({ code: 'question_timed_out', message: 'Nobody answered BAI\'s question in time, so BAI did not act.' });
-          }
-          if (answer !== 'allow') {
-            throw JSON.stringify({ code: 'denied_by_user', message: 'The user did not allow this action.' });
-          }
-          outcome = await perform(workflow_id, action_id, action, true, how);
-        }
-        if (outcome.error) throw JSON.stringify(outcome.error);
-        report({ kind: 'executed', ...summary, result: outcome.result });
-        recordOutcome(workflow_id, successOutcome(action_id, action, outcome.result));
-        persistCount();
-        return;
-      } catch (error) {
-        failure = failureOf(error);
-        report({ kind: 'failed', ...summary, error: failure });
-        if (!RETRYABLE.has(failure.code)) break;
-      }
+      const reply = await attemptAction(summary, action, { timeoutMs: options.timeout_ms, attempt });
+      const step = JSON.parse(session.record_outcome(workflow_id, action_id, JSON.stringify(reply ?? null)));
+      if (step.failure) report({ kind: 'failed', ...summary, error: step.failure });
+      else report({ kind: 'executed', ...summary, result: reply.result });
+      if (step.next !== 'retry') break;
+      attempt = step.attempt;
     }
     persistCount();
-    const outcome = { action_id, type: action.type, status: 'failed', code: failure?.code ?? 'action_failed', reason: failure?.message ?? '' };
-    if (failure?.hints?.length) outcome.hints = failure.hints;
-    recordOutcome(workflow_id, outcome);
-    // A refusal by the user ends the message's actions, whatever the model asked for.
-    if (onError.mode !== 'skip' || REFUSALS.has(failure?.code)) {
-      batch.failedWorkflows.add(workflow_id);
-      failedUntilResult.add(workflow_id);
+  }
+
+  /** One attempt: perform, and when the target asks, the user's answer and the approved run.
+   * Answers the target's reply (`{result}` or `{error}`), or `{answer}` when the user did not
+   * allow the action. */
+  async function attemptAction(summary, action, how) {
+    const { workflow_id, action_id } = summary;
+    try {
+      let reply = await perform(workflow_id, action_id, action, false, how);
+      if (reply?.needs_approval) {
+        const answer = await askAboutAction({ ...summary, target: reply.needs_approval.target, targetName: reply.needs_approval.targetName }, reply.needs_approval.reasons);
+        if (answer !== 'allow') return { answer: answer === 'withdrawn' || answer === 'timed_out' ? answer : 'deny' };
+        reply = await perform(workflow_id, action_id, action, true, how);
+      }
+      return reply;
+    } catch (error) {
+      return { error: { code: error?.code ?? 'action_failed', message: String(error?.message ?? error) } };
     }
   }
 

@@ -56,7 +56,11 @@ function parseFailure(error) {
   }
 }
 
-/** The page's URL and title, and (when `changes`) what changed since the last observation. */
+/**
+ * The page's URL and title, and (when `changes`) what changed since the last observation.
+ * @param {any} core
+ * @param {{ changes?: boolean, maxElements?: number, refFloor?: number }} request
+ */
 export function pageState(core, { changes, maxElements, refFloor }) {
   if (refFloor) core.set_ref_floor(refFloor);
   const state = { url: location.href, title: document.title };
@@ -91,6 +95,8 @@ function navigationTarget(action, canNavigate) {
  * across the pages a tab shows (the background remembers the next number per tab).
  * Answers `{result, nextRef}`, `{error: {code, message, hints?}, nextRef}` or
  * `{needs_approval: {reasons}}`; a navigation also carries `navigateTo`, done after answering.
+ * @param {any} core
+ * @param {{ action: import('../shared/messages.js').WireAction, timeoutMs?: number, expectOrigin?: string, approved?: unknown, refFloor?: number, canNavigate?: boolean }} request
  */
 export async function executeHere(core, { action, timeoutMs, expectOrigin, approved, refFloor, canNavigate = false }) {
   // The background checked the tab's origin; check again here, where it cannot change under us.

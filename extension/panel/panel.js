@@ -8,6 +8,9 @@ import { Msg } from '../shared/messages.js';
 import { MIN_QUESTION_TIMEOUT_SECONDS, SETTINGS_KEY, SITES_KEY, addApprovalRule, describeRule, loadSettings, loadSites, removeApprovalRule, saveSetting } from '../shared/settings.js';
 import { armAnswers, questionFingerprint, renderQuestion, timeLeftText } from '../shared/questions.js';
 
+// Elements of this page's own markup, looked up by id: the markup declares them, so they are
+// typed `any` rather than cast at every use.
+/** @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
 
 const STATE_WORDS = {
@@ -392,7 +395,7 @@ async function setupSettings() {
   });
   $('add-rule').addEventListener('click', addRule);
   $('clear-conversations').addEventListener('click', async () => {
-    const reply = await ext.runtime.sendMessage({ type: Msg.CLEAR_CONVERSATIONS }).catch((error) => ({ error: { message: String(error) } }));
+    const reply = await ext.runtime.sendMessage({ type: Msg.CLEAR_CONVERSATIONS }).catch((error) => /** @type {import('../shared/messages.js').ReplyOf<import('../shared/messages.js').ClearConversationsMsg>} */ ({ error: { message: String(error) } }));
     $('clear-status').textContent = reply?.error
       ? `Not cleared: ${reply.error.message}`
       : `Cleared ${reply.removed} saved conversation${reply.removed === 1 ? '' : 's'}. A conversation still open in a tab saves its state again when it next changes; a cleared conversation opened later runs none of its old actions.`;

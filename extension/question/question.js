@@ -6,6 +6,9 @@ import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { armAnswers, questionFingerprint, questionKey, renderQuestion, timeLeftText } from '../shared/questions.js';
 
+// Elements of this page's own markup, looked up by id: the markup declares them, so they are
+// typed `any` rather than cast at every use.
+/** @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
 
 let shown = null;

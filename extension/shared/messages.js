@@ -1,7 +1,7 @@
 // Messages between the content scripts, the background worker and the panel. Every message is
 // an object tagged by `type`; these constants are the only place the tags are spelled.
 
-export const Msg = Object.freeze({
+export const Msg = Object.freeze(/** @type {const} */ ({
   /** content -> background: the wasm core started (or failed to) in a tab. */
   CONTENT_READY: 'content_ready',
   /** panel -> background: what do you know about this tab? */
@@ -70,4 +70,100 @@ export const Msg = Object.freeze({
   CLEAR_CONVERSATIONS: 'clear_conversations',
   /** background -> panel: something changed; re-read the status. */
   STATUS_CHANGED: 'status_changed',
-});
+}));
+
+// ---- Message shapes, declared once ---------------------------------------------------------
+// Every message and its reply, as JSDoc types. `tsc --noEmit` (jsconfig.json, run by
+// scripts/test's `types` layer) checks every `ext.runtime.sendMessage` / `ext.tabs.sendMessage`
+// against them (see `Ext` in browser.js). Content that is the Rust core's JSON (actions,
+// results, events) stays `unknown`/`object` here: its shape is declared in Rust.
+
+/** @typedef {{ code?: string, message: string, hints?: string[] }} ErrorInfo */
+/** A refusal or failure: every reply may be one. @typedef {{ error?: ErrorInfo }} MaybeFailure */
+/** @typedef {{ ok?: true } & MaybeFailure} OkReply */
+/** An action as the core writes it (`{type, payload}`). @typedef {{ type: string, payload?: any }} WireAction */
+/** A question to the user (background/askUser normalizes it). @typedef {{ kind: 'handshake' | 'action', workflowId: string, [field: string]: unknown }} Question */
+
+/**
+ * @typedef {{ type: 'content_ready', url: string, coreVersion: string | null, startError?: unknown, startMs?: number, coreFlavor?: string | null, chat?: unknown }} ContentReadyMsg
+ * @typedef {{ type: 'tab_status', tabId: number }} TabStatusMsg
+ * @typedef {{ type: 'chat_event', event: { kind: string, at: number, [field: string]: unknown } }} ChatEventMsg
+ * @typedef {{ type: 'user_decision', tabId?: number, workflowId: string | null, answer: 'stop' }} UserDecisionMsg
+ * @typedef {{ type: 'ask_user', question: Question }} AskUserMsg
+ * @typedef {{ type: 'withdraw_question', questionId: string }} WithdrawQuestionMsg
+ * @typedef {{ type: 'show_questions' }} ShowQuestionsMsg
+ * @typedef {{ type: 'pending_questions', tabId?: number }} PendingQuestionsMsg
+ * @typedef {{ type: 'answer_question', questionId: string, fingerprint: string, answer: 'allow' | 'deny' }} AnswerQuestionMsg
+ * @typedef {{ type: 'question_answered', questionId: string, answer: 'allow' | 'deny' }} QuestionAnsweredMsg
+ * @typedef {{ type: 'questions_changed' }} QuestionsChangedMsg
+ * @typedef {{ type: 'stop_workflow', workflowId: string }} StopWorkflowMsg
+ * @typedef {{ type: 'cancel_actions', workflowIds: string[] }} CancelActionsMsg
+ * @typedef {{ type: 'tab_log', tabId: number }} TabLogMsg
+ * @typedef {{ type: 'bind_target', workflowId: string, tabId: number }} BindTargetMsg
+ * @typedef {{ type: 'target_for', workflowId: string }} TargetForMsg
+ * @typedef {{ type: 'run_action', workflowId: string, actionId: number, action: WireAction, approved?: unknown, timeoutMs?: number, attempt?: number }} RunActionMsg
+ * @typedef {{ type: 'claim_action', workflowId: string, actionId: number | string }} ClaimActionMsg
+ * @typedef {{ type: 'execute_action', workflowId: string, action: WireAction, timeoutMs?: number, approved?: unknown, expectOrigin: string, refFloor: number }} ExecuteActionMsg
+ * @typedef {{ type: 'page_state', workflowId?: string, changes?: boolean, maxElements?: number, refFloor?: number }} PageStateMsg
+ * @typedef {{ type: 'ping' }} PingMsg
+ * @typedef {{ type: 'grant_site', address: string, kind?: string }} GrantSiteMsg
+ * @typedef {{ type: 'remove_site', pattern: string }} RemoveSiteMsg
+ * @typedef {{ type: 'held_texts_save', conversation: string, texts: string | null }} HeldTextsSaveMsg
+ * @typedef {{ type: 'held_texts_load', conversation: string }} HeldTextsLoadMsg
+ * @typedef {{ type: 'clear_conversations' }} ClearConversationsMsg
+ * @typedef {{ type: 'status_changed', tabId?: number }} StatusChangedMsg
+ */
+
+/**
+ * Every message, tagged by `type`.
+ * @typedef {ContentReadyMsg | TabStatusMsg | ChatEventMsg | UserDecisionMsg | AskUserMsg | WithdrawQuestionMsg | ShowQuestionsMsg | PendingQuestionsMsg | AnswerQuestionMsg | QuestionAnsweredMsg | QuestionsChangedMsg | StopWorkflowMsg | CancelActionsMsg | TabLogMsg | BindTargetMsg | TargetForMsg | RunActionMsg | ClaimActionMsg | ExecuteActionMsg | PageStateMsg | PingMsg | GrantSiteMsg | RemoveSiteMsg | HeldTextsSaveMsg | HeldTextsLoadMsg | ClearConversationsMsg | StatusChangedMsg} Message
+ */
+
+/**
+ * The target tab's page: URL, title, what changed, and the next element ref number.
+ * @typedef {{ url?: string, title?: string, changes?: { added: unknown[], removed: unknown[], changed: unknown[], more?: number }, nextRef?: number } & MaybeFailure} PageStateReply
+ */
+/**
+ * An action's answer: what it did, why it failed, or the reasons the user must approve first.
+ * @typedef {{ result?: any, needs_approval?: { reasons: string[], target?: string, [field: string]: unknown }, nextRef?: number } & MaybeFailure} ActionReply
+ */
+/** A workflow's bound target tab. @typedef {{ tabId: number, origin: string, url: string, title: string, at: number }} Binding */
+
+/**
+ * What each message is answered with.
+ * @typedef {{
+ *   content_ready: { coreVersion: string | null, coreError: string | null },
+ *   tab_status: { background?: { version: string | null, error: string | null }, tab?: any } & MaybeFailure,
+ *   chat_event: OkReply,
+ *   user_decision: OkReply,
+ *   ask_user: { questionId?: string } & MaybeFailure,
+ *   withdraw_question: OkReply,
+ *   show_questions: OkReply,
+ *   pending_questions: { questions?: Array<{ id: string, tabId: number, fingerprint: string, [field: string]: unknown }> } & MaybeFailure,
+ *   answer_question: OkReply,
+ *   question_answered: void,
+ *   questions_changed: void,
+ *   stop_workflow: OkReply,
+ *   cancel_actions: OkReply,
+ *   tab_log: { log?: object[] } & MaybeFailure,
+ *   bind_target: { binding?: Binding } & MaybeFailure,
+ *   target_for: { target: Binding | null },
+ *   run_action: ActionReply,
+ *   claim_action: OkReply,
+ *   execute_action: ActionReply,
+ *   page_state: PageStateReply,
+ *   ping: { pong: true },
+ *   grant_site: OkReply & { [field: string]: unknown },
+ *   remove_site: OkReply & { [field: string]: unknown },
+ *   held_texts_save: OkReply,
+ *   held_texts_load: { texts?: string | null } & MaybeFailure,
+ *   clear_conversations: { removed?: number } & MaybeFailure,
+ *   status_changed: void,
+ * }} Replies
+ */
+
+/**
+ * The reply to message `M`.
+ * @template {Message} M
+ * @typedef {Replies[M['type']]} ReplyOf
+ */

@@ -35,10 +35,35 @@ export function questionTimeoutMs(settings) {
 // address (so a reload never repeats an action), with the time it was last saved under
 // CONVERSATION_SAVED_AT_PREFIX + the same address. The background deletes both after
 // `conversationRetentionDays`, and all of them when the user clears them in the panel. Typed
-// text of actions held before the ACK never goes there (storage.session only).
+// text of actions held before the ACK never goes there (storage.session only). The state is
+// saved in parts (the engine's ChatSession.save_changes): the head under CONVERSATION_PREFIX +
+// address, and the slices of its growing lists under CONVERSATION_PART_PREFIX + address + '#' +
+// part name, so each save writes what changed, not the whole state.
 
 export const CONVERSATION_PREFIX = 'bai:conv:';
 export const CONVERSATION_SAVED_AT_PREFIX = 'bai:conv-at:';
+export const CONVERSATION_PART_PREFIX = 'bai:conv-part:';
+
+/** The storage key of part `name` of the conversation saved under `key`. */
+export const conversationPartKey = (key, name) => `${CONVERSATION_PART_PREFIX}${key.slice(CONVERSATION_PREFIX.length)}#${name}`;
+
+/** The parts a saved head refers to, as `{name: json}` (JSON text), or undefined. */
+export async function loadConversationParts(key, head) {
+  let names = [];
+  try {
+    names = JSON.parse(head)?.parts ?? [];
+  } catch {
+    return undefined;
+  }
+  if (!names.length) return undefined;
+  const stored = await ext.storage.local.get(names.map((name) => conversationPartKey(key, name)));
+  const parts = {};
+  for (const name of names) {
+    const json = stored[conversationPartKey(key, name)];
+    if (typeof json === 'string') parts[name] = json;
+  }
+  return JSON.stringify(parts);
+}
 
 export async function loadSettings() {
   const stored = (await ext.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] ?? {};

@@ -12,7 +12,7 @@ bai_build_wasm_pkg() {
   mkdir -p "$out"
   # --target web: an ES module with an explicit init(), loaded by the background worker (static
   # import), the panel, and the content scripts (dynamic import of a web-accessible URL).
-  wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name bai \
+  wasm-bindgen --target web --out-dir "$out" --out-name bai \
     "${CARGO_TARGET_DIR:-$BAI_ROOT/target}/wasm32-unknown-unknown/wasm-release/bai.wasm"
   if [ "${BAI_FAST:-0}" != "1" ]; then
     # npm binaryen's wasm-opt, never Debian's (v108 produces modules that fail at runtime).

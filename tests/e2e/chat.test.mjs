@@ -285,6 +285,38 @@ for (const name of browserNames()) {
       assert.equal(await second.evaluate(() => window.__target.clicks), 0, 'not run again in the second tab');
     });
 
+    test('two tabs deciding the same action at the same moment: exactly one claim wins, and it runs once', async () => {
+      const workflowId = `wf-race-${name}`;
+      const url = `${server.origin}/chat/c/race-${name}`;
+      const first = await openChat(browser, url);
+      await first.evaluate(installTarget);
+      const nonce = await startWorkflow(first, workflowId);
+      const second = await openChat(browser, url);
+      await second.evaluate(installTarget);
+      await settled(second);
+      // Both tabs show the model's line at one wall-clock moment, so both sessions decide it
+      // and ask the background to claim it at about the same time.
+      const line = actionLine(workflowId, nonce, 1, 'click', { selector: '#counter' });
+      const at = Date.now() + 1500;
+      for (const tab of [first, second]) {
+        await tab.evaluate((text, when) => { setTimeout(() => window.chatFixture.addAssistantMessage(text), Math.max(0, when - Date.now())); }, line, at);
+      }
+      for (const tab of [first, second]) {
+        await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.actionsRun === '1', { what: 'both tabs to try the action' });
+      }
+      const clicks = (await first.evaluate(() => window.__target.clicks)) + (await second.evaluate(() => window.__target.clicks));
+      assert.equal(clicks, 1, 'the click ran in exactly one tab');
+      if (browser.inBackground) {
+        // The claim itself, raced in the background: many claims of one key at once, one wins,
+        // and the claim is saved in storage.session (it outlives the worker).
+        const outcome = await browser.inBackground(async (key) => {
+          const wins = await Promise.all(Array.from({ length: 8 }, () => globalThis.baiBackground.claimOnce(key)));
+          return { wins: wins.filter(Boolean).length, saved: Boolean((await chrome.storage.session.get(key))[key]) };
+        }, `ran:${workflowId}-direct:1`);
+        assert.deepEqual(outcome, { wins: 1, saved: true });
+      }
+    });
+
     test('lines that must never act: injected in a user message, wrong nonce, before the ACK', async () => {
       const workflowId = `wf-adv-${name}`;
       const url = `${server.origin}/chat/c/adversarial-${name}?markup=2026`;

@@ -16,7 +16,9 @@ use crate::chat::text::HandshakeRule;
 use crate::chat::transcript::{TranscriptReader, observer_options};
 use crate::chat::{SiteProfile, choose_profile};
 use crate::policy::{PolicySettings, RateLimiter};
-use crate::protocol::{Decision, Engine, EngineError};
+use crate::protocol::engine::{HEAD_PART, PartWriter, join_parts, split_parts};
+use crate::protocol::outcome::{ActionFailure, ActionReply, ActionStart, changes_worth_reporting};
+use crate::protocol::{Capability, Decision, Engine, EngineError, PageInfo, ResultReport};
 
 /// What one [`ChatSession::poll`] returns to JS.
 #[derive(Debug, Serialize)]
@@ -65,22 +67,32 @@ pub struct ChatSession {
     opened_fresh: bool,
     /// Caps actions per workflow and per minute (see [`crate::policy`]).
     limiter: RateLimiter,
+    /// Result reports built by [`ChatSession::message_report`], waiting for the page's state.
+    reports: Vec<(String, ResultReport)>,
+    /// What the last [`ChatSession::save_changes`] wrote (or the restore read).
+    writer: PartWriter,
 }
 
 /// What [`ChatSession::save`] writes: the engine's own saved state (a JSON string, so the engine
-/// alone decides its format) and the rate limiter's windows.
+/// alone decides its format) and the rate limiter's windows. Saved in parts
+/// ([`ChatSession::save_changes`]), `engine` is the head of the engine's state and `parts` names
+/// the slices it refers to.
 #[derive(Debug, Serialize, serde::Deserialize)]
 struct SavedSession {
     engine: String,
     limiter: RateLimiter,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    parts: Option<Vec<String>>,
 }
 
 /// Reads a saved session; a state saved before the limiter was persisted is a bare engine state.
 /// `held_texts` is what [`ChatSession::save_held_texts`] returned (kept in `storage.session`).
+/// `parts` is the saved slices (name -> JSON) a head in parts refers to.
 fn restore(
     json: &str,
     held_texts: Option<&str>,
-) -> Result<(Engine, RateLimiter), serde_json::Error> {
+    parts: &serde_json::Map<String, serde_json::Value>,
+) -> Result<(Engine, RateLimiter), String> {
     let texts: serde_json::Map<String, serde_json::Value> = held_texts
         .and_then(|t| serde_json::from_str(t).ok())
         .unwrap_or_default();
@@ -88,9 +100,19 @@ fn restore(
         Ok(saved) => (saved.engine, saved.limiter),
         Err(_) => (json.to_owned(), RateLimiter::default()),
     };
-    let mut state: serde_json::Value = serde_json::from_str(&engine)?;
+    let head: serde_json::Value = serde_json::from_str(&engine).map_err(|e| e.to_string())?;
+    let part = |name: &str| {
+        parts
+            .get(name)
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+    };
+    let mut state = join_parts(head, &part).map_err(|e| e.to_string())?;
     put_back_held_actions(&mut state, &texts);
-    Ok((Engine::restore(&state.to_string())?, limiter))
+    Ok((
+        Engine::restore(&state.to_string()).map_err(|e| e.to_string())?,
+        limiter,
+    ))
 }
 
 fn to_json<T: Serialize>(value: &T) -> Result<String, JsError> {
@@ -124,21 +146,38 @@ impl ChatSession {
     ///
     /// `held_texts` is what [`ChatSession::save_held_texts`] returned (kept in
     /// `storage.session`, never on disk); without it, held actions that carried typed text are
-    /// dropped.
+    /// dropped. `saved_parts` (JSON `{name: json}`) holds the parts a state saved by
+    /// [`ChatSession::save_changes`] refers to (its head's `parts`).
     pub fn new(
         saved_state: Option<String>,
         notify: Function,
         held_texts: Option<String>,
+        saved_parts: Option<String>,
     ) -> Result<ChatSession, JsError> {
         let document = web_sys::window()
             .and_then(|window| window.document())
             .ok_or_else(|| JsError::new("no document"))?;
         let profile = profile_for_page(&document)?;
         let opened_fresh = saved_state.is_none();
-        let (engine, limiter) = match saved_state {
-            Some(json) => restore(&json, held_texts.as_deref()).map_err(|error| {
-                JsError::new(&format!("saved state unreadable ({error}); not resuming"))
-            })?,
+        let parts: serde_json::Map<String, serde_json::Value> = saved_parts
+            .as_deref()
+            .and_then(|json| serde_json::from_str(json).ok())
+            .unwrap_or_default();
+        let mut writer = PartWriter::new();
+        let (engine, limiter) = match &saved_state {
+            Some(json) => {
+                let restored = restore(json, held_texts.as_deref(), &parts).map_err(|error| {
+                    JsError::new(&format!("saved state unreadable ({error}); not resuming"))
+                })?;
+                // What storage holds now: the next save writes only what differs.
+                writer.note_written(
+                    parts
+                        .iter()
+                        .filter_map(|(name, json)| Some((name.as_str(), json.as_str()?)))
+                        .chain([(HEAD_PART, json.as_str())]),
+                );
+                restored
+            }
             None => (Engine::new(), RateLimiter::default()),
         };
         let reader = Rc::new(RefCell::new(TranscriptReader::new(
@@ -163,6 +202,8 @@ impl ChatSession {
             engine_deferred: false,
             opened_fresh,
             limiter,
+            reports: Vec::new(),
+            writer,
         })
     }
 
@@ -283,20 +324,130 @@ impl ChatSession {
         to_json(&self.engine.stop(workflow_id).map_err(engine_error)?)
     }
 
-    /// The `BAI_RESULT` line reporting what the actions of one message did (`report_json`: JSON
-    /// of [`crate::protocol::result::ResultReport`]). The engine remembers it, so when it shows
-    /// up in the transcript it is recognized as its own. Save the state before posting it.
-    pub fn result_line(&mut self, workflow_id: &str, report_json: &str) -> Result<String, JsError> {
-        let mut value: serde_json::Value = serde_json::from_str(report_json)
+    /// A [`Decision::ResultDue`] (its JSON, as [`ChatSession::poll`] gave it) whose actions
+    /// have run: the engine puts the message's report together from the outcomes it recorded.
+    /// Returns `{"page_changes": bool}`: whether the result should carry what changed on the
+    /// page (a model that observes, and no observation in this report). Then call
+    /// [`ChatSession::result_line`].
+    pub fn message_report(&mut self, due_json: &str) -> Result<String, JsError> {
+        let due: Decision = serde_json::from_str(due_json)
+            .map_err(|error| JsError::new(&format!("unreadable result decision: {error}")))?;
+        let Decision::ResultDue { workflow_id, .. } = &due else {
+            return Err(JsError::new("not a result_due decision"));
+        };
+        let report = self
+            .engine
+            .message_report(&due)
+            .ok_or_else(|| JsError::new("no such workflow"))?;
+        let observes = self.engine.negotiated(workflow_id, Capability::Observe);
+        let page_changes = observes && report.observation.is_none();
+        self.reports.retain(|(id, _)| id != workflow_id);
+        self.reports.push((workflow_id.clone(), report));
+        to_json(&serde_json::json!({ "page_changes": page_changes }))
+    }
+
+    /// The `BAI_RESULT` line for the report [`ChatSession::message_report`] built, with the
+    /// page's state (`page_json`: `{url, title, changes?}` or `null`). The engine remembers it,
+    /// so when it shows up in the transcript it is recognized as its own. Save the state before
+    /// posting it.
+    pub fn result_line(&mut self, workflow_id: &str, page_json: &str) -> Result<String, JsError> {
+        let at = self
+            .reports
+            .iter()
+            .position(|(id, _)| id == workflow_id)
+            .ok_or_else(|| JsError::new("no result report is waiting for this workflow"))?;
+        let (_, mut report) = self.reports.swap_remove(at);
+        let page: serde_json::Value = serde_json::from_str(page_json).unwrap_or_default();
+        if let (Some(url), Some(title)) = (
+            page.get("url").and_then(serde_json::Value::as_str),
+            page.get("title").and_then(serde_json::Value::as_str),
+        ) {
+            report.page = Some(PageInfo {
+                url: url.to_owned(),
+                title: title.to_owned(),
+            });
+        }
+        if report.observation.is_none() {
+            report.changes = page
+                .get("changes")
+                .filter(|changes| changes_worth_reporting(changes))
+                .cloned();
+        }
+        let mut value = serde_json::to_value(&report)
             .map_err(|error| JsError::new(&format!("unreadable result report: {error}")))?;
         // Everything in a result goes to the model: the page's address (reset tokens in a
         // query), reasons and data lose anything that looks like a secret.
         super::redact_strings(&mut value);
-        let report: crate::protocol::result::ResultReport = serde_json::from_value(value)
+        let report: ResultReport = serde_json::from_value(value)
             .map_err(|error| JsError::new(&format!("unreadable result report: {error}")))?;
         self.engine
             .result_line(workflow_id, &report)
             .map_err(engine_error)
+    }
+
+    /// The host is about to run action `action_id` of `workflow_id` (from an `execute`
+    /// decision). Returns JSON `{next: "run"}`, `{next: "skip", why}`, `{next: "finished"}` (a
+    /// `done`: nothing to run) or `{next: "refused", error}` (over the rate limits in
+    /// `settings_json`: the host stops the workflow). Outcomes are recorded by the engine.
+    pub fn begin_action(
+        &mut self,
+        workflow_id: &str,
+        action_id: u32,
+        now_ms: f64,
+        settings_json: &str,
+    ) -> Result<String, JsError> {
+        let start = self.engine.begin_action(workflow_id, action_id.into());
+        if start != ActionStart::Run {
+            return to_json(&start);
+        }
+        let settings: PolicySettings =
+            serde_json::from_str(settings_json).unwrap_or_else(|_| PolicySettings::strictest());
+        // Milliseconds since 1970 fit in a u64; negative or NaN clamp to 0.
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "clamped"
+        )]
+        let now = now_ms.max(0.0) as u64;
+        match self.limiter.admit(&settings, workflow_id, now) {
+            Ok(()) => to_json(&start),
+            Err(error) => {
+                let failure = ActionFailure {
+                    code: error.code().to_owned(),
+                    message: error.to_string(),
+                    hints: Vec::new(),
+                };
+                self.engine
+                    .refuse_action(workflow_id, action_id.into(), &failure)
+                    .map_err(engine_error)?;
+                to_json(&serde_json::json!({ "next": "refused", "error": failure }))
+            }
+        }
+    }
+
+    /// One attempt of the running action answered: `reply_json` is `{result}`, `{error: {code,
+    /// message, hints?}}`, `{answer: "deny" | "withdrawn"}` (the user did not allow it) or
+    /// `null` (no answer). Returns JSON `{next: "retry", attempt, failure}`, `{next: "go_on",
+    /// failure?}` or `{next: "stop_message", failure}`; the engine keeps the outcome for the
+    /// result line.
+    pub fn record_outcome(
+        &mut self,
+        workflow_id: &str,
+        action_id: u32,
+        reply_json: &str,
+    ) -> Result<String, JsError> {
+        // An unreadable reply is no answer: a failure, never a success.
+        let reply: Option<ActionReply> = serde_json::from_str(reply_json).ok().flatten();
+        let step = self
+            .engine
+            .record_outcome(workflow_id, action_id.into(), reply.as_ref())
+            .map_err(engine_error)?;
+        to_json(&step)
+    }
+
+    /// The actions of one poll have all run (see [`Engine::actions_settled`]).
+    pub fn actions_settled(&mut self) {
+        self.engine.actions_settled();
     }
 
     /// Every workflow the engine knows, as JSON (for the panel).
@@ -318,7 +469,45 @@ impl ChatSession {
         to_json(&SavedSession {
             engine,
             limiter: self.limiter.clone(),
+            parts: None,
         })
+    }
+
+    /// What changed in the session state since the last save (or the restore), to write to
+    /// storage: JSON `{set: [[name, json], ...], remove: [name, ...]}`. The part named `head`
+    /// is what [`ChatSession::new`] takes as `saved_state`; the others are slices of the lists
+    /// that grow with the conversation, which it takes as `saved_parts`. Each write is the head
+    /// and the last slices, not the whole state (see [`crate::protocol::engine::split_parts`]).
+    /// Typed text of held actions is blanked, as in [`ChatSession::save`].
+    pub fn save_changes(&mut self) -> Result<String, JsError> {
+        let engine = self
+            .engine
+            .save()
+            .map_err(|error| JsError::new(&error.to_string()))?;
+        let (engine, _) =
+            split_held_texts(&engine).map_err(|error| JsError::new(&error.to_string()))?;
+        let state: serde_json::Value =
+            serde_json::from_str(&engine).map_err(|error| JsError::new(&error.to_string()))?;
+        let mut parts = split_parts(state);
+        let head = parts
+            .pop()
+            .map(|(_, json)| json)
+            .ok_or_else(|| JsError::new("no head"))?;
+        let head = to_json(&SavedSession {
+            engine: head,
+            limiter: self.limiter.clone(),
+            parts: Some(parts.iter().map(|(name, _)| name.clone()).collect()),
+        })?;
+        parts.push((HEAD_PART.to_owned(), head));
+        to_json(&self.writer.changes(parts))
+    }
+
+    /// Storage lost what was written (the user cleared saved conversations, or the state moves
+    /// to another key): the next [`ChatSession::save_changes`] writes everything. Returns the
+    /// names of the parts written before, as JSON (to delete them where they were).
+    pub fn forget_written(&mut self) -> Result<String, JsError> {
+        let written = std::mem::take(&mut self.writer);
+        to_json(&written.names())
     }
 
     /// The held actions that carry typed text, as JSON (`{}` when none): for `storage.session`
@@ -331,24 +520,6 @@ impl ChatSession {
         let (_, texts) =
             split_held_texts(&engine).map_err(|error| JsError::new(&error.to_string()))?;
         to_json(&texts)
-    }
-
-    /// Counts one action of `workflow_id` against the rate limits in `settings_json`; returns
-    /// `undefined` when it may run, else `{code, message}` and the host stops the workflow.
-    pub fn admit(&mut self, workflow_id: &str, now_ms: f64, settings_json: &str) -> JsValue {
-        let settings: PolicySettings =
-            serde_json::from_str(settings_json).unwrap_or_else(|_| PolicySettings::strictest());
-        // Milliseconds since 1970 fit in a u64; negative or NaN clamp to 0.
-        #[allow(
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss,
-            reason = "clamped"
-        )]
-        let now = now_ms.max(0.0) as u64;
-        match self.limiter.admit(&settings, workflow_id, now) {
-            Ok(()) => JsValue::UNDEFINED,
-            Err(error) => super::error_object(error.code(), &error.to_string()),
-        }
     }
 
     /// Stops observing the page.

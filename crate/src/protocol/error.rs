@@ -390,6 +390,14 @@ pub enum EngineError {
         /// Its current state.
         state: crate::protocol::WorkflowState,
     },
+    /// An outcome was reported for an action that is not running (not begun, or already over).
+    #[error("action {action_id} of workflow {workflow_id:?} is not running")]
+    NotRunning {
+        /// The id passed in.
+        workflow_id: String,
+        /// The action id passed in.
+        action_id: u64,
+    },
     /// The nonce is not `n_` followed by 16 to 64 lowercase hex digits.
     #[error("invalid nonce {nonce:?}: expected n_ followed by 16 to 64 lowercase hex digits")]
     InvalidNonce {

@@ -25,6 +25,7 @@ pub mod fence;
 pub mod fingerprint;
 pub mod json;
 pub mod negotiation;
+pub mod outcome;
 pub mod prompt;
 pub mod record;
 pub mod refusal;

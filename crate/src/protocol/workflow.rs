@@ -6,6 +6,7 @@ use super::action::Action;
 use super::continuation::{Continuation, SpentToken};
 use super::fingerprint::Fingerprint;
 use super::negotiation::{CAPABILITY_ACTION_LINES, Capability, ProtocolVersion};
+use super::outcome::RunBook;
 
 /// Where a workflow is in its life.
 ///
@@ -107,6 +108,10 @@ pub(crate) struct Workflow {
     /// Continuation tokens already used or replaced (bounded), for precise refusals.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) spent_tokens: Vec<SpentToken>,
+    /// Actions in flight and outcomes not yet reported: memory only, never saved (a reload
+    /// drops what was in flight, and the saved state stays small).
+    #[serde(skip)]
+    pub(crate) run: RunBook,
 }
 
 /// Results remembered per workflow. An older result that shows up again (a re-rendered message)

@@ -8,6 +8,7 @@ use crate::protocol::action::{Action, ActionOptions};
 use crate::protocol::continuation::check_token;
 use crate::protocol::error::excerpt;
 use crate::protocol::fingerprint::Fingerprint;
+use crate::protocol::outcome::{InFlight, MAX_QUEUED};
 use crate::protocol::record::{
     Capability, ProtocolVersion, action_id_field, object_fingerprint, protocol_field, str_field,
     workflow_field,
@@ -241,6 +242,10 @@ impl Engine {
         out: &mut Vec<Decision>,
     ) {
         workflow.executed.push(fingerprint);
+        if workflow.run.queued.len() < MAX_QUEUED {
+            let flight = InFlight::new(action_id, &action, options.on_error);
+            workflow.run.queued.push(flight);
+        }
         let done = match &action {
             Action::Done { success, .. } => Some(*success),
             _ => None,

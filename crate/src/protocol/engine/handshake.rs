@@ -3,6 +3,7 @@
 
 use super::{Decision, Engine, MAX_WORKFLOWS, Site};
 use crate::protocol::fence::{bai_blocks, bai_fence_lines};
+use crate::protocol::outcome::RunBook;
 use crate::protocol::record::{HandshakeForm, parse_handshake};
 use crate::protocol::refusal::Refusal;
 use crate::protocol::scanner::{RecordPrefix, RecordScanner, ScanItem};
@@ -130,6 +131,7 @@ impl Engine {
             results: Vec::new(),
             continuation: None,
             spent_tokens: Vec::new(),
+            run: RunBook::default(),
         });
         out.push(Decision::HandshakeFound {
             workflow_id: handshake.workflow_id,

@@ -30,10 +30,13 @@ mod actions;
 mod approvals;
 mod handshake;
 mod observing;
+mod outcomes;
 mod persistence;
 mod records;
 mod reporting;
 mod results;
+
+pub use persistence::{HEAD_PART, JoinError, PartChanges, PartWriter, join_parts, split_parts};
 
 /// Most actions one workflow may execute; the ledger keeps one fingerprint per action.
 pub const MAX_ACTIONS_PER_WORKFLOW: usize = 4096;
@@ -268,6 +271,13 @@ impl Engine {
             .iter()
             .find(|w| w.id == workflow_id)
             .map(Workflow::info)
+    }
+
+    /// Whether `workflow_id`'s handshake negotiated `capability`.
+    pub fn negotiated(&self, workflow_id: &str, capability: super::record::Capability) -> bool {
+        self.workflows
+            .iter()
+            .any(|w| w.id == workflow_id && w.has(capability))
     }
 
     /// Every workflow the engine remembers, oldest first.

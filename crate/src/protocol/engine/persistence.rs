@@ -1,6 +1,19 @@
-//! Saving and restoring the engine's whole state (a page reload).
+//! Saving and restoring the engine's state (a page reload).
+//!
+//! [`Engine::save`] gives the whole state as one JSON text. A host that saves after every
+//! decision should not write all of it each time: the lists that grow with the conversation (one
+//! cursor per message, one ledger fingerprint per action, one entry per result) would make every
+//! write grow with the work. [`split_parts`] cuts a saved state into a small head and fixed-size
+//! slices of those lists; a slice, once full, never changes again, so a host that remembers what
+//! it wrote ([`PartWriter`]) writes only the head and the last slices. [`join_parts`] puts them
+//! back together.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
 
 use super::Engine;
+use crate::protocol::fingerprint::Fingerprint;
 
 impl Engine {
     /// The engine state as JSON, to persist across page reloads.
@@ -25,5 +38,232 @@ impl Engine {
     /// An engine restored from [`Engine::save`]'s JSON.
     pub fn restore(json: &str) -> Result<Self, serde_json::Error> {
         serde_json::from_str(json)
+    }
+}
+
+/// Items per slice of each growing list: a slice is a few KiB of JSON at most.
+const MESSAGES_PER_PART: usize = 16;
+const FINGERPRINTS_PER_PART: usize = 64;
+const RESULTS_PER_PART: usize = 32;
+
+/// Where a list cut into slices was, in the head: `{"$parts": [names]}`.
+const PARTS_FIELD: &str = "$parts";
+
+/// The head's name among the parts.
+pub const HEAD_PART: &str = "head";
+
+/// Cuts `list` (at `name` in the head) into slices of `per_part` items.
+fn cut(list: &mut Value, name: &str, per_part: usize, parts: &mut Vec<(String, Value)>) {
+    let Value::Array(items) = list else {
+        return;
+    };
+    let mut names = Vec::new();
+    for (index, slice) in items.chunks(per_part).enumerate() {
+        let part = format!("{name}.{index}");
+        parts.push((part.clone(), Value::Array(slice.to_vec())));
+        names.push(Value::String(part));
+    }
+    *list = serde_json::json!({ PARTS_FIELD: names });
+}
+
+/// Cuts an [`Engine::save`] state (parsed) into its head and the slices of its growing lists:
+/// the message cursors, and each workflow's ledger (`executed`) and issued results. Returns
+/// `(name, JSON)` pairs, the head ([`HEAD_PART`]) last. Workflows are named by their position:
+/// when an old one is forgotten, the later ones' slices are written again under new names.
+pub fn split_parts(mut state: Value) -> Vec<(String, String)> {
+    let mut parts = Vec::new();
+    if let Some(messages) = state.get_mut("messages") {
+        cut(messages, "m", MESSAGES_PER_PART, &mut parts);
+    }
+    if let Some(Value::Array(workflows)) = state.get_mut("workflows") {
+        for (index, workflow) in workflows.iter_mut().enumerate() {
+            if let Some(executed) = workflow.get_mut("executed") {
+                cut(
+                    executed,
+                    &format!("w{index}x"),
+                    FINGERPRINTS_PER_PART,
+                    &mut parts,
+                );
+            }
+            if let Some(results) = workflow.get_mut("results") {
+                cut(results, &format!("w{index}r"), RESULTS_PER_PART, &mut parts);
+            }
+        }
+    }
+    let mut out: Vec<(String, String)> = parts
+        .into_iter()
+        .map(|(name, value)| (name, value.to_string()))
+        .collect();
+    out.push((HEAD_PART.to_owned(), state.to_string()));
+    out
+}
+
+/// Why saved parts could not be put together.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum JoinError {
+    /// A part the head names is missing (the save was cut short, or the parts were deleted).
+    #[error("saved part {0:?} is missing")]
+    MissingPart(String),
+    /// A part is not the JSON list it should be.
+    #[error("saved part {0:?} is unreadable")]
+    UnreadablePart(String),
+}
+
+/// Puts every list the head refers to back together from `part` (name -> JSON).
+fn join(value: &mut Value, part: &dyn Fn(&str) -> Option<String>) -> Result<(), JoinError> {
+    match value {
+        Value::Object(fields) => {
+            if let Some(Value::Array(names)) = fields.get(PARTS_FIELD) {
+                let mut items = Vec::new();
+                for name in names {
+                    let name = name.as_str().unwrap_or_default();
+                    let text = part(name).ok_or_else(|| JoinError::MissingPart(name.to_owned()))?;
+                    match serde_json::from_str::<Value>(&text) {
+                        Ok(Value::Array(slice)) => items.extend(slice),
+                        _ => return Err(JoinError::UnreadablePart(name.to_owned())),
+                    }
+                }
+                *value = Value::Array(items);
+                return Ok(());
+            }
+            for field in fields.values_mut() {
+                join(field, part)?;
+            }
+            Ok(())
+        }
+        Value::Array(items) => items.iter_mut().try_for_each(|item| join(item, part)),
+        _ => Ok(()),
+    }
+}
+
+/// The state [`split_parts`] cut, whole again: `head` with every slice it names, read through
+/// `part`.
+pub fn join_parts(
+    mut head: Value,
+    part: &dyn Fn(&str) -> Option<String>,
+) -> Result<Value, JoinError> {
+    join(&mut head, part)?;
+    Ok(head)
+}
+
+/// What to write after a change: the parts that differ from the last write, and the parts that
+/// no longer exist.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PartChanges {
+    /// Parts to write, by name.
+    pub set: Vec<(String, String)>,
+    /// Parts to delete.
+    pub remove: Vec<String>,
+}
+
+/// Remembers what was written last (a fingerprint per part), so the next save writes only what
+/// changed.
+#[derive(Debug, Clone, Default)]
+pub struct PartWriter {
+    written: HashMap<String, Fingerprint>,
+}
+
+impl PartWriter {
+    /// A writer that knows nothing was written yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Notes that `parts` are what storage holds now (what a restore read).
+    pub fn note_written<'a>(&mut self, parts: impl IntoIterator<Item = (&'a str, &'a str)>) {
+        for (name, json) in parts {
+            self.written
+                .insert(name.to_owned(), Fingerprint::of(json.as_bytes()));
+        }
+    }
+
+    /// The names of the parts written, sorted.
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.written.keys().cloned().collect();
+        names.sort();
+        names
+    }
+
+    /// The changes from the last write to `parts` (all of a state's parts); remembers them as
+    /// written.
+    pub fn changes(&mut self, parts: Vec<(String, String)>) -> PartChanges {
+        let mut changes = PartChanges::default();
+        let mut now = HashMap::with_capacity(parts.len());
+        for (name, json) in parts {
+            let fingerprint = Fingerprint::of(json.as_bytes());
+            if self.written.get(&name) != Some(&fingerprint) {
+                changes.set.push((name.clone(), json));
+            }
+            now.insert(name, fingerprint);
+        }
+        changes.remove = self
+            .written
+            .keys()
+            .filter(|name| !now.contains_key(*name))
+            .cloned()
+            .collect();
+        changes.remove.sort();
+        self.written = now;
+        changes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(messages: usize, executed: usize) -> Value {
+        serde_json::json!({
+            "messages": (0..messages).map(|i| serde_json::json!({"processed": i})).collect::<Vec<_>>(),
+            "workflows": [{"id": "wf", "executed": (0..executed).collect::<Vec<_>>(), "results": []}],
+            "stale": [],
+        })
+    }
+
+    fn lookup(parts: &[(String, String)]) -> impl Fn(&str) -> Option<String> + '_ {
+        move |name| {
+            parts
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, json)| json.clone())
+        }
+    }
+
+    #[test]
+    fn split_then_join_gives_the_state_back() {
+        for (messages, executed) in [(0, 0), (1, 1), (16, 64), (17, 65), (300, 1000)] {
+            let whole = state(messages, executed);
+            let parts = split_parts(whole.clone());
+            let (name, head) = parts.last().unwrap();
+            assert_eq!(name, HEAD_PART);
+            let joined = join_parts(serde_json::from_str(head).unwrap(), &lookup(&parts)).unwrap();
+            assert_eq!(joined, whole, "{messages} {executed}");
+        }
+    }
+
+    #[test]
+    fn a_missing_part_is_an_error_not_a_shorter_ledger() {
+        let parts = split_parts(state(40, 0));
+        let head: Value = serde_json::from_str(&parts.last().unwrap().1).unwrap();
+        let without = |name: &str| (name != "m.1").then(|| lookup(&parts)(name)).flatten();
+        assert_eq!(
+            join_parts(head, &without),
+            Err(JoinError::MissingPart("m.1".into()))
+        );
+    }
+
+    #[test]
+    fn a_save_after_one_more_message_writes_the_head_and_the_last_slice_only() {
+        let mut writer = PartWriter::new();
+        let first = writer.changes(split_parts(state(100, 50)));
+        assert_eq!(first.set.len(), 7 + 1 + 1, "everything the first time");
+        let again = writer.changes(split_parts(state(100, 50)));
+        assert!(again.set.is_empty() && again.remove.is_empty());
+        let grown = writer.changes(split_parts(state(101, 51)));
+        let names: Vec<&str> = grown.set.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, vec!["m.6", "w0x.0"]);
+        let shrunk = writer.changes(split_parts(state(10, 0)));
+        assert!(shrunk.remove.contains(&"m.6".to_owned()), "{shrunk:?}");
     }
 }

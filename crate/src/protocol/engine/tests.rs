@@ -542,3 +542,242 @@ fn decisions_round_trip_with_options() {
         "{text}"
     );
 }
+
+/// An action line with extra top-level fields (`extended_actions` options).
+fn action_with(wf: &str, id: u64, kind: &str, payload: &str, extra: &str) -> String {
+    format!(
+        "BAI_ACTION {{\"protocol\":\"BAI/0.3\",\"workflow_id\":\"{wf}\",\"kind\":\"action\",\"ack_nonce\":\"{NONCE}\",\"action_id\":{id},\"type\":\"{kind}\",\"payload\":{payload}{extra}}}"
+    )
+}
+
+/// An engine with `WF` acknowledged with result lines and extended actions, and one assistant
+/// message of `lines`, complete: its decisions.
+fn ran(lines: &[String]) -> (Engine, Vec<Decision>) {
+    let mut engine = Engine::new();
+    let mut messages = vec![Message::new(
+        Role::Assistant,
+        handshake_with(
+            WF,
+            r#""action_lines","result_lines","observe","extended_actions""#,
+        ),
+    )];
+    engine.observe(&messages);
+    engine.approve(WF, NONCE).unwrap();
+    messages.push(Message::new(Role::Assistant, lines.join("\n")));
+    let decisions = engine.observe(&messages);
+    (engine, decisions)
+}
+
+fn reply(json: &str) -> crate::protocol::outcome::ActionReply {
+    serde_json::from_str(json).unwrap()
+}
+
+const CLICK: &str = r##"{"selector":{"type":"css","value":"#a"}}"##;
+const NOT_FOUND: &str =
+    r#"{"error":{"code":"not_found","message":"no #a","hints":["@e1 button \"A\""]}}"#;
+
+#[test]
+fn outcomes_retry_what_touched_nothing_then_stop_the_message() {
+    use crate::protocol::outcome::{ActionStart, NextStep, SkipReason};
+    let (mut engine, decisions) = ran(&[
+        action_with(WF, 1, "click", CLICK, r#","on_error":"retry","retries":2"#),
+        action_with(WF, 2, "click", CLICK, ""),
+    ]);
+    assert_eq!(engine.begin_action(WF, 1), ActionStart::Run);
+    let first = engine
+        .record_outcome(WF, 1, Some(&reply(NOT_FOUND)))
+        .unwrap();
+    assert_eq!(first.next, NextStep::Retry { attempt: 1 });
+    let second = engine
+        .record_outcome(WF, 1, Some(&reply(NOT_FOUND)))
+        .unwrap();
+    assert_eq!(second.next, NextStep::Retry { attempt: 2 });
+    let last = engine
+        .record_outcome(WF, 1, Some(&reply(NOT_FOUND)))
+        .unwrap();
+    assert_eq!(last.next, NextStep::StopMessage);
+    assert_eq!(last.failure.unwrap().code, "not_found");
+    // The outcome is over: another reply for it is the host's mistake.
+    assert!(engine.record_outcome(WF, 1, None).is_err());
+    assert_eq!(
+        engine.begin_action(WF, 2),
+        ActionStart::Skip {
+            why: SkipReason::EarlierFailure
+        }
+    );
+    let due = decisions.last().unwrap();
+    let report = engine.message_report(due).unwrap();
+    let line = serde_json::to_string(&report.actions).unwrap();
+    assert_eq!(
+        line,
+        r#"[{"action_id":1,"type":"click","status":"failed","code":"not_found","reason":"no #a","hints":["@e1 button \"A\""]},{"action_id":2,"type":"click","status":"skipped"}]"#
+    );
+}
+
+#[test]
+fn outcomes_never_retry_after_a_touch_or_for_select_option() {
+    use crate::protocol::outcome::NextStep;
+    let select = r##"{"selector":{"type":"css","value":"#s"},"option":"x"}"##;
+    let (mut engine, _) = ran(&[
+        action_with(WF, 1, "click", CLICK, r#","on_error":"retry","retries":3"#),
+        action_with(
+            WF,
+            2,
+            "select_option",
+            select,
+            r#","on_error":"retry","retries":3"#,
+        ),
+    ]);
+    engine.begin_action(WF, 1);
+    let reloaded = r#"{"error":{"code":"target_reloaded","message":"gone"}}"#;
+    let step = engine
+        .record_outcome(WF, 1, Some(&reply(reloaded)))
+        .unwrap();
+    assert_eq!(step.next, NextStep::StopMessage);
+    engine.actions_settled();
+    // The settle keeps a result-lines workflow's failure until its result is built.
+    assert!(matches!(
+        engine.begin_action(WF, 2),
+        crate::protocol::outcome::ActionStart::Skip { .. }
+    ));
+    let (mut engine, _) = ran(&[action_with(
+        WF,
+        1,
+        "select_option",
+        select,
+        r#","on_error":"retry","retries":3"#,
+    )]);
+    engine.begin_action(WF, 1);
+    let step = engine
+        .record_outcome(WF, 1, Some(&reply(NOT_FOUND)))
+        .unwrap();
+    assert_eq!(step.next, NextStep::StopMessage);
+}
+
+#[test]
+fn outcomes_skip_goes_on_but_a_refusal_by_the_user_stops() {
+    use crate::protocol::outcome::{ActionStart, NextStep};
+    let skip = r#","on_error":"skip""#;
+    let (mut engine, _) = ran(&[
+        action_with(WF, 1, "click", CLICK, skip),
+        action_with(WF, 2, "click", CLICK, skip),
+        action_with(WF, 3, "click", CLICK, ""),
+    ]);
+    engine.begin_action(WF, 1);
+    let step = engine
+        .record_outcome(WF, 1, Some(&reply(NOT_FOUND)))
+        .unwrap();
+    assert_eq!(step.next, NextStep::GoOn);
+    assert_eq!(engine.begin_action(WF, 2), ActionStart::Run);
+    let step = engine
+        .record_outcome(WF, 2, Some(&reply(r#"{"answer":"deny"}"#)))
+        .unwrap();
+    assert_eq!(step.next, NextStep::StopMessage);
+    assert_eq!(step.failure.unwrap().code, "denied_by_user");
+    assert!(matches!(
+        engine.begin_action(WF, 3),
+        ActionStart::Skip { .. }
+    ));
+}
+
+#[test]
+fn outcomes_after_stop_are_skipped_and_not_retried() {
+    use crate::protocol::outcome::{ActionStart, NextStep, SkipReason};
+    let (mut engine, decisions) = ran(&[
+        action_with(WF, 1, "click", CLICK, r#","on_error":"retry","retries":2"#),
+        action_with(WF, 2, "click", CLICK, ""),
+    ]);
+    engine.begin_action(WF, 1);
+    engine.stop(WF).unwrap();
+    // Stop between attempts: no further attempt.
+    let step = engine
+        .record_outcome(WF, 1, Some(&reply(NOT_FOUND)))
+        .unwrap();
+    assert_eq!(step.next, NextStep::StopMessage);
+    assert_eq!(
+        engine.begin_action(WF, 2),
+        ActionStart::Skip {
+            why: SkipReason::Stopped
+        }
+    );
+    assert!(executed(&decisions).contains(&2));
+    // An action the engine never handed out does not run.
+    assert!(matches!(
+        engine.begin_action("other", 1),
+        ActionStart::Skip { .. }
+    ));
+}
+
+#[test]
+fn outcomes_report_success_done_and_the_observation_apart() {
+    use crate::protocol::outcome::{ActionStart, NextStep};
+    let (mut engine, decisions) = ran(&[
+        action_with(WF, 1, "click", CLICK, ""),
+        action_with(WF, 2, "observe", "{}", ""),
+        action_with(WF, 3, "done", r#"{"success":true,"summary":"ok"}"#, ""),
+    ]);
+    engine.begin_action(WF, 1);
+    let ok = r#"{"result":{"effects":[{"kind":"navigation_started","url":"x"}]}}"#;
+    assert_eq!(
+        engine.record_outcome(WF, 1, Some(&reply(ok))).unwrap().next,
+        NextStep::GoOn
+    );
+    engine.begin_action(WF, 2);
+    let observed = r#"{"result":{"data":{"url":"u","title":"t","elements":"@e1"}}}"#;
+    engine
+        .record_outcome(WF, 2, Some(&reply(observed)))
+        .unwrap();
+    assert_eq!(engine.begin_action(WF, 3), ActionStart::Finished);
+    let due = decisions
+        .iter()
+        .find(|d| matches!(d, Decision::ResultDue { .. }))
+        .unwrap();
+    let report = engine.message_report(due).unwrap();
+    assert_eq!(
+        serde_json::to_string(&report).unwrap(),
+        r#"{"actions":[{"action_id":1,"type":"click","status":"ok","effects":["navigation_started"]},{"action_id":2,"type":"observe","status":"ok"},{"action_id":3,"type":"done","status":"ok"}],"observation":{"elements":"@e1"}}"#
+    );
+    // Nothing of this goes to the saved state.
+    assert!(!engine.save().unwrap().contains("navigation_started"));
+}
+
+/// A state saved in parts (as the content script writes it) and read back is the same engine,
+/// and a save after one more action writes a bounded amount.
+#[test]
+fn a_state_saved_in_parts_restores_exactly() {
+    use super::persistence::{PartWriter, join_parts, split_parts};
+    let (mut engine, mut messages) = active_engine();
+    let mut writer = PartWriter::new();
+    let mut last_write = 0;
+    for id in 1..=300 {
+        messages.push(Message::new(Role::Assistant, action(WF, id, "#a")));
+        let decided = engine.observe(&messages);
+        assert_eq!(executed(&decided), vec![id]);
+        messages.push(Message::new(Role::User, "next"));
+        engine.observe(&messages);
+        let changes = writer.changes(split_parts(
+            serde_json::from_str(&engine.save().unwrap()).unwrap(),
+        ));
+        last_write = changes.set.iter().map(|(_, json)| json.len()).sum();
+    }
+    let whole = engine.save().unwrap();
+    assert!(
+        last_write * 4 < whole.len(),
+        "a write ({last_write} bytes) is a fraction of the state ({} bytes)",
+        whole.len()
+    );
+    let parts = split_parts(serde_json::from_str(&whole).unwrap());
+    let head = serde_json::from_str(&parts.last().unwrap().1).unwrap();
+    let part = |name: &str| {
+        parts
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, json)| json.clone())
+    };
+    let restored = Engine::restore(&join_parts(head, &part).unwrap().to_string()).unwrap();
+    assert_eq!(restored, engine);
+    assert_eq!(restored.save().unwrap(), whole);
+    // And it decides nothing again.
+    let mut restored = restored;
+    assert!(executed(&restored.observe(&messages)).is_empty());
+}
