@@ -41,6 +41,7 @@ pub mod error;
 #[doc(hidden)]
 pub mod fixture;
 pub mod hints;
+pub mod hold;
 mod js;
 pub mod matching;
 pub mod observe;
