@@ -426,21 +426,23 @@ export async function startChat(core, banner) {
     return targets.get(workflowId);
   }
 
-  /** Runs an action on the workflow's target tab (through the background), or here. */
-  async function perform(workflow_id, action_id, action, approved, { timeoutMs, attempt }) {
+  /** Runs an action on the workflow's target tab (through the background), or here.
+   * `approval`: the hold id of the question the user allowed (the core acts on the element it
+   * held for that question), else null. */
+  async function perform(workflow_id, action_id, action, approval, { timeoutMs, attempt }) {
     const target = await targetOf(workflow_id);
     if (!target) {
       // Claimed once, before the first try (the approved retry of the same action is that try).
-      if (!approved) {
+      if (!approval) {
         const claimId = attempt ? `${action_id}#${attempt}` : action_id;
         const claim = await ext.runtime.sendMessage({ type: Msg.CLAIM_ACTION, workflowId: workflow_id, actionId: claimId });
         if (claim?.error) return { error: claim.error };
       }
-      const reply = await executeHere(core, { action, approved, timeoutMs, refFloor: chatTabRefFloor });
+      const reply = await executeHere(core, { action, approval, timeoutMs, refFloor: chatTabRefFloor });
       keepRefFloor(reply.nextRef);
       return reply;
     }
-    return ext.runtime.sendMessage({ type: Msg.RUN_ACTION, workflowId: workflow_id, actionId: action_id, action, approved, timeoutMs, attempt });
+    return ext.runtime.sendMessage({ type: Msg.RUN_ACTION, workflowId: workflow_id, actionId: action_id, action, approval, timeoutMs, attempt });
   }
 
   /** Asks whether one action may run (risky clicks, passwords, "ask before each action"). */
@@ -559,14 +561,14 @@ export async function startChat(core, banner) {
       actionsRun += 1;
       try {
         const how = { timeoutMs: options.timeout_ms, attempt };
-        let outcome = await perform(workflow_id, action_id, action, false, how);
+        let outcome = await perform(workflow_id, action_id, action, null, how);
         if (outcome.needs_approval) {
           const answer = await askAboutAction({ ...summary, target: outcome.needs_approval.target }, outcome.needs_approval.reasons);
           if (answer === 'withdrawn') throw JSON.stringify({ code: 'stopped', message: 'You pressed Stop; BAI did not act.' });
           if (answer !== 'allow') {
             throw JSON.stringify({ code: 'denied_by_user', message: 'The user did not allow this action.' });
           }
-          outcome = await perform(workflow_id, action_id, action, true, how);
+          outcome = await perform(workflow_id, action_id, action, outcome.needs_approval.hold, how);
         }
         if (outcome.error) throw JSON.stringify(outcome.error);
         report({ kind: 'executed', ...summary, result: outcome.result });

@@ -1,7 +1,7 @@
 // The executor role of the content script: on a page a workflow targets, it runs the validated
-// actions the background worker delivers, through the Rust DOM engine, after the safety policy
-// (Rust) has reviewed them against the element they target; it answers with the structured
-// result, or with the reasons the user must approve first.
+// actions the background worker delivers, each in one call into the Rust core, which reviews
+// the element the action targets with the safety policy and acts on exactly that element; it
+// answers with the structured result, or with the reasons the user must approve first.
 
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
@@ -86,19 +86,23 @@ function navigationTarget(action, canNavigate) {
 }
 
 /**
- * Reviews and runs one action on this page. `approved` is true only when the user allowed this
- * very action after an earlier answer asked for approval. `refFloor` keeps element refs unique
- * across the pages a tab shows (the background remembers the next number per tab).
+ * Reviews and runs one action on this page, in one call into the Rust core (`perform_action`):
+ * it resolves the target once, reviews what it really activates, and acts on exactly that
+ * element, or holds it and answers `{needs_approval: {reasons, target, hold}}`. `approval` is
+ * the `hold` id of such an answer, sent back only after the user allowed that very action: the
+ * core then acts on the held element if it is unchanged (else `target_changed`). `refFloor`
+ * keeps element refs unique across the pages a tab shows (the background remembers the next
+ * number per tab).
  * Answers `{result, nextRef}`, `{error: {code, message, hints?}, nextRef}` or
- * `{needs_approval: {reasons}}`; a navigation also carries `navigateTo`, done after answering.
+ * `{needs_approval: {reasons, target, hold}}`; a navigation also carries `navigateTo`, done
+ * after answering.
  */
-export async function executeHere(core, { action, timeoutMs, expectOrigin, approved, refFloor, canNavigate = false }) {
+export async function executeHere(core, { action, timeoutMs, expectOrigin, approval, refFloor, canNavigate = false }) {
   // The background checked the tab's origin; check again here, where it cannot change under us.
   if (expectOrigin && location.origin !== expectOrigin) {
     return { error: { code: 'target_out_of_scope', message: `This page is ${location.origin}, not ${expectOrigin}; BAI did not act.` } };
   }
   if (refFloor) core.set_ref_floor(refFloor);
-  const actionJson = JSON.stringify(action);
   const withRefs = (answer) => ({ ...answer, nextRef: core.next_ref_number() });
   try {
     let destination = null;
@@ -106,18 +110,17 @@ export async function executeHere(core, { action, timeoutMs, expectOrigin, appro
       destination = navigationTarget(action, canNavigate);
       if (destination.error) return withRefs(destination);
     }
-    if (!approved) {
-      const settings = await loadSettings();
-      const verdict = JSON.parse(await core.review_action(actionJson, policySettingsJson(settings), timeoutMs ?? undefined));
-      if (verdict.verdict === 'ask') return { needs_approval: { reasons: verdict.reasons, target: verdict.target } };
-    }
-    if (destination) {
+    const settings = await loadSettings();
+    const hold = typeof approval === 'string' ? approval : undefined;
+    const outcome = JSON.parse(await core.perform_action(JSON.stringify(action), policySettingsJson(settings), timeoutMs ?? undefined, hold));
+    if (outcome.needs_approval) return { needs_approval: outcome.needs_approval };
+    if (destination && outcome.navigate === 'allowed') {
       return withRefs({
         result: { action: 'navigate', effects: [{ kind: 'navigation_started', url: destination.url }], attempts: 1, elapsed_ms: 0 },
         navigateTo: destination.url,
       });
     }
-    return withRefs({ result: JSON.parse(await core.execute_action(actionJson, timeoutMs ?? undefined)) });
+    return withRefs({ result: outcome.result });
   } catch (error) {
     // A selector failure carries `hints` (close matches with refs), added by the Rust core.
     const failure = parseFailure(error);
