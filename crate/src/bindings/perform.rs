@@ -101,7 +101,7 @@ pub async fn review_here(
 ) -> Result<Review, ActionError> {
     let pin = resolve_once(action, timeout_ms).await?;
     let facts = match pin.element() {
-        Some(element) => Some(activation_facts(action, element.clone())?),
+        Some(element) => Some(facts_of(action, element)?),
         None => None,
     };
     let verdict = review(settings, action, facts.as_ref());
@@ -223,7 +223,7 @@ async fn resume(
                 reason: "it left the page (removed or re-rendered) after you were asked".to_owned(),
             });
         }
-        let now = activation_facts(action, element.clone())?;
+        let now = facts_of(action, element)?;
         if held.facts.as_ref() != Some(&now) {
             return Err(ActionError::TargetChanged {
                 element: described,
@@ -323,7 +323,7 @@ impl Recheck<'_> {
 
 impl Reviewed for Recheck<'_> {
     fn recheck(&self, element: &Element) -> Result<(), ActionError> {
-        let now = activation_facts(self.action, element.clone())?;
+        let now = facts_of(self.action, element)?;
         self.accept(&now, &describe(element), "it changed since it was reviewed")
     }
 
@@ -342,6 +342,20 @@ impl Reviewed for Recheck<'_> {
             "it was not visible when the action was reviewed (open the list first, then choose)",
         )
     }
+}
+
+/// What `action` activates on `element`. A pointer lands at the middle of the element once the
+/// action scrolled it into view, so the review looks at it there too: an element off-screen is
+/// scrolled into view first (as the action does), and the element under the pointer is what is
+/// judged, the same at review, after Allow, and right before the press.
+fn facts_of(action: &Action, element: &Element) -> Result<TargetFacts, ActionError> {
+    if matches!(
+        action,
+        Action::Click { .. } | Action::Check { .. } | Action::Uncheck { .. }
+    ) {
+        crate::dom::action::scroll_into_view(element, 1);
+    }
+    activation_facts(action, element.clone())
 }
 
 /// The action in one canonical form, to tell whether the approved call is the same action.

@@ -71,6 +71,15 @@ where
         });
     }
     let (hit, point) = pointer_target(&root, &element, attempt).await?;
+    // The page had frames to change things while the element settled: look again, with nothing
+    // awaited between this look and the press (a reviewed element is checked against its
+    // review here, with what is under the pointer now).
+    let (_, now) = finder()?;
+    if now != element {
+        return Err(ActionError::Detached {
+            element: describe(&element),
+        });
+    }
     Ok((element, hit, point))
 }
 
