@@ -38,9 +38,25 @@ fn pressed() -> Vec<String> {
 /// Runs `perform_action` with the default settings; `Ok(answer)` or `Err(error)` as JSON.
 async fn perform(action: &Action, hold: Option<&str>, timeout_ms: u32) -> Result<Value, Value> {
     let json = serde_json::to_string(action).unwrap();
-    match perform_action(json, "{}".into(), Some(timeout_ms), hold.map(str::to_owned)).await {
-        Ok(answer) => Ok(serde_json::from_str(&answer).unwrap()),
-        Err(error) => Err(serde_json::from_str(&error.as_string().unwrap()).unwrap()),
+    let answer: Value = serde_json::from_str(
+        &perform_action(
+            json,
+            "{}".into(),
+            Some(timeout_ms),
+            hold.map(str::to_owned),
+            None,
+        )
+        .await
+        .unwrap(),
+    )
+    .unwrap();
+    assert!(
+        answer["needs_approval"].is_object() || answer["next_ref"].is_u64(),
+        "{answer}"
+    );
+    match answer.get("error") {
+        Some(error) => Err(error.clone()),
+        None => Ok(answer),
     }
 }
 

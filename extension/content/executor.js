@@ -102,28 +102,30 @@ export async function executeHere(core, { action, timeoutMs, expectOrigin, appro
   if (expectOrigin && location.origin !== expectOrigin) {
     return { error: { code: 'target_out_of_scope', message: `This page is ${location.origin}, not ${expectOrigin}; BAI did not act.` } };
   }
-  if (refFloor) core.set_ref_floor(refFloor);
-  const withRefs = (answer) => ({ ...answer, nextRef: core.next_ref_number() });
+  let destination = null;
+  if (action.type === 'navigate') {
+    destination = navigationTarget(action, canNavigate);
+    // Nothing ran on the page, so the tab's refs are where the background has them.
+    if (destination.error) return { ...destination, nextRef: refFloor };
+  }
   try {
-    let destination = null;
-    if (action.type === 'navigate') {
-      destination = navigationTarget(action, canNavigate);
-      if (destination.error) return withRefs(destination);
-    }
     const settings = await loadSettings();
     const hold = typeof approval === 'string' ? approval : undefined;
-    const outcome = JSON.parse(await core.perform_action(JSON.stringify(action), policySettingsJson(settings), timeoutMs ?? undefined, hold));
+    // One call: the core sets the ref floor, reviews, acts (or holds), and returns the next ref.
+    const outcome = JSON.parse(await core.perform_action(JSON.stringify(action), policySettingsJson(settings), timeoutMs ?? undefined, hold, refFloor || undefined));
     if (outcome.needs_approval) return { needs_approval: outcome.needs_approval };
+    const nextRef = outcome.next_ref;
+    // A failure carries `hints` (close matches with refs), added by the Rust core.
+    if (outcome.error) return { error: outcome.error, nextRef };
     if (destination && outcome.navigate === 'allowed') {
-      return withRefs({
+      return {
         result: { action: 'navigate', effects: [{ kind: 'navigation_started', url: destination.url }], attempts: 1, elapsed_ms: 0 },
         navigateTo: destination.url,
-      });
+        nextRef,
+      };
     }
-    return withRefs({ result: outcome.result });
+    return { result: outcome.result, nextRef };
   } catch (error) {
-    // A selector failure carries `hints` (close matches with refs), added by the Rust core.
-    const failure = parseFailure(error);
-    return withRefs({ error: failure });
+    return { error: parseFailure(error) };
   }
 }

@@ -145,7 +145,7 @@ pub fn protocol_prompt(workflow_id: &str) -> String {
 fn failure_with_hints(
     action: &crate::protocol::Action,
     error: &crate::dom::ActionError,
-) -> JsValue {
+) -> serde_json::Value {
     let hints = crate::dom::hints_for_failure(action, error);
     let mut value =
         serde_json::to_value(error).unwrap_or_else(|_| serde_json::json!({ "code": error.code() }));
@@ -155,7 +155,7 @@ fn failure_with_hints(
     // The failure goes to the log, the panel and the model: text read from the page in it (a
     // field's actual value, a candidate's label) loses anything that looks like a secret.
     redact_strings(&mut value);
-    JsValue::from_str(&value.to_string())
+    value
 }
 
 /// A chat-session event as the log (and the audit export) may keep it, by structure: the event

@@ -30,18 +30,27 @@ use crate::protocol::Action;
 /// allowed): acts on the held element if the action is the same and the element is still on
 /// the page and unchanged, else fails with `target_changed`.
 ///
-/// Resolves to `{"result": report}` ([`crate::dom::ActionReport`]), or for `navigate` to
-/// `{"navigate": "allowed"}` (the glue performs it); rejects with the error as JSON
-/// (`{code, message, hints?}`).
+/// `ref_floor`: the tab's next element ref number (the background keeps it per tab, so refs stay
+/// unique across the pages a tab shows); the answer carries the new one as `next_ref`, so one
+/// action is one call.
+///
+/// Resolves to `{"result": report, "next_ref"}` ([`crate::dom::ActionReport`]), for `navigate`
+/// to `{"navigate": "allowed", "next_ref"}` (the glue performs it), or to
+/// `{"error": {code, message, hints?}, "next_ref"}`; rejects only when `action_json` is not an
+/// action.
 #[wasm_bindgen]
 pub async fn perform_action(
     action_json: String,
     settings_json: String,
     timeout_ms: Option<u32>,
     approval_hold: Option<String>,
+    ref_floor: Option<u32>,
 ) -> Result<String, JsValue> {
     let action: Action = serde_json::from_str(&action_json)
         .map_err(|error| super::error_object("invalid_action", &error.to_string()))?;
+    if let Some(floor) = ref_floor.filter(|floor| *floor > 0) {
+        crate::dom::set_ref_floor(floor);
+    }
     let settings: PolicySettings =
         serde_json::from_str(&settings_json).unwrap_or_else(|_| PolicySettings::strictest());
     let mut options = ExecOptions::default();
@@ -52,9 +61,10 @@ pub async fn perform_action(
         Some(id) => resume(&action, &settings, &id, &options).await,
         None => first(&action, &settings, &options).await,
     };
+    let next_ref = crate::dom::next_ref_number();
     let answer = match outcome {
-        Ok(Outcome::Done(report)) => serde_json::json!({ "result": report }),
-        Ok(Outcome::Navigate) => serde_json::json!({ "navigate": "allowed" }),
+        Ok(Outcome::Done(report)) => serde_json::json!({ "result": report, "next_ref": next_ref }),
+        Ok(Outcome::Navigate) => serde_json::json!({ "navigate": "allowed", "next_ref": next_ref }),
         Ok(Outcome::Ask {
             reasons,
             target,
@@ -62,7 +72,10 @@ pub async fn perform_action(
         }) => serde_json::json!({
             "needs_approval": { "reasons": reasons_json(&reasons), "target": target, "hold": hold },
         }),
-        Err(error) => return Err(super::failure_with_hints(&action, &error)),
+        Err(error) => serde_json::json!({
+            "error": super::failure_with_hints(&action, &error),
+            "next_ref": next_ref,
+        }),
     };
     Ok(answer.to_string())
 }
