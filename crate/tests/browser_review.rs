@@ -12,13 +12,14 @@
 //! component's password field is a password field, a click lands on the control under the
 //! pointer (an icon-only button in a nameless wrapper, a button in a shadow root), and where a
 //! click goes (a link's `href`, a form's `action`, `formaction`) is judged after decoding. Runs
-//! the binding the executor calls (`bindings::review_action`) on live pages.
+//! the review half of the binding the executor calls (`bindings::perform::review_here`, which
+//! `perform_action` runs before acting) on live pages.
 
-use bai::bindings::review_action;
+use bai::bindings::perform::review_here;
 use bai::dom::fixture::{Fixture, add_style, run_script};
+use bai::policy::{PolicySettings, Verdict};
 use bai::protocol::action::Key;
 use bai::protocol::{Action, Selector};
-use serde_json::Value;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -28,24 +29,27 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 /// The verdict and the codes of its reasons, with the default settings ("once per workflow").
 async fn review(action: &Action) -> (String, Vec<String>) {
-    let json = serde_json::to_string(action).unwrap();
-    let verdict: Value = serde_json::from_str(
-        &review_action(json, "{}".into(), Some(500))
-            .await
-            .map_err(|e| format!("{e:?}"))
-            .unwrap(),
-    )
-    .unwrap();
-    let codes = verdict["reasons"]
-        .as_array()
-        .map(|reasons| {
+    verdict_codes(action, PolicySettings::default()).await
+}
+
+async fn verdict_codes(action: &Action, settings: PolicySettings) -> (String, Vec<String>) {
+    let reviewed = review_here(action, &settings, 500).await.unwrap();
+    match reviewed.verdict {
+        Verdict::Allow | Verdict::AllowedByRule { .. } => ("allow".into(), Vec::new()),
+        Verdict::Deny { .. } => ("deny".into(), Vec::new()),
+        Verdict::Ask { reasons } => (
+            "ask".into(),
             reasons
                 .iter()
-                .map(|r| r["code"].as_str().unwrap().to_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    (verdict["verdict"].as_str().unwrap().to_owned(), codes)
+                .map(|r| {
+                    serde_json::to_value(r).unwrap()["code"]
+                        .as_str()
+                        .unwrap()
+                        .to_owned()
+                })
+                .collect(),
+        ),
+    }
 }
 
 fn press(key: Key, css: Option<&str>) -> Action {
@@ -168,24 +172,11 @@ async fn typing_into_a_web_components_password_field_asks() {
 
 /// The review in "never, except for risky actions" mode: only the policy's judgement asks.
 async fn review_auto(action: &Action) -> (String, Vec<String>) {
-    let json = serde_json::to_string(action).unwrap();
-    let verdict: Value = serde_json::from_str(
-        &review_action(json, r#"{"approval_mode":"auto"}"#.into(), Some(500))
-            .await
-            .map_err(|e| format!("{e:?}"))
-            .unwrap(),
-    )
-    .unwrap();
-    let codes = verdict["reasons"]
-        .as_array()
-        .map(|reasons| {
-            reasons
-                .iter()
-                .map(|r| r["code"].as_str().unwrap().to_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    (verdict["verdict"].as_str().unwrap().to_owned(), codes)
+    let settings = PolicySettings {
+        approval_mode: bai::policy::ApprovalMode::Auto,
+        ..PolicySettings::default()
+    };
+    verdict_codes(action, settings).await
 }
 
 fn click(css: &str) -> Action {

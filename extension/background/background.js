@@ -311,7 +311,7 @@ const refKey = (tabId) => `refs:${tabId}`;
  * it is sent again only when it is read-only and a navigation cut it short: after any other
  * failure it may have run, so it is reported, never re-sent.
  */
-async function runOnTarget({ workflowId, actionId, action, timeoutMs, approved, attempt }) {
+async function runOnTarget({ workflowId, actionId, action, timeoutMs, approval, attempt }) {
   const binding = await targetFor(workflowId);
   if (!binding) return failure('no_target', 'This workflow has no target tab.');
   if (await isStopped(workflowId)) return stoppedFailure();
@@ -354,7 +354,7 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approved, 
     // Stop pressed while this waited for the tab: nothing is delivered.
     if (await isStopped(workflowId)) return stoppedFailure();
     try {
-      const reply = await ext.tabs.sendMessage(binding.tabId, { type: Msg.EXECUTE_ACTION, workflowId, action, timeoutMs, approved: approved === true, expectOrigin: binding.origin, refFloor }, { frameId: 0 });
+      const reply = await ext.tabs.sendMessage(binding.tabId, { type: Msg.EXECUTE_ACTION, workflowId, action, timeoutMs, approval: typeof approval === 'string' ? approval : undefined, expectOrigin: binding.origin, refFloor }, { frameId: 0 });
       if (reply?.needs_approval) await releaseClaim(claim);
       if (reply?.nextRef) await ext.storage.session.set({ [refKey(binding.tabId)]: Math.max(refFloor, reply.nextRef) });
       // The action started loading another page: wait for it, so the next action meets the new

@@ -411,21 +411,23 @@ export async function startChat(core, banner) {
     return targets.get(workflowId);
   }
 
-  /** Runs an action on the workflow's target tab (through the background), or here. */
-  async function perform(workflow_id, action_id, action, approved, { timeoutMs, attempt }) {
+  /** Runs an action on the workflow's target tab (through the background), or here.
+   * `approval`: the hold id of the question the user allowed (the core acts on the element it
+   * held for that question), else null. */
+  async function perform(workflow_id, action_id, action, approval, { timeoutMs, attempt }) {
     const target = await targetOf(workflow_id);
     if (!target) {
       // Claimed once, before the first try (the approved retry of the same action is that try).
-      if (!approved) {
+      if (!approval) {
         const claimId = attempt ? `${action_id}#${attempt}` : action_id;
         const claim = await ext.runtime.sendMessage({ type: Msg.CLAIM_ACTION, workflowId: workflow_id, actionId: claimId });
         if (claim?.error) return { error: claim.error };
       }
-      const reply = await executeHere(core, { action, approved, timeoutMs, refFloor: chatTabRefFloor });
+      const reply = await executeHere(core, { action, approval, timeoutMs, refFloor: chatTabRefFloor });
       keepRefFloor(reply.nextRef);
       return reply;
     }
-    return ext.runtime.sendMessage({ type: Msg.RUN_ACTION, workflowId: workflow_id, actionId: action_id, action, approved, timeoutMs, attempt });
+    return ext.runtime.sendMessage({ type: Msg.RUN_ACTION, workflowId: workflow_id, actionId: action_id, action, approval, timeoutMs, attempt });
   }
 
   /** Asks whether one action may run (risky clicks, passwords, "ask before each action"). */
@@ -521,11 +523,11 @@ export async function startChat(core, banner) {
   async function attemptAction(summary, action, how) {
     const { workflow_id, action_id } = summary;
     try {
-      let reply = await perform(workflow_id, action_id, action, false, how);
+      let reply = await perform(workflow_id, action_id, action, null, how);
       if (reply?.needs_approval) {
         const answer = await askAboutAction({ ...summary, target: reply.needs_approval.target, targetName: reply.needs_approval.targetName }, reply.needs_approval.reasons);
         if (answer !== 'allow') return { answer: answer === 'withdrawn' || answer === 'timed_out' ? answer : 'deny' };
-        reply = await perform(workflow_id, action_id, action, true, how);
+        reply = await perform(workflow_id, action_id, action, reply.needs_approval.hold, how);
       }
       return reply;
     } catch (error) {

@@ -1,7 +1,7 @@
 // The executor role of the content script: on a page a workflow targets, it runs the validated
-// actions the background worker delivers, through the Rust DOM engine, after the safety policy
-// (Rust) has reviewed them against the element they target; it answers with the structured
-// result, or with the reasons the user must approve first.
+// actions the background worker delivers, each in one call into the Rust core, which reviews
+// the element the action targets with the safety policy and acts on exactly that element; it
+// answers with the structured result, or with the reasons the user must approve first.
 
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
@@ -90,53 +90,53 @@ function navigationTarget(action, canNavigate) {
 }
 
 /**
- * Reviews and runs one action on this page. `approved` is true only when the user allowed this
- * very action after an earlier answer asked for approval. `refFloor` keeps element refs unique
- * across the pages a tab shows (the background remembers the next number per tab).
+ * Reviews and runs one action on this page, in one call into the Rust core (`perform_action`):
+ * it resolves the target once, reviews what it really activates, and acts on exactly that
+ * element, or holds it and answers `{needs_approval: {reasons, target, hold}}`. `approval` is
+ * the `hold` id of such an answer, sent back only after the user allowed that very action: the
+ * core then acts on the held element if it is unchanged (else `target_changed`). `refFloor`
+ * keeps element refs unique across the pages a tab shows (the background remembers the next
+ * number per tab).
  * Answers `{result, nextRef}`, `{error: {code, message, hints?}, nextRef}` or
- * `{needs_approval: {reasons}}`; a navigation also carries `navigateTo`, done after answering.
+ * `{needs_approval: {reasons, target, targetName, hold}}`; a navigation also carries
+ * `navigateTo`, done after answering.
  * @param {any} core
- * @param {{ action: import('../shared/messages.js').WireAction, timeoutMs?: number, expectOrigin?: string, approved?: unknown, refFloor?: number, canNavigate?: boolean }} request
+ * @param {{ action: import('../shared/messages.js').WireAction, timeoutMs?: number, expectOrigin?: string, approval?: unknown, refFloor?: number, canNavigate?: boolean }} request
  */
-export async function executeHere(core, { action, timeoutMs, expectOrigin, approved, refFloor, canNavigate = false }) {
+export async function executeHere(core, { action, timeoutMs, expectOrigin, approval, refFloor, canNavigate = false }) {
   // The background checked the tab's origin; check again here, where it cannot change under us.
   if (expectOrigin && location.origin !== expectOrigin) {
     return { error: { code: 'target_out_of_scope', message: `This page is ${location.origin}, not ${expectOrigin}; BAI did not act.` } };
   }
-  if (refFloor) core.set_ref_floor(refFloor);
-  const actionJson = JSON.stringify(action);
-  const withRefs = (answer) => ({ ...answer, nextRef: core.next_ref_number() });
-  // The user's rule that let this run without a question, for the log (audit).
-  let allowedByRule = null;
-  const ruled = (result) => (allowedByRule ? { ...result, allowed_by_rule: allowedByRule } : result);
+  let destination = null;
+  if (action.type === 'navigate') {
+    destination = navigationTarget(action, canNavigate);
+    // Nothing ran on the page, so the tab's refs are where the background has them.
+    if (destination.error) return { ...destination, nextRef: refFloor };
+  }
   try {
-    let destination = null;
-    if (action.type === 'navigate') {
-      destination = navigationTarget(action, canNavigate);
-      if (destination.error) return withRefs(destination);
-    }
-    if (!approved) {
-      const settings = await loadSettings();
-      // The user's rules for this site apply (the origin checked above), until they expire.
-      const context = { site: expectOrigin ?? location.origin, nowMs: Date.now() };
-      const verdict = JSON.parse(await core.review_action(actionJson, policySettingsJson(settings, context), timeoutMs ?? undefined));
-      if (verdict.verdict === 'deny') return withRefs({ error: { code: verdict.code, message: verdict.message } });
-      if (verdict.verdict === 'ask') {
-        const targetName = verdict.target_name ?? (action.type === 'navigate' ? action.payload?.url : null);
-        return { needs_approval: { reasons: verdict.reasons, target: verdict.target, targetName } };
-      }
-      if (verdict.by_rule) allowedByRule = { rule: verdict.by_rule, waived: verdict.waived ?? [] };
-    }
-    if (destination) {
-      return withRefs({
-        result: ruled({ action: 'navigate', effects: [{ kind: 'navigation_started', url: destination.url }], attempts: 1, elapsed_ms: 0 }),
+    const settings = await loadSettings();
+    // The user's rules for this site apply (the origin checked above), until they expire.
+    const context = { site: expectOrigin ?? location.origin, nowMs: Date.now() };
+    const hold = typeof approval === 'string' ? approval : undefined;
+    // One call: the core sets the ref floor, reviews, acts (or holds), and returns the next ref.
+    const outcome = JSON.parse(await core.perform_action(JSON.stringify(action), policySettingsJson(settings, context), timeoutMs ?? undefined, hold, refFloor || undefined));
+    if (outcome.needs_approval) return { needs_approval: outcome.needs_approval };
+    const nextRef = outcome.next_ref;
+    // A failure carries `hints` (close matches with refs), added by the Rust core.
+    if (outcome.error) return { error: outcome.error, nextRef };
+    if (destination && outcome.navigate === 'allowed') {
+      const result = { action: 'navigate', effects: [{ kind: 'navigation_started', url: destination.url }], attempts: 1, elapsed_ms: 0 };
+      // The user's rule that let this run without a question, for the log (audit).
+      if (outcome.allowed_by_rule) result.allowed_by_rule = outcome.allowed_by_rule;
+      return {
+        result,
         navigateTo: destination.url,
-      });
+        nextRef,
+      };
     }
-    return withRefs({ result: ruled(JSON.parse(await core.execute_action(actionJson, timeoutMs ?? undefined))) });
+    return { result: outcome.result, nextRef };
   } catch (error) {
-    // A selector failure carries `hints` (close matches with refs), added by the Rust core.
-    const failure = parseFailure(error);
-    return withRefs({ error: failure });
+    return { error: parseFailure(error) };
   }
 }

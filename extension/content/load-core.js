@@ -1,5 +1,5 @@
 // Starts the Rust core in a content script, in one of two builds of the same crate with the same
-// exports (version, chat_page_status, ChatSession, post_line, execute_action, protocol_prompt):
+// exports (version, chat_page_status, ChatSession, post_line, perform_action, protocol_prompt):
 //
 // - 'wasm': extension/pkg/ (scripts/build), wherever the page lets us compile WebAssembly;
 // - 'js': extension/pkg-js/bai.js (scripts/build-js-core), the crate built for the wasm MVP

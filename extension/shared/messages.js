@@ -101,9 +101,9 @@ export const Msg = Object.freeze(/** @type {const} */ ({
  * @typedef {{ type: 'tab_log', tabId: number }} TabLogMsg
  * @typedef {{ type: 'bind_target', workflowId: string, tabId: number }} BindTargetMsg
  * @typedef {{ type: 'target_for', workflowId: string }} TargetForMsg
- * @typedef {{ type: 'run_action', workflowId: string, actionId: number, action: WireAction, approved?: unknown, timeoutMs?: number, attempt?: number }} RunActionMsg
+ * @typedef {{ type: 'run_action', workflowId: string, actionId: number, action: WireAction, approval?: string | null, timeoutMs?: number, attempt?: number }} RunActionMsg
  * @typedef {{ type: 'claim_action', workflowId: string, actionId: number | string }} ClaimActionMsg
- * @typedef {{ type: 'execute_action', workflowId: string, action: WireAction, timeoutMs?: number, approved?: unknown, expectOrigin: string, refFloor: number }} ExecuteActionMsg
+ * @typedef {{ type: 'execute_action', workflowId: string, action: WireAction, timeoutMs?: number, approval?: string, expectOrigin: string, refFloor: number }} ExecuteActionMsg
  * @typedef {{ type: 'page_state', workflowId?: string, changes?: boolean, maxElements?: number, refFloor?: number }} PageStateMsg
  * @typedef {{ type: 'ping' }} PingMsg
  * @typedef {{ type: 'grant_site', address: string, kind?: string }} GrantSiteMsg

@@ -5,10 +5,12 @@
 mod bench;
 mod chat_session;
 pub mod held_text;
+pub mod perform;
 
 use wasm_bindgen::prelude::*;
 
 pub use chat_session::ChatSession;
+pub use perform::perform_action;
 
 /// Runs once when the module is instantiated: route Rust panics to the console with a stack,
 /// instead of an opaque "unreachable executed".
@@ -84,28 +86,6 @@ pub async fn post_line(
     }
 }
 
-/// Performs one validated action (the JSON of [`crate::protocol::Action`]) on this page.
-/// Resolves to the [`crate::dom::ActionReport`] as JSON; rejects with the error as JSON
-/// (`{code, message, ...}`).
-#[wasm_bindgen]
-pub async fn execute_action(
-    action_json: String,
-    timeout_ms: Option<u32>,
-) -> Result<String, JsValue> {
-    let action: crate::protocol::Action = serde_json::from_str(&action_json)
-        .map_err(|error| error_object("invalid_action", &error.to_string()))?;
-    let mut options = crate::dom::ExecOptions::default();
-    if let Some(timeout_ms) = timeout_ms {
-        options.timeout_ms = timeout_ms;
-    }
-    match crate::dom::execute(&action, &options).await {
-        Ok(report) => {
-            serde_json::to_string(&report).map_err(|error| JsValue::from_str(&error.to_string()))
-        }
-        Err(error) => Err(failure_with_hints(&action, &error)),
-    }
-}
-
 /// Makes the next element ref number at least `n`: the background keeps one counter per tab, so
 /// refs stay unique across the pages a tab shows and a ref from an earlier page never names an
 /// element of a later one.
@@ -165,7 +145,7 @@ pub fn protocol_prompt(workflow_id: &str) -> String {
 fn failure_with_hints(
     action: &crate::protocol::Action,
     error: &crate::dom::ActionError,
-) -> JsValue {
+) -> serde_json::Value {
     let hints = crate::dom::hints_for_failure(action, error);
     let mut value =
         serde_json::to_value(error).unwrap_or_else(|_| serde_json::json!({ "code": error.code() }));
@@ -175,7 +155,7 @@ fn failure_with_hints(
     // The failure goes to the log, the panel and the model: text read from the page in it (a
     // field's actual value, a candidate's label) loses anything that looks like a secret.
     redact_strings(&mut value);
-    JsValue::from_str(&value.to_string())
+    value
 }
 
 /// A chat-session event as the log (and the audit export) may keep it, by structure: the event
@@ -237,121 +217,13 @@ fn error_object(code: &str, message: &str) -> JsValue {
     object.into()
 }
 
-/// Reviews a validated action (JSON of [`crate::protocol::Action`]) against the user's policy
-/// settings (JSON of [`crate::policy::PolicySettings`]; missing fields take their defaults),
-/// looking at the element it targets on this page. Resolves to the
-/// [`crate::policy::Verdict`] as JSON. When the target is not on the page yet, it waits for it
-/// (up to `timeout_ms`) so a risky button that appears late is still reviewed.
-#[wasm_bindgen]
-pub async fn review_action(
-    action_json: String,
-    settings_json: String,
-    timeout_ms: Option<u32>,
-) -> Result<String, JsValue> {
-    use crate::dom::selector::{QueryRoot, resolve};
-    use crate::policy::{PolicySettings, review};
-    let action: crate::protocol::Action = serde_json::from_str(&action_json)
-        .map_err(|error| error_object("invalid_action", &error.to_string()))?;
-    // Unreadable settings fail toward asking more, never less.
-    let settings: PolicySettings =
-        serde_json::from_str(&settings_json).unwrap_or_else(|_| PolicySettings::strictest());
-    let mut facts = None;
-    // Actions that only read never need their element reviewed (the policy lets them run
-    // whatever they target); looking for it here would fail `assert … absent` with `not_found`
-    // and make `wait_for` wait twice.
-    let reads_only = matches!(
-        action,
-        crate::protocol::Action::Observe { .. }
-            | crate::protocol::Action::WaitFor { .. }
-            | crate::protocol::Action::Extract { .. }
-            | crate::protocol::Action::Assert { .. }
-            | crate::protocol::Action::Wait { .. }
-            | crate::protocol::Action::Done { .. }
-            | crate::protocol::Action::More { .. }
-    );
-    if let Some(selector) = action.selector().filter(|_| !reads_only) {
-        let root =
-            QueryRoot::current().ok_or_else(|| error_object("no_document", "no document"))?;
-        let deadline = js_sys::Date::now() + f64::from(timeout_ms.unwrap_or(5000));
-        let started = crate::dom::cancel::Started::now();
-        loop {
-            // Stop pressed while the review waited for the element: nothing runs.
-            if started.is_cancelled() {
-                return Err(failure_with_hints(
-                    &action,
-                    &crate::dom::ActionError::Stopped,
-                ));
-            }
-            match resolve(&root, selector) {
-                Ok(element) => {
-                    facts = Some(crate::dom::review::activation_facts(&action, element));
-                    break;
-                }
-                // An ambiguous or invalid selector fails at execution with the same error before
-                // touching anything: nothing to ask about.
-                Err(error) if error.code() != "not_found" => {
-                    return Ok(serde_json::json!({ "verdict": "allow" }).to_string());
-                }
-                // Not there for the whole wait: the action fails here, before anything runs
-                // unreviewed (an element that appeared just after this deadline would otherwise
-                // be acted on without its review).
-                Err(error) if js_sys::Date::now() > deadline => {
-                    return Err(failure_with_hints(&action, &error));
-                }
-                Err(_) => gloo_timers::future::TimeoutFuture::new(100).await,
-            }
-        }
-    }
-    // A key pressed without a selector goes to the focused element.
-    if let crate::protocol::Action::PressKey { selector: None, .. } = &action {
-        let focused = web_sys::window()
-            .and_then(|window| window.document())
-            .and_then(|document| document.active_element());
-        facts = focused.map(|element| crate::dom::review::activation_facts(&action, element));
-    }
-    let verdict = match review(&settings, &action, facts.as_ref()) {
-        crate::policy::Verdict::Allow => serde_json::json!({ "verdict": "allow" }),
-        // The rule is named in the audit log; the questions it waived too.
-        crate::policy::Verdict::AllowedByRule { rule, waived } => serde_json::json!({
-            "verdict": "allow",
-            "by_rule": rule,
-            "waived": waived.iter().map(|reason| reason.message()).collect::<Vec<_>>(),
-        }),
-        crate::policy::Verdict::Deny { rule } => serde_json::json!({
-            "verdict": "deny",
-            "code": crate::policy::Verdict::DENIED_BY_RULE,
-            "message": crate::policy::Verdict::denied_message(&rule),
-            "rule": rule,
-        }),
-        crate::policy::Verdict::Ask { reasons } => {
-            // Each reason carries its plain-language sentence for the question shown to the user.
-            let reasons: Vec<serde_json::Value> = reasons
-                .iter()
-                .map(|reason| {
-                    let mut value = serde_json::to_value(reason).unwrap_or_default();
-                    if let Some(object) = value.as_object_mut() {
-                        object.insert("message".into(), reason.message().into());
-                    }
-                    value
-                })
-                .collect();
-            serde_json::json!({
-                "verdict": "ask",
-                "reasons": reasons,
-                "target": facts.as_ref().map(|facts| facts.description.clone()),
-                // What the target is called, for "Always allow this on this site".
-                "target_name": facts.as_ref().map(|facts| if facts.name.trim().is_empty() { facts.text.clone() } else { facts.name.clone() }),
-            })
-        }
-    };
-    Ok(verdict.to_string())
-}
-
 /// Stop: ends every action running on this page at its next check (waiting for its element, a
-/// `wait_for` condition, a review), before it touches anything more.
+/// `wait_for` condition, a review), before it touches anything more, and drops every element
+/// held for a question, so no earlier Allow can act any more.
 #[wasm_bindgen]
 pub fn cancel_actions() {
     crate::dom::cancel::cancel_all();
+    crate::dom::hold::drop_all();
 }
 
 /// The default policy settings as JSON (the panel shows and edits them).

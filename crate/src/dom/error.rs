@@ -181,6 +181,16 @@ pub enum ActionError {
     /// The user pressed Stop while the action waited (for its element, a condition, a review):
     /// it ended before touching anything more.
     Stopped,
+    /// The element the review looked at (and the user allowed, when asked) is no longer what it
+    /// was: it left the page, was re-rendered, reads differently, focus moved away from it, or
+    /// the approval no longer holds (used, expired, or Stop). Nothing was touched; never retried
+    /// on whatever is there now.
+    TargetChanged {
+        /// The element as it was reviewed, described.
+        element: String,
+        /// What changed, in plain words.
+        reason: String,
+    },
     /// The browser threw an unexpected exception.
     Script {
         /// The exception text.
@@ -221,6 +231,7 @@ impl ActionError {
             Self::SecretField { .. } => "secret_field",
             Self::NotExecutable { .. } => "not_executable",
             Self::Stopped => "stopped",
+            Self::TargetChanged { .. } => "target_changed",
             Self::Script { .. } => "script_error",
         }
     }
@@ -368,6 +379,9 @@ impl ActionError {
                 format!("the action \"{action}\" is not performed on the page{how}")
             }
             Self::Stopped => "the user pressed Stop; BAI did not act".to_owned(),
+            Self::TargetChanged { element, reason } => format!(
+                "{element} is not the element that was reviewed any more ({reason}); BAI did not act. Observe the page again and ask for the action again"
+            ),
             Self::Script { detail } => format!("the page threw an error: {detail}"),
         }
     }
@@ -402,7 +416,8 @@ impl ActionError {
             | Self::OptionNotChosen { element, .. }
             | Self::NotCheckable { element, .. }
             | Self::StateNotChanged { element, .. }
-            | Self::PasswordNotTargeted { element } => Some(element),
+            | Self::PasswordNotTargeted { element }
+            | Self::TargetChanged { element, .. } => Some(element),
             _ => None,
         }
     }

@@ -3,7 +3,11 @@
 //!
 //! - [`selector`]: one engine per selector kind behind [`selector::SelectorEngine`], and
 //!   [`selector::resolve`] (exactly one element or a typed error).
-//! - [`action`]: one file per action; [`execute`] is the entry point the bindings call.
+//! - [`action`]: one file per action; [`action::execute_on`] is the entry point the bindings
+//!   call with the element the review pinned ([`execute`] resolves the selector every attempt).
+//! - [`review`]: what an action really activates, as facts for the policy; [`hold`]: elements
+//!   held across the user's question, acted on after Allow only if unchanged
+//!   (`target_changed`).
 //! - [`observe`]: the page as lines with element refs (`@e3 button "Save"`), and the diff since
 //!   the previous observation; [`refs`] keeps the ref registry (per document, numbers never
 //!   reused); [`hints`] suggests elements after a selector failed; [`secret`] decides which
@@ -41,6 +45,7 @@ pub mod error;
 #[doc(hidden)]
 pub mod fixture;
 pub mod hints;
+pub mod hold;
 mod js;
 pub mod matching;
 pub mod observe;

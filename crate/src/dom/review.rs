@@ -11,6 +11,7 @@ use web_sys::Element;
 
 use super::accname::accessible_name;
 use super::describe::describe;
+use super::error::ActionError;
 use super::js;
 use super::roles::role_of;
 use super::tree::{ShadowAccess, as_element, children, composed_contains, composed_parent};
@@ -38,7 +39,20 @@ const ACTIVATING_ROLES: &[&str] = &[
 ];
 
 /// The facts about what `action` activates, starting from `element` (what its selector found).
-pub fn activation_facts(action: &Action, element: Element) -> TargetFacts {
+/// For `select_option`, the option that will be chosen is part of them; it fails as the action
+/// would when a `<select>` has no such option.
+pub fn activation_facts(action: &Action, element: Element) -> Result<TargetFacts, ActionError> {
+    let mut facts = element_facts(action, element.clone());
+    if let Action::SelectOption { option, .. } = action {
+        match super::action::option_preview(&element, option)? {
+            Some(names) => facts.option_names = names,
+            None => facts.option_unknown = true,
+        }
+    }
+    Ok(facts)
+}
+
+fn element_facts(action: &Action, element: Element) -> TargetFacts {
     let shadow = ShadowAccess::detect();
     let acted = acted_on(action, element.clone());
     let pressed = match action {
@@ -297,6 +311,8 @@ fn facts_of(element: &Element) -> TargetFacts {
         destination,
         submits_form,
         inner_names: Vec::new(),
+        option_names: Vec::new(),
+        option_unknown: false,
     }
 }
 

@@ -138,6 +138,15 @@ pub struct TargetFacts {
     /// content), such as an icon-only "Delete" button in a nameless toolbar.
     #[serde(default)]
     pub inner_names: Vec<String>,
+    /// For `select_option`: the names of the option that will be chosen, as the page shows it
+    /// (a native option's label, text and `label` attribute; a custom option's name), judged
+    /// whatever value the model chose it by.
+    #[serde(default)]
+    pub option_names: Vec<String>,
+    /// For `select_option`: the page does not show which option will be chosen (a custom list
+    /// that renders its options only once opened). Unknown means ask.
+    #[serde(default)]
+    pub option_unknown: bool,
 }
 
 /// Roles whose own name says what they hold, not what they do: opening a combobox named
@@ -224,6 +233,12 @@ pub enum AskReason {
         /// The rule, in words.
         rule: String,
     },
+    /// `select_option` on a list whose options the page does not show yet: BAI cannot tell
+    /// which option the model's choice is.
+    OptionUnknown {
+        /// What the model asked to choose.
+        option: String,
+    },
 }
 
 impl AskReason {
@@ -248,6 +263,9 @@ impl AskReason {
                 format!("BAI cannot tell what {element} does (no role, name, text or address)")
             }
             Self::Rule { rule } => format!("your rule “{rule}” says so"),
+            Self::OptionUnknown { option } => format!(
+                "the list does not show its options until it opens, so BAI cannot tell which option “{option}” is"
+            ),
         }
     }
 }
@@ -437,7 +455,13 @@ fn activation_reasons(target: &TargetFacts, option: &str, risky: &[String]) -> V
                 find_risky(inner, risky, Position::Anywhere).map(|w| (w, inner.clone()))
             })
         })
-        .or_else(|| find_risky(option, risky, Position::VerbOnly).map(|w| (w, option.to_owned())));
+        .or_else(|| find_risky(option, risky, Position::VerbOnly).map(|w| (w, option.to_owned())))
+        .or_else(|| {
+            // The option really chosen, whatever value the model named it by.
+            target.option_names.iter().find_map(|name| {
+                find_risky(name, risky, Position::VerbOnly).map(|w| (w, name.clone()))
+            })
+        });
     if let Some((word, name)) = found {
         reasons.push(AskReason::RiskyClick {
             word: word.to_owned(),
@@ -451,6 +475,12 @@ fn activation_reasons(target: &TargetFacts, option: &str, risky: &[String]) -> V
                 url: shorten(url, 80),
             });
         }
+    }
+    if target.option_unknown {
+        // Unknown means ask: the option may be anything.
+        reasons.push(AskReason::OptionUnknown {
+            option: shorten(option.trim(), 60),
+        });
     }
     if reasons.is_empty() && target.is_unknown() && option.trim().is_empty() {
         reasons.push(AskReason::UnknownActivation {
@@ -1092,6 +1122,52 @@ mod tests {
                 assert_eq!(verdict, Verdict::Allow, "{url}");
             }
         }
+    }
+
+    #[test]
+    fn the_option_really_chosen_is_judged_and_an_unseen_option_asks() {
+        let choose = |option: &str| Action::SelectOption {
+            selector: Selector::css("#plan"),
+            option: option.into(),
+        };
+        let select = |names: &[&str], unknown: bool| TargetFacts {
+            option_names: names.iter().map(|n| (*n).to_owned()).collect(),
+            option_unknown: unknown,
+            ..facts("combobox", "Plan")
+        };
+        let settings = PolicySettings {
+            approval_mode: ApprovalMode::Auto,
+            ..Default::default()
+        };
+        let codes =
+            |action: &Action, target: &TargetFacts| match review(&settings, action, Some(target)) {
+                Verdict::Allow | Verdict::AllowedByRule { .. } | Verdict::Deny { .. } => Vec::new(),
+                Verdict::Ask { reasons } => reasons
+                    .iter()
+                    .map(|r| {
+                        serde_json::to_value(r).unwrap()["code"]
+                            .as_str()
+                            .unwrap()
+                            .to_owned()
+                    })
+                    .collect(),
+            };
+        // Chosen by a harmless value, the option's label (or `label` attribute) is risky.
+        assert_eq!(
+            codes(&choose("x1"), &select(&["Delete my account"], false)),
+            ["risky_click"]
+        );
+        assert_eq!(
+            codes(&choose("2"), &select(&["Yearly", "Pay yearly"], false)),
+            ["risky_click"]
+        );
+        // A harmless option runs.
+        assert_eq!(
+            codes(&choose("x2"), &select(&["Thirty"], false)),
+            Vec::<String>::new()
+        );
+        // The list does not show its options: unknown means ask, whatever the mode.
+        assert_eq!(codes(&choose("x3"), &select(&[], true)), ["option_unknown"]);
     }
 
     #[test]

@@ -117,7 +117,7 @@ fn check(selector: &Selector, expect: &Expectation) -> Result<Option<String>, Ac
             holds_or(actual == *value, &element, expected, &actual)
         }
         Expectation::Checked | Expectation::Unchecked => {
-            let (_, element) = find(selector)?;
+            let (_, element) = find(super::Target::selector(selector))?;
             let wanted = matches!(expect, Expectation::Checked);
             let Some(state) = current_state(&element) else {
                 return Err(ActionError::NotCheckable {
@@ -162,7 +162,7 @@ fn holds_or(
 /// text or value would tell whether a guess is right, so it is refused with `secret_field`
 /// before the value is read.
 fn find_not_secret(selector: &Selector, what: &str) -> Result<(QueryRoot, Element), ActionError> {
-    let (root, element) = find(selector)?;
+    let (root, element) = find(super::Target::selector(selector))?;
     if let Some((_, kind)) = SecretScan::of(&root).owner_of(&element) {
         return Err(ActionError::SecretField {
             what: format!("asserting the {what} of {}", describe(&element)),

@@ -13,7 +13,7 @@
 use web_sys::Element;
 
 use super::click::{checked_state, click_found};
-use super::{find, retry};
+use super::{Target, find, retry};
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
 use crate::dom::js;
@@ -22,17 +22,16 @@ use crate::dom::roles::role_of;
 use crate::dom::selector::QueryRoot;
 use crate::dom::tree::as_element;
 use crate::dom::visibility::{is_disabled, is_visible};
-use crate::protocol::Selector;
 
 pub(super) async fn run(
-    selector: &Selector,
+    target: Target<'_>,
     wanted: bool,
     options: &ExecOptions,
 ) -> Result<ActionReport, ActionError> {
     let action = if wanted { "check" } else { "uncheck" };
     // Waiting cures a missing element, not a wrong kind of element: classify inside the retry.
     let ((_, element, state), mut attempts) =
-        retry(options, |_| async move { checkable(selector, wanted) }).await?;
+        retry(options, |_| async move { checkable(target, wanted) }).await?;
     let description = describe(&element);
     if state == wanted {
         return Ok(ActionReport {
@@ -45,7 +44,7 @@ pub(super) async fn run(
         });
     }
     let (_, mut effects, more) = click_found(options, || {
-        let (root, element, _) = checkable(selector, wanted)?;
+        let (root, element, _) = checkable(target, wanted)?;
         // A disabled control's label is clickable but changes nothing: say why up front.
         if is_disabled(&element) {
             return Err(ActionError::Disabled {
@@ -83,8 +82,8 @@ pub(super) async fn run(
 }
 
 /// Resolves the selector to a checkable element and its state.
-fn checkable(selector: &Selector, wanted: bool) -> Result<(QueryRoot, Element, bool), ActionError> {
-    let (root, found) = find(selector)?;
+fn checkable(target: Target<'_>, wanted: bool) -> Result<(QueryRoot, Element, bool), ActionError> {
+    let (root, found) = find(target)?;
     let element = super::label_control_or_self(found);
     let Some(state) = current_state(&element) else {
         return Err(ActionError::NotCheckable {

@@ -13,7 +13,9 @@ use web_sys::{
     PointerEventInit, Window,
 };
 
-use super::{check_actionable, check_stable, find, focus, retry, script_error, scroll_into_view};
+use super::{
+    Target, check_actionable, check_stable, find, focus, retry, script_error, scroll_into_view,
+};
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
 use crate::dom::js;
@@ -22,13 +24,12 @@ use crate::dom::selector::QueryRoot;
 use crate::dom::tree::{
     ShadowAccess, as_element, as_shadow_root, composed_contains, composed_parent,
 };
-use crate::protocol::Selector;
 
 pub(super) async fn run(
-    selector: &Selector,
+    target: Target<'_>,
     options: &ExecOptions,
 ) -> Result<ActionReport, ActionError> {
-    let (element, effects, attempts) = click_found(options, || find(selector)).await?;
+    let (element, effects, attempts) = click_found(options, || find(target)).await?;
     let description = describe(&element);
     Ok(ActionReport {
         action: "click",
@@ -70,6 +71,15 @@ where
         });
     }
     let (hit, point) = pointer_target(&root, &element, attempt).await?;
+    // The page had frames to change things while the element settled: look again, with nothing
+    // awaited between this look and the press (a reviewed element is checked against its
+    // review here, with what is under the pointer now).
+    let (_, now) = finder()?;
+    if now != element {
+        return Err(ActionError::Detached {
+            element: describe(&element),
+        });
+    }
     Ok((element, hit, point))
 }
 

@@ -10,20 +10,19 @@
 use web_sys::{Element, EventTarget};
 
 use super::click::{Sequence, Watch, pointer_target, window_of};
-use super::{find, retry};
+use super::{Target, find, retry};
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
 use crate::dom::js;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
 use crate::dom::tree::composed_parent;
-use crate::protocol::Selector;
 
 pub(super) async fn run(
-    selector: &Selector,
+    target: Target<'_>,
     options: &ExecOptions,
 ) -> Result<ActionReport, ActionError> {
     let ((element, hit, point), attempts) = retry(options, |attempt| async move {
-        let (root, element) = find(selector)?;
+        let (root, element) = find(target)?;
         let (hit, point) = pointer_target(&root, &element, attempt).await?;
         Ok((element, hit, point))
     })

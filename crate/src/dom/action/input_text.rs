@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{Element, Event, EventInit, HtmlSelectElement, InputEvent, InputEventInit};
 
-use super::{check_actionable, find, focus, retry, script_error, scroll_into_view};
+use super::{Target, check_actionable, find, focus, retry, script_error, scroll_into_view};
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
 use crate::dom::js;
@@ -50,12 +50,12 @@ enum Editable {
 }
 
 pub(super) async fn run(
-    selector: &Selector,
+    target: Target<'_>,
     text: &str,
     options: &ExecOptions,
 ) -> Result<ActionReport, ActionError> {
     let ((element, editable), attempts) =
-        retry(options, |attempt| prepare(selector, attempt)).await?;
+        retry(options, |attempt| prepare(target, attempt)).await?;
     let description = describe(&element);
     // A secret field's value never comes back, not even in a value_mismatch message.
     let password = is_password(&element) || crate::dom::secret::classify(&element).is_some();
@@ -103,11 +103,11 @@ pub(super) async fn run(
     })
 }
 
-async fn prepare(selector: &Selector, attempt: u32) -> Result<(Element, Editable), ActionError> {
-    let (root, found) = find(selector)?;
+async fn prepare(target: Target<'_>, attempt: u32) -> Result<(Element, Editable), ActionError> {
+    let (root, found) = find(target)?;
     let element = retarget(&root.shadow, found);
     let editable = classify(&element)?;
-    if is_password(&element) && !targets_password_explicitly(selector, &element) {
+    if is_password(&element) && !targets_password_explicitly(target.selector, &element) {
         return Err(ActionError::PasswordNotTargeted {
             element: describe(&element),
         });

@@ -1,7 +1,10 @@
 //! Actions on the live page: one file per action, all run through [`execute`].
 //!
-//! Element actions resolve their selector afresh on every attempt (so a re-rendered element is
-//! found again), check actionability, act, and verify. Errors that waiting may cure are retried
+//! Element actions get their element through [`find`] on every attempt, check actionability,
+//! act, and verify. Run by [`execute`], they resolve their selector afresh each time (a
+//! re-rendered element is found again); run by [`execute_on`] with a [`Pinned`] element (the
+//! one the safety review looked at), they act on exactly that element, checked against the
+//! review before each attempt, and never on whatever the selector matches later. Errors that waiting may cure are retried
 //! with back-off 0, 20, 100, 100, 500, 500... ms until the timeout; the last error is returned.
 
 mod assert;
@@ -32,32 +35,95 @@ use crate::protocol::{Action, Selector};
 
 pub use input_text::{field_for, targets_password_explicitly};
 pub use press_key::activation_target;
+pub use select_option::option_preview;
 
 /// Back-off between attempts, in milliseconds; the last value repeats.
 const BACKOFF_MS: [u32; 5] = [0, 20, 100, 100, 500];
 
-/// Performs `action` on the current page.
+/// What the review saw, checked again before an action acts on its pinned element. Implemented
+/// by the layer that reviewed it (the bindings), so this module knows nothing of the policy.
+pub trait Reviewed {
+    /// `Ok` when `element` (the pinned element, now) is still what was reviewed or needs no
+    /// question of its own; else why not (`target_changed`).
+    fn recheck(&self, element: &Element) -> Result<(), ActionError>;
+    /// `Ok` when choosing the option named `name` (seen only once a custom list opened) is what
+    /// was reviewed or needs no question of its own.
+    fn recheck_option(&self, name: &str) -> Result<(), ActionError>;
+}
+
+/// The element the review resolved, to be acted on instead of resolving the selector again.
+#[derive(Clone, Copy)]
+pub struct Pinned<'a> {
+    /// What the selector found at review time (before a label or web component stands for its
+    /// control, which the action does as usual).
+    pub element: &'a Element,
+    /// The review, checked again before each attempt.
+    pub reviewed: &'a dyn Reviewed,
+}
+
+impl std::fmt::Debug for Pinned<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pinned")
+            .field("element", &describe(self.element))
+            .finish_non_exhaustive()
+    }
+}
+
+/// What an element action acts on: its selector, and the pinned element when it was reviewed.
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    /// The selector the model wrote (still used for what it says, e.g. whether it names a
+    /// password field on purpose).
+    pub selector: &'a Selector,
+    /// Exactly this element, or `None` to resolve the selector on every attempt.
+    pub pinned: Option<Pinned<'a>>,
+}
+
+impl<'a> Target<'a> {
+    /// The selector, resolved afresh on every attempt.
+    pub fn selector(selector: &'a Selector) -> Self {
+        Self {
+            selector,
+            pinned: None,
+        }
+    }
+}
+
+/// Performs `action` on the current page, resolving its selector on every attempt.
 pub async fn execute(action: &Action, options: &ExecOptions) -> Result<ActionReport, ActionError> {
+    execute_on(action, None, options).await
+}
+
+/// Performs `action` on the current page; with `pinned`, element actions act on exactly that
+/// element (for `press_key` without a selector, the caller checked it is the focused one).
+pub async fn execute_on(
+    action: &Action,
+    pinned: Option<Pinned<'_>>,
+    options: &ExecOptions,
+) -> Result<ActionReport, ActionError> {
+    let target = |selector| Target { selector, pinned };
     let started = js::now_ms();
     #[allow(
         unreachable_patterns,
         reason = "the protocol layer may add actions before they are implemented here"
     )]
     let result = match action {
-        Action::Click { selector } => click::run(selector, options).await,
-        Action::InputText { selector, text } => input_text::run(selector, text, options).await,
+        Action::Click { selector } => click::run(target(selector), options).await,
+        Action::InputText { selector, text } => {
+            input_text::run(target(selector), text, options).await
+        }
         Action::Wait { ms } => wait::run(*ms).await,
         Action::Scroll { x, y } => scroll::run(*x, *y).await,
         Action::Observe { max_elements } => observe::run(*max_elements),
         Action::SelectOption { selector, option } => {
-            select_option::run(selector, option, options).await
+            select_option::run(target(selector), option, options).await
         }
-        Action::Check { selector } => check::run(selector, true, options).await,
-        Action::Uncheck { selector } => check::run(selector, false, options).await,
+        Action::Check { selector } => check::run(target(selector), true, options).await,
+        Action::Uncheck { selector } => check::run(target(selector), false, options).await,
         Action::PressKey { key, selector } => {
-            press_key::run(*key, selector.as_ref(), options).await
+            press_key::run(*key, selector.as_ref().map(target), options).await
         }
-        Action::Hover { selector } => hover::run(selector, options).await,
+        Action::Hover { selector } => hover::run(target(selector), options).await,
         Action::WaitFor { until } => wait_for::run(until, options).await,
         Action::Extract {
             selector,
@@ -147,7 +213,12 @@ pub(crate) fn query_root() -> Result<QueryRoot, ActionError> {
     })
 }
 
-/// Resolves `selector` to one element.
+/// The element a key pressed without a selector goes to: the focused element, through
+/// same-origin frames and open shadow roots.
+pub fn focused_element() -> Option<Element> {
+    press_key::active_element(&query_root().ok()?)
+}
+
 /// A `<label>` stands for its control (what a click on it would toggle or focus); any other
 /// element for itself.
 pub(crate) fn label_control_or_self(found: Element) -> Element {
@@ -159,10 +230,22 @@ pub(crate) fn label_control_or_self(found: Element) -> Element {
     found
 }
 
-pub(crate) fn find(selector: &Selector) -> Result<(QueryRoot, Element), ActionError> {
+/// The element `target` names now: its pinned element, still on the page and still what was
+/// reviewed (else `target_changed`, never retried), or its selector resolved afresh.
+pub(crate) fn find(target: Target<'_>) -> Result<(QueryRoot, Element), ActionError> {
     let root = query_root()?;
-    let element = resolve(&root, selector)?;
-    Ok((root, element))
+    let Some(pinned) = target.pinned else {
+        let element = resolve(&root, target.selector)?;
+        return Ok((root, element));
+    };
+    if !pinned.element.is_connected() {
+        return Err(ActionError::TargetChanged {
+            element: describe(pinned.element),
+            reason: "it left the page (removed or re-rendered)".to_owned(),
+        });
+    }
+    pinned.reviewed.recheck(pinned.element)?;
+    Ok((root, pinned.element.clone()))
 }
 
 /// Attached, visible and enabled, or the reason why not.

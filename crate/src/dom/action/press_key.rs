@@ -30,7 +30,7 @@ use web_sys::{Document, Element, InputEvent, InputEventInit, KeyboardEvent, Keyb
 
 use super::click::{Watch, is_focusable};
 use super::input_text::{dispatch_plain, set_native_value};
-use super::{check_actionable, find, focus, retry, script_error, scroll_into_view};
+use super::{Target, check_actionable, find, focus, retry, script_error, scroll_into_view};
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
 use crate::dom::js;
@@ -38,7 +38,6 @@ use crate::dom::report::{ActionReport, Effect, ExecOptions};
 use crate::dom::selector::QueryRoot;
 use crate::dom::tree::{as_element, iframe_document};
 use crate::dom::visibility::{is_disabled, is_visible};
-use crate::protocol::Selector;
 use crate::protocol::action::Key;
 
 /// `key`, `code` and `keyCode` of a key.
@@ -63,7 +62,7 @@ fn key_info(key: Key) -> (&'static str, &'static str, u32) {
 
 pub(super) async fn run(
     key: Key,
-    selector: Option<&Selector>,
+    selector: Option<Target<'_>>,
     options: &ExecOptions,
 ) -> Result<ActionReport, ActionError> {
     let root = super::query_root()?;
@@ -149,7 +148,7 @@ pub(super) async fn run(
 }
 
 /// The focused element, through shadow roots and same-origin frames; `<body>` when nothing is.
-fn active_element(root: &QueryRoot) -> Option<Element> {
+pub(super) fn active_element(root: &QueryRoot) -> Option<Element> {
     let mut document: Document = root.document.clone();
     let mut active = document.active_element();
     for _ in 0..32 {

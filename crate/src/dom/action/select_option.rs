@@ -33,6 +33,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{Element, HtmlOptionElement, HtmlSelectElement, KeyboardEvent, KeyboardEventInit};
 
+use super::Target as ActionTarget;
 use super::click::click_found;
 use super::input_text::dispatch_plain;
 use super::{check_actionable, find, focus, retry, scroll_into_view};
@@ -46,7 +47,6 @@ use crate::dom::roles::role_of;
 use crate::dom::selector::QueryRoot;
 use crate::dom::tree::{as_element, as_tag, assigned_or_fallback, element_by_id_near};
 use crate::dom::visibility::{is_disabled, is_visible};
-use crate::protocol::Selector;
 
 enum Target {
     Native(HtmlSelectElement),
@@ -66,17 +66,18 @@ struct Chosen {
 }
 
 pub(super) async fn run(
-    selector: &Selector,
+    target: ActionTarget<'_>,
     option: &str,
     options: &ExecOptions,
 ) -> Result<ActionReport, ActionError> {
+    let reviewed = target.pinned.map(|pinned| pinned.reviewed);
     let ((root, element, target), mut attempts) =
-        retry(options, |attempt| async move { prepare(selector, attempt) }).await?;
+        retry(options, |attempt| async move { prepare(target, attempt) }).await?;
     let description = describe(&element);
     let effect = match target {
         Target::Native(select) => choose_native(&select, option)?,
         Target::Listbox(listbox) => {
-            let (chosen, more) = click_option(&root, &listbox, option, options).await?;
+            let (chosen, more) = click_option(&root, &listbox, option, options, reviewed).await?;
             attempts += more;
             let (effect, more) =
                 confirm(&listbox, &listbox, Some(&listbox), &chosen, options).await?;
@@ -95,7 +96,8 @@ pub(super) async fn run(
                 attempts += more;
                 true
             };
-            match choose_in_popup(&root, &widget, &opener, &before, option, options).await {
+            match choose_in_popup(&root, &widget, &opener, &before, option, options, reviewed).await
+            {
                 Ok((effect, more)) => {
                     attempts += more;
                     effect
@@ -127,19 +129,23 @@ async fn choose_in_popup(
     before: &[Element],
     wanted: &str,
     options: &ExecOptions,
+    reviewed: Option<&dyn super::Reviewed>,
 ) -> Result<(Effect, u32), ActionError> {
     let (listbox, mut attempts) = retry(options, |_| async move {
         listbox_of(root, widget, opener, before)
     })
     .await?;
-    let (chosen, more) = click_option(root, &listbox, wanted, options).await?;
+    let (chosen, more) = click_option(root, &listbox, wanted, options, reviewed).await?;
     attempts += more;
     let (effect, more) = confirm(widget, opener, Some(&listbox), &chosen, options).await?;
     Ok((effect, attempts + more))
 }
 
-fn prepare(selector: &Selector, attempt: u32) -> Result<(QueryRoot, Element, Target), ActionError> {
-    let (root, found) = find(selector)?;
+fn prepare(
+    target: ActionTarget<'_>,
+    attempt: u32,
+) -> Result<(QueryRoot, Element, Target), ActionError> {
+    let (root, found) = find(target)?;
     let element = super::label_control_or_self(found);
     let target = if element.local_name() == "select" {
         Target::Native(element.clone().unchecked_into())
@@ -203,32 +209,8 @@ pub(super) fn choose_native(
     wanted: &str,
 ) -> Result<Effect, ActionError> {
     let element: &Element = select.as_ref();
-    let collection = select.options();
-    let all: Vec<HtmlOptionElement> = (0..collection.length())
-        .filter_map(|i| collection.item(i))
-        .filter(|o| o.local_name() == "option")
-        .map(JsCast::unchecked_into)
-        .collect();
-    let trimmed = normalize_whitespace(wanted);
-    let lower = trimmed.to_lowercase();
-    let label = |o: &HtmlOptionElement| normalize_whitespace(&o.label());
-    let chosen = all
-        .iter()
-        .find(|o| o.value() == wanted)
-        .or_else(|| all.iter().find(|o| label(o) == trimmed))
-        .or_else(|| all.iter().find(|o| label(o).to_lowercase() == lower));
-    let Some(option) = chosen else {
-        return Err(ActionError::OptionNotFound {
-            element: describe(element),
-            option: wanted.to_owned(),
-            available: all
-                .iter()
-                .take(ActionError::MAX_LISTED_OPTIONS)
-                .map(label)
-                .collect(),
-            total: all.len(),
-        });
-    };
+    let (option, all) = native_option(select, wanted)?;
+    let option = &option;
     if is_disabled(option.as_ref()) {
         return Err(ActionError::Disabled {
             element: describe(option.as_ref()),
@@ -257,6 +239,134 @@ pub(super) fn choose_native(
     Ok(Effect::OptionSelected {
         value: option.value(),
     })
+}
+
+/// The option of a native `<select>` that `wanted` names (by value, exact label, label ignoring
+/// case), and all its options; the safety review looks at the same one.
+fn native_option(
+    select: &HtmlSelectElement,
+    wanted: &str,
+) -> Result<(HtmlOptionElement, Vec<HtmlOptionElement>), ActionError> {
+    let collection = select.options();
+    let all: Vec<HtmlOptionElement> = (0..collection.length())
+        .filter_map(|i| collection.item(i))
+        .filter(|o| o.local_name() == "option")
+        .map(JsCast::unchecked_into)
+        .collect();
+    let trimmed = normalize_whitespace(wanted);
+    let lower = trimmed.to_lowercase();
+    let label = |o: &HtmlOptionElement| normalize_whitespace(&o.label());
+    let chosen = all
+        .iter()
+        .find(|o| o.value() == wanted)
+        .or_else(|| all.iter().find(|o| label(o) == trimmed))
+        .or_else(|| all.iter().find(|o| label(o).to_lowercase() == lower))
+        .cloned();
+    match chosen {
+        Some(option) => Ok((option, all)),
+        None => Err(ActionError::OptionNotFound {
+            element: describe(select.as_ref()),
+            option: wanted.to_owned(),
+            available: all
+                .iter()
+                .take(ActionError::MAX_LISTED_OPTIONS)
+                .map(label)
+                .collect(),
+            total: all.len(),
+        }),
+    }
+}
+
+/// What `select_option` on `found` (what its selector found) would choose, as the page shows
+/// it now, for the safety review: the names of that option (a native option's label, its text
+/// and its `label` attribute; a custom option's accessible name), or `None` when the page does
+/// not show it yet (a custom list that renders its options only once opened), or when the
+/// element takes no `select_option` (the action then fails by itself). Fails as the action
+/// would when a native `<select>` or a list shown in place has no such option.
+pub fn option_preview(found: &Element, wanted: &str) -> Result<Option<Vec<String>>, ActionError> {
+    let root = super::query_root()?;
+    let element = super::label_control_or_self(found.clone());
+    let mut names = Vec::new();
+    let mut push = |name: String| {
+        let name = normalize_whitespace(&name);
+        if !name.is_empty() && !names.contains(&name) {
+            names.push(name);
+        }
+    };
+    if element.local_name() == "select" {
+        let (option, _) = native_option(element.unchecked_ref(), wanted)?;
+        push(option.label());
+        push(option.text());
+        push(option.get_attribute("label").unwrap_or_default());
+        return Ok(Some(names));
+    }
+    if role_of(&element).as_deref() == Some("listbox") {
+        let (_, name) = listbox_option(&root, &element, wanted)?;
+        push(name);
+        return Ok(Some(names));
+    }
+    let opener = if is_opener(&element) {
+        Some(element.clone())
+    } else {
+        inner_opener(&root, &element)
+    };
+    let Some(opener) = opener else {
+        return Ok(None);
+    };
+    // The list the opener names, rendered but hidden until it opens: its options can be read.
+    // A list that is not in the page yet cannot tell what will be chosen.
+    for holder in [&opener, &element] {
+        for attr in ["aria-controls", "aria-owns"] {
+            for id in holder
+                .get_attribute(attr)
+                .unwrap_or_default()
+                .split_whitespace()
+            {
+                let Some(listbox) = element_by_id_near(holder, id) else {
+                    continue;
+                };
+                if let Ok((_, name)) = listbox_option(&root, &listbox, wanted) {
+                    push(name);
+                    return Ok(Some(names));
+                }
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The option of `listbox` that `wanted` names (by `data-value` / `value`, then accessible
+/// name, exact, then ignoring case), with its name; `click_option` and the review use it.
+fn listbox_option(
+    root: &QueryRoot,
+    listbox: &Element,
+    wanted: &str,
+) -> Result<(Element, String), ActionError> {
+    let all = options_in(root, listbox);
+    let names: Vec<String> = all
+        .iter()
+        .map(|o| accessible_name_with(&root.shadow, o))
+        .collect();
+    let trimmed = normalize_whitespace(wanted);
+    let lower = trimmed.to_lowercase();
+    let position = all
+        .iter()
+        .position(|o| value_of(o).as_deref() == Some(wanted))
+        .or_else(|| names.iter().position(|n| *n == trimmed))
+        .or_else(|| names.iter().position(|n| n.to_lowercase() == lower));
+    match position.and_then(|p| Some((all.get(p)?.clone(), names.get(p)?.clone()))) {
+        Some(found) => Ok(found),
+        None => Err(ActionError::OptionNotFound {
+            element: describe(listbox),
+            option: wanted.to_owned(),
+            available: names
+                .iter()
+                .take(ActionError::MAX_LISTED_OPTIONS)
+                .cloned()
+                .collect(),
+            total: names.len(),
+        }),
+    }
 }
 
 /// The visible listboxes on the page, shadow roots included.
@@ -365,40 +475,20 @@ async fn click_option(
     listbox: &Element,
     wanted: &str,
     options: &ExecOptions,
+    reviewed: Option<&dyn super::Reviewed>,
 ) -> Result<(Chosen, u32), ActionError> {
-    let all = options_in(root, listbox);
-    let names: Vec<String> = all
-        .iter()
-        .map(|o| accessible_name_with(&root.shadow, o))
-        .collect();
-    let trimmed = normalize_whitespace(wanted);
-    let lower = trimmed.to_lowercase();
-    let position = all
-        .iter()
-        .position(|o| value_of(o).as_deref() == Some(wanted))
-        .or_else(|| names.iter().position(|n| *n == trimmed))
-        .or_else(|| names.iter().position(|n| n.to_lowercase() == lower));
-    let Some(option) = position.and_then(|p| all.get(p)).cloned() else {
-        return Err(ActionError::OptionNotFound {
-            element: describe(listbox),
-            option: wanted.to_owned(),
-            available: names
-                .iter()
-                .take(ActionError::MAX_LISTED_OPTIONS)
-                .cloned()
-                .collect(),
-            total: names.len(),
-        });
-    };
+    let (option, name) = listbox_option(root, listbox, wanted)?;
+    // The option a custom list shows once opened is checked against the review before it is
+    // clicked: an option the review could not see (or saw under another name) runs only if it
+    // needs no question of its own.
+    if let Some(reviewed) = reviewed {
+        reviewed.recheck_option(&name)?;
+    }
     if is_disabled(&option) || option.get_attribute("aria-disabled").as_deref() == Some("true") {
         return Err(ActionError::Disabled {
             element: describe(&option),
         });
     }
-    let name = position
-        .and_then(|p| names.get(p))
-        .cloned()
-        .unwrap_or_default();
     let click_root = root.clone();
     let target = option.clone();
     let (_, _, attempts) =

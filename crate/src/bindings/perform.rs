@@ -1,0 +1,477 @@
+//! One call per action on the target page: resolve the selector once, review what that element
+//! really activates with the policy, and act on exactly that element, or hold it while the user
+//! is asked and act on it after their Allow (if it is still the element they were shown).
+//!
+//! Before this, the review and the action each resolved the selector on their own, and an
+//! approved action ran with no review at all: between the two, the page could put another
+//! element under the same selector (a swapped button, a list that grew under an `index`, an
+//! element that appeared late), and the action pressed something nobody reviewed.
+
+use wasm_bindgen::prelude::*;
+use web_sys::Element;
+
+use crate::dom::ActionError;
+use crate::dom::action::{Pinned, Reviewed, execute_on, focused_element};
+use crate::dom::describe::describe;
+use crate::dom::hold::{self, Hold, Pin};
+use crate::dom::report::{ActionReport, ExecOptions};
+use crate::dom::review::activation_facts;
+use crate::dom::selector::{QueryRoot, resolve};
+use crate::policy::{AskReason, PolicySettings, TargetFacts, Verdict, review};
+use crate::protocol::Action;
+
+/// Reviews and performs one validated action (JSON of [`crate::protocol::Action`]) on this
+/// page, under the user's policy settings (JSON of [`crate::policy::PolicySettings`]; missing
+/// fields take their defaults, unreadable settings mean "ask before every action").
+///
+/// Without `approval_hold`: resolves the target once (waiting for it up to `timeout_ms`, ending
+/// at Stop), reviews it, and either acts on exactly that element, or holds it and answers
+/// `{"needs_approval": {"reasons", "target", "hold"}}`. With `approval_hold` (the id the user
+/// allowed): acts on the held element if the action is the same and the element is still on
+/// the page and unchanged, else fails with `target_changed`.
+///
+/// `ref_floor`: the tab's next element ref number (the background keeps it per tab, so refs stay
+/// unique across the pages a tab shows); the answer carries the new one as `next_ref`, so one
+/// action is one call.
+///
+/// Resolves to `{"result": report, "next_ref"}` ([`crate::dom::ActionReport`]), for `navigate`
+/// to `{"navigate": "allowed", "next_ref"}` (the glue performs it), or to
+/// `{"error": {code, message, hints?}, "next_ref"}`; rejects only when `action_json` is not an
+/// action.
+#[wasm_bindgen]
+pub async fn perform_action(
+    action_json: String,
+    settings_json: String,
+    timeout_ms: Option<u32>,
+    approval_hold: Option<String>,
+    ref_floor: Option<u32>,
+) -> Result<String, JsValue> {
+    let action: Action = serde_json::from_str(&action_json)
+        .map_err(|error| super::error_object("invalid_action", &error.to_string()))?;
+    if let Some(floor) = ref_floor.filter(|floor| *floor > 0) {
+        crate::dom::set_ref_floor(floor);
+    }
+    let settings: PolicySettings =
+        serde_json::from_str(&settings_json).unwrap_or_else(|_| PolicySettings::strictest());
+    let mut options = ExecOptions::default();
+    if let Some(timeout_ms) = timeout_ms {
+        options.timeout_ms = timeout_ms;
+    }
+    let outcome = match approval_hold {
+        Some(id) => resume(&action, &settings, &id, &options)
+            .await
+            .map(Ran::from),
+        None => first(&action, &settings, &options).await,
+    };
+    let next_ref = crate::dom::next_ref_number();
+    let answer = match outcome {
+        Ok(Ran {
+            outcome: Outcome::Done(report),
+            by_rule,
+        }) => {
+            let mut result = serde_json::to_value(&report).unwrap_or_default();
+            if let (Some(object), Some(by_rule)) = (result.as_object_mut(), by_rule) {
+                object.insert("allowed_by_rule".into(), by_rule);
+            }
+            serde_json::json!({ "result": result, "next_ref": next_ref })
+        }
+        Ok(Ran {
+            outcome: Outcome::Navigate,
+            by_rule,
+        }) => {
+            serde_json::json!({ "navigate": "allowed", "allowed_by_rule": by_rule, "next_ref": next_ref })
+        }
+        Ok(Ran {
+            outcome:
+                Outcome::Ask {
+                    reasons,
+                    target,
+                    target_name,
+                    hold,
+                },
+            ..
+        }) => serde_json::json!({
+            "needs_approval": {
+                "reasons": reasons_json(&reasons),
+                "target": target,
+                // What the target is called, for "Always allow this on this site".
+                "targetName": target_name,
+                "hold": hold,
+            },
+        }),
+        Ok(Ran {
+            outcome: Outcome::Denied { rule },
+            ..
+        }) => serde_json::json!({
+            "error": {
+                "code": Verdict::DENIED_BY_RULE,
+                "message": Verdict::denied_message(&rule),
+                "rule": rule,
+            },
+            "next_ref": next_ref,
+        }),
+        Err(error) => serde_json::json!({
+            "error": super::failure_with_hints(&action, &error),
+            "next_ref": next_ref,
+        }),
+    };
+    Ok(answer.to_string())
+}
+
+/// What one call did, and the user's rule that let it run without a question (for the audit
+/// log), if one did.
+struct Ran {
+    outcome: Outcome,
+    by_rule: Option<serde_json::Value>,
+}
+
+impl From<Outcome> for Ran {
+    fn from(outcome: Outcome) -> Self {
+        Self {
+            outcome,
+            by_rule: None,
+        }
+    }
+}
+
+/// What one call did.
+enum Outcome {
+    /// The action ran.
+    Done(ActionReport),
+    /// `navigate` may go ahead (the glue loads the address).
+    Navigate,
+    /// The user must be asked; the element is held under `hold`.
+    Ask {
+        reasons: Vec<AskReason>,
+        target: Option<String>,
+        target_name: Option<String>,
+        hold: String,
+    },
+    /// One of the user's rules denies it; nothing ran.
+    Denied { rule: String },
+}
+
+/// What the review found: the element it looked at and what it saw there, and the verdict.
+#[derive(Debug)]
+pub struct Review {
+    /// What the action acts on.
+    pub pin: Pin,
+    /// What the element activates; `None` when there is no element to look at.
+    pub facts: Option<TargetFacts>,
+    /// The policy's answer.
+    pub verdict: Verdict,
+}
+
+/// Resolves `action`'s target once (waiting for it up to `timeout_ms`, ending at Stop) and
+/// reviews what it activates. Public for the browser tests, which check verdicts without acting.
+pub async fn review_here(
+    action: &Action,
+    settings: &PolicySettings,
+    timeout_ms: u32,
+) -> Result<Review, ActionError> {
+    let pin = resolve_once(action, timeout_ms).await?;
+    let facts = match pin.element() {
+        Some(element) => Some(facts_of(action, element)?),
+        None => None,
+    };
+    let verdict = review(settings, action, facts.as_ref());
+    Ok(Review {
+        pin,
+        facts,
+        verdict,
+    })
+}
+
+/// Actions that only read: the policy lets them run whatever they target, and they keep
+/// resolving their selector as they always did (`assert … absent` must not fail `not_found`
+/// here, and `wait_for` must not wait twice).
+fn reads_only(action: &Action) -> bool {
+    matches!(
+        action,
+        Action::Observe { .. }
+            | Action::WaitFor { .. }
+            | Action::Extract { .. }
+            | Action::Assert { .. }
+            | Action::Wait { .. }
+            | Action::Done { .. }
+            | Action::More { .. }
+    )
+}
+
+/// The element `action` acts on, resolved once. A selector that matches nothing (or too few
+/// elements for its `index`) is looked up again until the timeout: the element found then is
+/// the one reviewed and acted on; not found in time, the action fails before anything runs.
+async fn resolve_once(action: &Action, timeout_ms: u32) -> Result<Pin, ActionError> {
+    if reads_only(action) {
+        return Ok(Pin::Nothing);
+    }
+    if let Action::PressKey { selector: None, .. } = action {
+        return Ok(focused_element().map_or(Pin::Nothing, Pin::Focused));
+    }
+    let Some(selector) = action.selector() else {
+        return Ok(Pin::Nothing);
+    };
+    let root = QueryRoot::current().ok_or_else(|| ActionError::Script {
+        detail: "no document".to_owned(),
+    })?;
+    let deadline = js_sys::Date::now() + f64::from(timeout_ms);
+    let started = crate::dom::cancel::Started::now();
+    loop {
+        // Stop pressed while the element was awaited: nothing runs.
+        if started.is_cancelled() {
+            return Err(ActionError::Stopped);
+        }
+        match resolve(&root, selector) {
+            Ok(element) => return Ok(Pin::Element(element)),
+            Err(ActionError::NotFound { .. } | ActionError::IndexOutOfRange { .. })
+                if js_sys::Date::now() <= deadline =>
+            {
+                gloo_timers::future::TimeoutFuture::new(100).await;
+            }
+            Err(error) => return Err(error),
+        }
+    }
+}
+
+/// A first call: review, then act or hold.
+async fn first(
+    action: &Action,
+    settings: &PolicySettings,
+    options: &ExecOptions,
+) -> Result<Ran, ActionError> {
+    let reviewed = review_here(action, settings, options.timeout_ms).await?;
+    match reviewed.verdict {
+        Verdict::Allow => act(action, settings, reviewed.pin, reviewed.facts, options)
+            .await
+            .map(Ran::from),
+        // The rule is named in the audit log, with the questions it waived.
+        Verdict::AllowedByRule { rule, waived } => {
+            let by_rule = serde_json::json!({
+                "rule": rule,
+                "waived": waived.iter().map(AskReason::message).collect::<Vec<_>>(),
+            });
+            let outcome = act(action, settings, reviewed.pin, reviewed.facts, options).await?;
+            Ok(Ran {
+                outcome,
+                by_rule: Some(by_rule),
+            })
+        }
+        Verdict::Deny { rule } => Ok(Outcome::Denied { rule }.into()),
+        Verdict::Ask { reasons } => {
+            let target = reviewed
+                .facts
+                .as_ref()
+                .map(|facts| facts.description.clone());
+            let target_name = match action {
+                Action::Navigate { url } => Some(url.clone()),
+                _ => reviewed.facts.as_ref().map(|facts| {
+                    if facts.name.trim().is_empty() {
+                        facts.text.clone()
+                    } else {
+                        facts.name.clone()
+                    }
+                }),
+            };
+            let hold = hold::keep(
+                Hold {
+                    action: canonical(action),
+                    pin: reviewed.pin,
+                    facts: reviewed.facts,
+                },
+                js_sys::Date::now(),
+            )?;
+            Ok(Outcome::Ask {
+                reasons,
+                target,
+                target_name,
+                hold,
+            }
+            .into())
+        }
+    }
+}
+
+/// The call after the user's Allow: the held element, if nothing about it changed.
+async fn resume(
+    action: &Action,
+    settings: &PolicySettings,
+    id: &str,
+    options: &ExecOptions,
+) -> Result<Outcome, ActionError> {
+    let Some(held) = hold::take(id, js_sys::Date::now()) else {
+        return Err(ActionError::TargetChanged {
+            element: "the element you allowed".to_owned(),
+            reason: "the approval no longer holds: it was used already, is older than 10 minutes, or Stop was pressed".to_owned(),
+        });
+    };
+    let described = held
+        .pin
+        .element()
+        .map_or_else(|| "the target".to_owned(), describe);
+    if held.action != canonical(action) {
+        return Err(ActionError::TargetChanged {
+            element: described,
+            reason: "the approval was given for another action".to_owned(),
+        });
+    }
+    if let Some(element) = held.pin.element() {
+        if !element.is_connected() {
+            return Err(ActionError::TargetChanged {
+                element: described,
+                reason: "it left the page (removed or re-rendered) after you were asked".to_owned(),
+            });
+        }
+        let now = facts_of(action, element)?;
+        if held.facts.as_ref() != Some(&now) {
+            return Err(ActionError::TargetChanged {
+                element: described,
+                reason: format!(
+                    "it changed after you were asked (it is now {})",
+                    now.description
+                ),
+            });
+        }
+    }
+    act(action, settings, held.pin, held.facts, options).await
+}
+
+/// Acts on exactly the reviewed element.
+async fn act(
+    action: &Action,
+    settings: &PolicySettings,
+    pin: Pin,
+    facts: Option<TargetFacts>,
+    options: &ExecOptions,
+) -> Result<Outcome, ActionError> {
+    if let Action::Navigate { .. } = action {
+        return Ok(Outcome::Navigate);
+    }
+    let check = Recheck {
+        action,
+        settings,
+        facts: facts.unwrap_or_default(),
+    };
+    let report = match &pin {
+        Pin::Element(element) => {
+            let pinned = Pinned {
+                element,
+                reviewed: &check,
+            };
+            execute_on(action, Some(pinned), options).await?
+        }
+        Pin::Focused(element) => {
+            // The key goes to the focused element, read again by the action with no wait in
+            // between: it must be the one reviewed.
+            if focused_element().as_ref() != Some(element) {
+                return Err(ActionError::TargetChanged {
+                    element: describe(element),
+                    reason: "the focus moved to another element".to_owned(),
+                });
+            }
+            check.recheck(element)?;
+            execute_on(action, None, options).await?
+        }
+        Pin::Nothing => {
+            if let Action::PressKey { selector: None, .. } = action {
+                if let Some(now) = focused_element() {
+                    return Err(ActionError::TargetChanged {
+                        element: describe(&now),
+                        reason: "nothing had the focus when the key was reviewed".to_owned(),
+                    });
+                }
+            }
+            execute_on(action, None, options).await?
+        }
+    };
+    Ok(Outcome::Done(report))
+}
+
+/// The review, checked again before each attempt of the action: the element is what was
+/// reviewed, or what it became needs no question of its own.
+struct Recheck<'a> {
+    action: &'a Action,
+    settings: &'a PolicySettings,
+    facts: TargetFacts,
+}
+
+impl Recheck<'_> {
+    fn accept(&self, now: &TargetFacts, element: &str, change: &str) -> Result<(), ActionError> {
+        if *now == self.facts {
+            return Ok(());
+        }
+        // The user already answered for this action, so "ask before every action" is settled;
+        // any other reason means what is there now was never shown to them.
+        let reasons: Vec<AskReason> = match review(self.settings, self.action, Some(now)) {
+            Verdict::Allow | Verdict::AllowedByRule { .. } => Vec::new(),
+            Verdict::Deny { rule } => vec![AskReason::Rule { rule }],
+            Verdict::Ask { reasons } => reasons
+                .into_iter()
+                .filter(|reason| *reason != AskReason::EachActionMode)
+                .collect(),
+        };
+        if reasons.is_empty() {
+            return Ok(());
+        }
+        let why: Vec<String> = reasons.iter().map(AskReason::message).collect();
+        Err(ActionError::TargetChanged {
+            element: element.to_owned(),
+            reason: format!("{change}, and now {}", why.join("; ")),
+        })
+    }
+}
+
+impl Reviewed for Recheck<'_> {
+    fn recheck(&self, element: &Element) -> Result<(), ActionError> {
+        let now = facts_of(self.action, element)?;
+        self.accept(&now, &describe(element), "it changed since it was reviewed")
+    }
+
+    fn recheck_option(&self, name: &str) -> Result<(), ActionError> {
+        if self.facts.option_names.iter().any(|seen| seen == name) {
+            return Ok(());
+        }
+        let now = TargetFacts {
+            option_names: vec![name.to_owned()],
+            option_unknown: false,
+            ..self.facts.clone()
+        };
+        self.accept(
+            &now,
+            &format!("the option “{name}”"),
+            "it was not visible when the action was reviewed (open the list first, then choose)",
+        )
+    }
+}
+
+/// What `action` activates on `element`. A pointer lands at the middle of the element once the
+/// action scrolled it into view, so the review looks at it there too: an element off-screen is
+/// scrolled into view first (as the action does), and the element under the pointer is what is
+/// judged, the same at review, after Allow, and right before the press.
+fn facts_of(action: &Action, element: &Element) -> Result<TargetFacts, ActionError> {
+    if matches!(
+        action,
+        Action::Click { .. } | Action::Check { .. } | Action::Uncheck { .. }
+    ) {
+        crate::dom::action::scroll_into_view(element, 1);
+    }
+    activation_facts(action, element.clone())
+}
+
+/// The action in one canonical form, to tell whether the approved call is the same action.
+fn canonical(action: &Action) -> String {
+    serde_json::to_string(action).unwrap_or_default()
+}
+
+/// Each reason with its plain-language sentence, for the question shown to the user.
+fn reasons_json(reasons: &[AskReason]) -> Vec<serde_json::Value> {
+    reasons
+        .iter()
+        .map(|reason| {
+            let mut value = serde_json::to_value(reason).unwrap_or_default();
+            if let Some(object) = value.as_object_mut() {
+                object.insert("message".into(), reason.message().into());
+            }
+            value
+        })
+        .collect()
+}
