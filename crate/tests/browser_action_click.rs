@@ -337,3 +337,46 @@ async fn clicks_inside_a_closed_shadow_root_it_was_allowed_to_open() {
     result.unwrap();
     assert_eq!(global("__closedClicked"), JsValue::TRUE);
 }
+
+/// The page sees each focus change once, whether or not its document has the system focus (in
+/// a background tab the browser fires no focus events and BAI fires them itself): clicking a
+/// field focuses it, clicking another field blurs the first, clicking plain text gives focus back
+/// to the document and blurs the field, as a user's clicks do.
+#[wasm_bindgen_test]
+async fn focus_and_blur_reach_the_page_once_per_change() {
+    let f = Fixture::mount(
+        r#"<input id="a" aria-label="First"> <input id="b" aria-label="Second"> <p id="text" style="width:200px">Plain text</p>"#,
+    )
+    .unwrap();
+    run_script(
+        "window.__focusLog = []; for (const id of ['a', 'b']) { const el = document.getElementById(id);
+          for (const kind of ['focus', 'focusin', 'blur', 'focusout']) el.addEventListener(kind, (e) =>
+            window.__focusLog.push(kind + ':' + id + ':' + (e.relatedTarget ? e.relatedTarget.id : '-'))); }",
+    )
+    .unwrap();
+    let log = || -> Vec<String> {
+        let array: js_sys::Array = global("__focusLog").dyn_into().unwrap();
+        let entries = array.iter().map(|v| v.as_string().unwrap()).collect();
+        array.set_length(0);
+        entries
+    };
+    let report = click(Selector::css("#a"), 2000).await.unwrap();
+    assert!(report.has("focused"), "{:?}", kinds(&report));
+    assert_eq!(log(), ["focus:a:-", "focusin:a:-"]);
+    click(Selector::css("#b"), 2000).await.unwrap();
+    assert_eq!(
+        log(),
+        ["blur:a:b", "focusout:a:b", "focus:b:a", "focusin:b:a"]
+    );
+    // Clicking the focused field again changes nothing.
+    click(Selector::css("#b"), 2000).await.unwrap();
+    assert_eq!(log(), Vec::<String>::new());
+    click(Selector::css("#text"), 2000).await.unwrap();
+    assert_eq!(log(), ["blur:b:-", "focusout:b:-"]);
+    let document = web_sys::window().unwrap().document().unwrap();
+    assert_ne!(
+        document.active_element().map(|e| e.id()),
+        Some("b".to_owned())
+    );
+    drop(f);
+}

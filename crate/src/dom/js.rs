@@ -60,6 +60,12 @@ pub(crate) async fn sleep(ms: u32) {
 /// Resolves on the next animation frame, or after 100 ms if frames are not running (a hidden
 /// tab), so an action never hangs on a background page.
 pub(crate) async fn next_frame() {
+    if document_hidden() {
+        // A hidden tab runs no frames and throttles timers to one wake-up a second: the next
+        // task (a message to ourselves, never throttled) is the closest thing to a frame.
+        next_task().await;
+        return;
+    }
     let promise = Promise::new(&mut |resolve, _reject| {
         let Some(window) = web_sys::window() else {
             let _ = resolve.call0(&JsValue::UNDEFINED);
@@ -75,6 +81,35 @@ pub(crate) async fn next_frame() {
         let _ = window.request_animation_frame(frame.unchecked_ref());
         let _ = window
             .set_timeout_with_callback_and_timeout_and_arguments_0(timer.unchecked_ref(), 100);
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+/// Whether the page is hidden (a background tab, a minimized window).
+pub(crate) fn document_hidden() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .is_some_and(|d| d.hidden())
+}
+
+/// Resolves in a new task (after the tasks already queued, such as a framework's scheduled
+/// render), through a `MessageChannel`, which hidden tabs do not throttle.
+async fn next_task() {
+    let promise = Promise::new(&mut |resolve, _reject| {
+        let channel = get(&js_sys::global(), "MessageChannel")
+            .dyn_into::<Function>()
+            .ok()
+            .and_then(|ctor| Reflect::construct(&ctor, &Array::new()).ok());
+        let Some(channel) = channel else {
+            let _ = resolve.call0(&JsValue::UNDEFINED);
+            return;
+        };
+        let on_message = Closure::once_into_js(move || {
+            let _ = resolve.call0(&JsValue::UNDEFINED);
+        });
+        let port1 = get(&channel, "port1");
+        let _ = Reflect::set(&port1, &JsValue::from_str("onmessage"), &on_message);
+        let _ = call(&get(&channel, "port2"), "postMessage", &[JsValue::NULL]);
     });
     let _ = JsFuture::from(promise).await;
 }

@@ -34,8 +34,10 @@
 //!   in its shadow root; on a `<select>` it picks the option whose value or label equals the text.
 //! - Password fields: see "What explicitly targets a password field" in `ERRORS.md`.
 //! - The click's events go to the deepest element at the click point (when it is the target or
-//!   inside it), as a real click would; focus moves to the nearest focusable ancestor, since a
-//!   synthetic mousedown does not move it.
+//!   inside it), as a real click would; focus moves to the nearest focusable ancestor (or back to
+//!   the document when there is none), since a synthetic mousedown does not move it.
+//! - Focus changes go through [`focus`], which fires the focus and blur events the browser holds
+//!   back in a background tab (where BAI acts while the user is in the chat).
 
 pub mod accname;
 pub mod action;
@@ -44,6 +46,7 @@ pub mod describe;
 pub mod error;
 #[doc(hidden)]
 pub mod fixture;
+pub(crate) mod focus;
 pub mod hints;
 pub mod hold;
 mod js;

@@ -4,7 +4,8 @@
 //!
 //! Settled: no DOM mutation in the document (child lists, attributes, text; shadow roots are not
 //! watched) and no running finite animation or transition (`document.getAnimations()`, play state
-//! `running`, finite end time) for [`QUIET_MS`]. Infinite animations (spinners) do not count.
+//! `running`, finite end time) for [`QUIET_MS`]. Infinite animations (spinners) do not count,
+//! nor any animation in a hidden tab (they advance only once the tab is shown).
 //! The wait is bounded by the action's timeout and by [`CAP_MS`]; a page that never goes quiet
 //! (a ticking clock, an endless animation) is reported as not settled, not as a failure.
 
@@ -46,9 +47,12 @@ pub(crate) async fn settle(limit_ms: u32) -> (bool, u32) {
         init.set_character_data(true);
         let _ = observer.observe_with_options(&document, &init);
     }
+    // A hidden tab's animations do not advance until the user shows it: waiting on them would
+    // only delay the result (up to the cap), so there only mutations count.
+    let hidden = document.hidden();
     let settled = loop {
         let now = js::now_ms();
-        if running_animations(&document) {
+        if !hidden && running_animations(&document) {
             last_change.set(now);
         }
         if now - last_change.get() >= f64::from(QUIET_MS) {

@@ -2,6 +2,7 @@
 // root), and gives the tests one small interface over both: Playwright (playwright-core) for
 // Chromium, W3C WebDriver (geckodriver) for Firefox.
 
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -76,6 +77,13 @@ class ChromiumTab {
     this.browser = browser;
     this.page = page;
   }
+  /** The user switches to this tab (before using it with mouse or keyboard). */
+  async toFront() {
+    if (this.browser.front !== this.page) {
+      await this.page.bringToFront();
+      this.browser.front = this.page;
+    }
+  }
   async goto(url) {
     await this.page.goto(url, { waitUntil: 'load' });
   }
@@ -97,23 +105,35 @@ class ChromiumTab {
     }
   }
   async click(selector) {
+    await this.toFront();
     await this.page.locator(selector).click();
   }
   /** A real click on an element inside an open shadow root. */
   async clickInShadow(hostSelector, innerSelector) {
+    await this.toFront();
     await this.page.locator(hostSelector).locator(innerSelector).click();
   }
   async type(selector, text) {
+    await this.toFront();
     await this.page.locator(selector).click();
     await this.page.keyboard.type(text);
   }
   async press(key) {
+    await this.toFront();
     await this.page.keyboard.press(key);
   }
+  /** A background tab is not painted: the user glances at it, then goes back to the tab they
+   * were in. */
   async screenshot(name) {
     await fs.mkdir(SCREENSHOTS, { recursive: true });
     const file = path.join(SCREENSHOTS, `chromium-${name}.png`);
+    const front = this.browser.front;
+    await this.toFront();
     await this.page.screenshot({ path: file });
+    if (front && front !== this.page && !front.isClosed()) {
+      await front.bringToFront();
+      this.browser.front = front;
+    }
     return file;
   }
   async close() {
@@ -145,40 +165,80 @@ async function recordChromiumGrants(profile, patterns) {
   await fs.writeFile(file, JSON.stringify(prefs));
 }
 
+/**
+ * Starts Chromium with a DevTools endpoint and connects Playwright to it without Playwright's
+ * per-page defaults (`noDefaults`): no focus emulation, so a page is focused, visible and
+ * painted only when it is the front tab of the focused window, as for a user. (Playwright's own
+ * launch turns focus emulation on for every page, which makes a background tab behave as if
+ * the user were in it and hides what BAI meets in real use.)
+ */
+async function startChromium(profile) {
+  const child = spawn('/usr/bin/chromium', [...CHROMIUM_ARGS, '--remote-debugging-port=0', `--user-data-dir=${profile}`, '--window-size=1100,800', 'about:blank'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  let output = '';
+  const endpoint = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`chromium did not start: ${output.slice(-2000)}`)), 20000);
+    // Keep draining stderr for the browser's whole life: a full pipe would block it.
+    child.stderr.on('data', (chunk) => {
+      if (output.length < 100000) output += chunk;
+      const found = /DevTools listening on (ws:\/\/\S+)/.exec(output);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`chromium exited (${code}): ${output.slice(-2000)}`)));
+  });
+  const browser = await chromium.connectOverCDP(endpoint, { noDefaults: true });
+  const context = browser.contexts()[0];
+  /** Closes the browser the way a user quits it (it writes its profile), and waits for it. */
+  const quit = async () => {
+    try {
+      const session = await browser.newBrowserCDPSession();
+      await session.send('Browser.close');
+    } catch {
+      child.kill();
+    }
+    await Promise.race([exited, sleep(10000).then(() => child.kill('SIGKILL'))]);
+  };
+  return { context, quit };
+}
+
 class ChromiumBrowser {
   name = 'chromium';
   /** `grantedHosts`: host permissions to record as already allowed (see recordChromiumGrants). */
   static async launch({ grantedHosts = [] } = {}) {
     const profile = await fs.mkdtemp(path.join(os.tmpdir(), 'bai-chromium-'));
-    const options = {
-      executablePath: '/usr/bin/chromium',
-      headless: false,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1100, height: 800 },
-    };
-    let context = await chromium.launchPersistentContext(profile, options);
+    let started = await startChromium(profile);
     if (grantedHosts.length) {
       // The extension's entry in Preferences exists once it was loaded: load, close, record, reopen.
-      if (!context.serviceWorkers().length) await context.waitForEvent('serviceworker', { timeout: DEFAULT_TIMEOUT });
-      await context.close();
+      if (!started.context.serviceWorkers().length) await started.context.waitForEvent('serviceworker', { timeout: DEFAULT_TIMEOUT });
+      await started.quit();
       await recordChromiumGrants(profile, grantedHosts);
-      context = await chromium.launchPersistentContext(profile, options);
+      started = await startChromium(profile);
     }
-    const browser = new ChromiumBrowser(context, profile);
+    const { context } = started;
+    const browser = new ChromiumBrowser(context, profile, started.quit);
     const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: DEFAULT_TIMEOUT }));
     browser.worker = worker;
     browser.extensionId = new URL(worker.url()).host;
     return browser;
   }
-  constructor(context, profile) {
+  constructor(context, profile, quit) {
     this.context = context;
     this.profile = profile;
+    this.quit = quit;
+    /** The page in front (a new tab opens in front, as for a user). */
+    this.front = null;
   }
   get extensionOrigin() {
     return `chrome-extension://${this.extensionId}`;
   }
   async newTab(url) {
     const page = await this.context.newPage();
+    this.front = page;
     const tab = new ChromiumTab(this, page);
     if (url) await tab.goto(url);
     return tab;
@@ -204,7 +264,7 @@ class ChromiumBrowser {
     return this.worker.evaluate(asExpression(fn, args));
   }
   async close() {
-    await this.context.close();
+    await this.quit();
     await fs.rm(this.profile, { recursive: true, force: true });
   }
 }

@@ -1,6 +1,7 @@
 // A static file server on 127.0.0.1 for the end-to-end tests. Serves tests/fixtures/pages/ and
 // the fixture bundles in tests/fixtures/build/. Pages under /csp/ get a strict
-// Content-Security-Policy header, like many real sites send.
+// Content-Security-Policy header, like many real sites send. A page may report its state with
+// `POST /state/<key>` (JSON); the test reads it with `server.state(key)` without touching the tab.
 
 import http from 'node:http';
 import fs from 'node:fs/promises';
@@ -42,7 +43,19 @@ function resolveRequest(urlPath) {
  * manifest does not grant, for the tests of sites the user adds.
  */
 export async function startServer({ host = '127.0.0.1' } = {}) {
+  const states = new Map();
   const server = http.createServer(async (request, response) => {
+    if (request.method === 'POST' && request.url.startsWith('/state/')) {
+      let body = '';
+      for await (const chunk of request) body += chunk;
+      try {
+        states.set(decodeURIComponent(request.url.slice('/state/'.length)), JSON.parse(body));
+        response.writeHead(204).end();
+      } catch {
+        response.writeHead(400).end();
+      }
+      return;
+    }
     const file = resolveRequest(request.url);
     if (!file.startsWith(FIXTURES)) {
       response.writeHead(403).end();
@@ -61,6 +74,8 @@ export async function startServer({ host = '127.0.0.1' } = {}) {
   const { port } = server.address();
   return {
     origin: `http://${host}:${port}`,
+    /** The last state the page reported under `key`, or undefined. */
+    state: (key) => states.get(key),
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }

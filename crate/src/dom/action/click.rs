@@ -18,6 +18,7 @@ use super::{
 };
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
+use crate::dom::focus;
 use crate::dom::js;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
 use crate::dom::selector::QueryRoot;
@@ -273,6 +274,9 @@ async fn press(
         expanded: expanded_state(target),
     };
     let watch = Watch::start(&window, &document);
+    // A background tab fires no focus events: the page's own focus() calls in its handlers are
+    // told after each event (see crate::dom::focus).
+    focus::baseline(&document);
 
     let events = Sequence {
         window: window.clone(),
@@ -291,6 +295,7 @@ async fn press(
     } else {
         true
     };
+    focus::sync(&document);
     if mouse_down_ok && hit.is_connected() {
         focus_for_click(hit);
     }
@@ -304,6 +309,8 @@ async fn press(
         target.as_ref()
     };
     let not_canceled = events.mouse(click_target, "click", 1, 0)?;
+    // A label's click focuses its control; a handler may move focus.
+    focus::sync(&document);
 
     // Let frameworks flush their state updates and the browser start navigations.
     js::next_frame().await;
@@ -384,16 +391,28 @@ fn followed_link(hit: &Element) -> Option<String> {
     }
 }
 
-/// A synthetic mousedown does not move focus: focus the nearest focusable element ourselves.
+/// A synthetic mousedown does not move focus: focus the nearest focusable element ourselves, or,
+/// when nothing around the hit point can take focus, give focus back to the document (the
+/// focused field is blurred, as by a user's click elsewhere).
 fn focus_for_click(hit: &Element) {
     let mut current = Some(hit.clone());
     while let Some(el) = current {
-        if is_focusable(&el) {
+        if is_focusable(&el) || delegates_focus(&el) {
             focus(&el);
             return;
         }
         current = composed_parent(&el);
     }
+    if let Some(document) = hit.owner_document() {
+        focus::release_focus(&document);
+    }
+}
+
+/// A shadow host whose open root delegates focus to its first focusable element.
+fn delegates_focus(element: &Element) -> bool {
+    element
+        .shadow_root()
+        .is_some_and(|root| js::get_bool(&root, "delegatesFocus").unwrap_or(false))
 }
 
 pub(super) fn is_focusable(element: &Element) -> bool {

@@ -22,8 +22,7 @@ mod wait_for;
 
 use std::future::Future;
 
-use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlElement};
+use web_sys::Element;
 
 use super::describe::describe;
 use super::error::ActionError;
@@ -338,10 +337,10 @@ fn in_viewport(element: &Element) -> bool {
     rect.top() >= 0.0 && rect.left() >= 0.0 && rect.bottom() <= height && rect.right() <= width
 }
 
-/// Focuses the element if it is an HTML element.
+/// Focuses the element as a user's focus change would, with the focus and blur events a
+/// background tab does not fire (see [`crate::dom::focus`]).
 pub(crate) fn focus(element: &Element) {
-    // Any element with a `focus` method (HTML or SVG, any realm).
-    let _ = element.unchecked_ref::<HtmlElement>().focus();
+    super::focus::move_focus(element);
 }
 
 /// Converts a thrown JS value into a script error.

@@ -92,6 +92,9 @@ pub(super) async fn run(
     let focused_before = active_element(&root);
     let href_before = window.location().href().unwrap_or_default();
     let watch = Watch::start(&window, &root.document);
+    // A background tab fires no focus events: focus moved by the page's key handlers (or by the
+    // key's default action) is told after the events (see crate::dom::focus).
+    crate::dom::focus::baseline(&root.document);
 
     let (name, _, _) = key_info(key);
     let mut effects = Vec::new();
@@ -102,11 +105,13 @@ pub(super) async fn run(
     if allowed && key != Key::Space {
         default_action(&root, key, &target, &mut effects)?;
     }
+    crate::dom::focus::sync(&root.document);
     let keyup_target = active_element(&root).unwrap_or_else(|| target.clone());
     dispatch_key(&keyup_target, "keyup", key)?;
     if allowed && key == Key::Space {
         default_action(&root, key, &target, &mut effects)?;
     }
+    crate::dom::focus::sync(&root.document);
     js::next_frame().await;
 
     let observed = watch.stop();

@@ -11,7 +11,8 @@
 //! (options chosen in place), or an opener: a `role=combobox`, a button with `aria-haspopup` /
 //! `aria-expanded`, or a custom element whose open shadow root holds one of those (Shoelace's
 //! `sl-select`). A collapsed opener is clicked through the click path. The list is then the one
-//! the opener (or its host) names by `aria-controls` / `aria-owns`, else the one holding its
+//! the opener (or its host) names by `aria-controls` / `aria-owns` (waited for while hidden),
+//! else the one holding its
 //! `aria-activedescendant`, else the only listbox that became visible since the click (a portal
 //! at the end of `<body>`), else the first visible one. Options are `role=option` elements in
 //! the list's composed tree (open shadow roots, slotted elements) and those it `aria-owns`,
@@ -384,6 +385,9 @@ fn listbox_of(
     opener: &Element,
     before: &[Element],
 ) -> Result<Element, ActionError> {
+    // A list the widget names is its list: while it is hidden, another visible list on the page
+    // (one still closing, of another widget) is not taken for it.
+    let mut named = false;
     for element in [opener, widget] {
         for attr in ["aria-controls", "aria-owns"] {
             for id in element
@@ -392,6 +396,7 @@ fn listbox_of(
                 .split_whitespace()
             {
                 if let Some(listbox) = element_by_id_near(element, id) {
+                    named |= role_of(&listbox).as_deref() == Some("listbox");
                     if is_visible(&listbox) && has_options(root, &listbox) {
                         return Ok(listbox);
                     }
@@ -409,6 +414,11 @@ fn listbox_of(
                 }
             }
         }
+    }
+    if named {
+        return Err(ActionError::NotVisible {
+            element: format!("the list of options of {}", describe(widget)),
+        });
     }
     let now = visible_listboxes(root);
     let new: Vec<&Element> = now.iter().filter(|l| !before.contains(l)).collect();
