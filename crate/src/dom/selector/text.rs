@@ -23,9 +23,13 @@ impl SelectorEngine for TextEngine {
         root: &QueryRoot,
         selector: &Selector,
     ) -> Result<Vec<Element>, SelectorError> {
+        let walked = root.walk();
         let mut walk = Walk {
             root,
-            scan: SecretScan::of(root),
+            scan: SecretScan::of_walked(&walked),
+            // A page the walk found no shadow root or frame in (this query is synchronous, so
+            // none appears meanwhile) needs no shadow-root lookup per element.
+            may_have_shadow: walked.scopes.len() > 1,
             matcher: TextMatcher::new(&selector.value, selector.exact),
             out: Vec::new(),
         };
@@ -40,6 +44,8 @@ struct Walk<'a> {
     root: &'a QueryRoot,
     /// Secret fields contribute no text and never match.
     scan: SecretScan,
+    /// Whether any element may host a shadow root.
+    may_have_shadow: bool,
     matcher: TextMatcher,
     out: Vec<Element>,
 }
@@ -86,7 +92,7 @@ impl Walk<'_> {
                 child = current.next_sibling();
                 text.push_str(&self.node_text(&current));
             }
-            let shadow = can_host_shadow(tag)
+            let shadow = (self.may_have_shadow && can_host_shadow(tag))
                 .then(|| self.root.shadow.open(element))
                 .flatten();
             if let Some(shadow) = shadow {
