@@ -147,3 +147,31 @@ fn implicit_tags_cover_every_implicit_role() {
     }
     assert!(checked > 60, "only {checked} elements had a role");
 }
+
+/// Candidates found per scope come out in the walk's order: a shadow root's right after its
+/// host, before the host's light children, and nested shadow roots likewise.
+#[wasm_bindgen_test]
+fn shadow_contents_follow_their_host_in_order() {
+    let _f = Fixture::mount(
+        r#"<button id="o-1">one</button><div id="o-host"><button id="o-light">light</button></div><button id="o-3">three</button>"#,
+    )
+    .unwrap();
+    let document = web_sys::window().unwrap().document().unwrap();
+    let host = document.get_element_by_id("o-host").unwrap();
+    let init = web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open);
+    let shadow = host.attach_shadow(&init).unwrap();
+    shadow.set_inner_html(
+        r#"<button id="o-inner">inner</button><span id="o-nest"></span><slot></slot><button id="o-last">last</button>"#,
+    );
+    let nest = shadow.get_element_by_id("o-nest").unwrap();
+    let deep = nest.attach_shadow(&init).unwrap();
+    deep.set_inner_html(r#"<button id="o-deep">deep</button>"#);
+    let ids: Vec<String> = role("button", None)
+        .into_iter()
+        .filter(|id| id.starts_with("o-"))
+        .collect();
+    assert_eq!(
+        ids,
+        ["o-1", "o-inner", "o-deep", "o-last", "o-light", "o-3"]
+    );
+}

@@ -166,6 +166,7 @@ impl QueryRoot {
         let mut walked = Walked {
             elements: Vec::new(),
             scopes: Vec::new(),
+            nested: Vec::new(),
         };
         let iframe = JsValue::from_str("iframe");
         self.walk_scope(self.document.as_ref(), &self.document, &iframe, &mut walked);
@@ -175,7 +176,9 @@ impl QueryRoot {
     /// Walks `scope` (a document or shadow root, whose elements `document` owns), descending
     /// into shadow roots right after their host and frame documents right after the iframe.
     fn walk_scope(&self, scope: &Node, document: &Document, iframe: &JsValue, walked: &mut Walked) {
+        let index = walked.scopes.len();
         walked.scopes.push(scope.clone());
+        walked.nested.push(Vec::new());
         let frames = scope.unchecked_ref::<FrameScope>().query_all(iframe);
         let mut next_frame = 0;
         let mut pending_frame = frames.item(next_frame);
@@ -191,6 +194,7 @@ impl QueryRoot {
                 .open(&element)
                 .filter(|_| can_host_shadow(&element.local_name()))
             {
+                walked.enter(index, &element);
                 self.walk_scope(root.as_ref(), document, iframe, walked);
             }
             let is_pending_frame = pending_frame.as_ref().is_some_and(|frame| {
@@ -203,6 +207,7 @@ impl QueryRoot {
                     .unchecked_ref::<HtmlIFrameElement>()
                     .content_document()
                 {
+                    walked.enter(index, &element);
                     self.walk_scope(frame_document.as_ref(), &frame_document, iframe, walked);
                 }
             }
@@ -254,27 +259,61 @@ pub struct Walked {
     pub elements: Vec<Element>,
     /// The document, then each shadow root and same-origin frame document, in tree order.
     pub scopes: Vec<Node>,
+    /// Per scope, the scopes entered from it: the host (or iframe) and the entered scope's
+    /// index, in tree order.
+    nested: Vec<Vec<(Element, usize)>>,
 }
 
 impl Walked {
-    /// The elements `filter` matches, in tree order. A page without shadow roots or frames is
-    /// one scope, where one `querySelectorAll` gives the same list as testing each element.
-    pub fn matching(&self, filter: &CssFilter) -> Vec<Element> {
-        if let [scope] = self.scopes.as_slice() {
-            let list = scope.unchecked_ref::<FrameScope>().query_all(&filter.0);
-            let mut out = Vec::with_capacity(list.length() as usize);
-            for i in 0..list.length() {
-                if let Some(node) = list.item(i) {
-                    out.push(node.unchecked_into());
-                }
-            }
-            return out;
+    /// Notes that the scope walked next is entered from `host` (a shadow host or an iframe) in
+    /// scope `parent`.
+    fn enter(&mut self, parent: usize, host: &Element) {
+        let child = self.scopes.len();
+        if let Some(nested) = self.nested.get_mut(parent) {
+            nested.push((host.clone(), child));
         }
-        self.elements
-            .iter()
-            .filter(|element| filter.matches(element))
-            .cloned()
-            .collect()
+    }
+
+    /// The elements `filter` matches, in the walk's order, with one `querySelectorAll` per
+    /// scope instead of a test per element: each scope's matches are in its own tree order,
+    /// and a nested scope's go right after those at or before its host (one position
+    /// comparison per match, against the next host only).
+    pub fn matching(&self, filter: &CssFilter) -> Vec<Element> {
+        let mut out = Vec::new();
+        self.matching_in(0, filter, &mut out);
+        out
+    }
+
+    fn matching_in(&self, index: usize, filter: &CssFilter, out: &mut Vec<Element>) {
+        let Some(scope) = self.scopes.get(index) else {
+            return;
+        };
+        let list = scope.unchecked_ref::<FrameScope>().query_all(&filter.0);
+        let count = list.length();
+        let mut next = 0;
+        for (host, child) in self.nested.get(index).into_iter().flatten() {
+            while next < count {
+                let Some(node) = list.item(next) else {
+                    next += 1;
+                    continue;
+                };
+                // The host itself (0) or a node before it comes before the host's shadow
+                // contents; its light children and what follows come after them.
+                let position = host.compare_document_position(&node);
+                if position != 0 && position & Node::DOCUMENT_POSITION_PRECEDING == 0 {
+                    break;
+                }
+                out.push(node.unchecked_into());
+                next += 1;
+            }
+            self.matching_in(*child, filter, out);
+        }
+        while next < count {
+            if let Some(node) = list.item(next) {
+                out.push(node.unchecked_into());
+            }
+            next += 1;
+        }
     }
 }
 
