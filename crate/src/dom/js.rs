@@ -190,16 +190,15 @@ fn with_name<T>(name: &'static str, read: impl FnOnce(&JsValue) -> T) -> T {
         let mut names = names.borrow_mut();
         // Compared by address: a literal is one string in the binary (a copy elsewhere only
         // adds an entry), so no bytes are compared on this path.
-        let index = match names.iter().position(|(known, _)| {
+        if let Some((_, value)) = names.iter().find(|(known, _)| {
             std::ptr::eq(known.as_ptr(), name.as_ptr()) && known.len() == name.len()
         }) {
-            Some(index) => index,
-            None => {
-                names.push((name, JsValue::from_str(name)));
-                names.len() - 1
-            }
-        };
-        read(&names[index].1)
+            return read(value);
+        }
+        let value = JsValue::from_str(name);
+        let result = read(&value);
+        names.push((name, value));
+        result
     })
 }
 

@@ -130,7 +130,7 @@ const NAME_FROM_CONTENT: &[&str] = &[
 /// `presentation` are ignored on an element a user can focus or that carries a global ARIA
 /// attribute (ARIA's presentational-role conflict resolution): it keeps its implicit role.
 pub fn role_of(element: &Element) -> Option<String> {
-    if let Some(explicit) = js::attribute(&element, "role") {
+    if let Some(explicit) = js::attribute(element, "role") {
         for token in explicit.split_whitespace() {
             let token = token.to_ascii_lowercase();
             if KNOWN_ROLES.contains(&token.as_str()) {
@@ -178,20 +178,19 @@ fn presentation_conflicts(element: &Element) -> bool {
 /// Focusable by the user: natively (links, enabled form controls, `<summary>`, iframes,
 /// editing hosts) or by `tabindex`.
 fn is_focusable(element: &Element) -> bool {
-    if js::attribute(&element, "tabindex").is_some_and(|t| t.trim().parse::<i32>().is_ok()) {
+    if js::attribute(element, "tabindex").is_some_and(|t| t.trim().parse::<i32>().is_ok()) {
         return true;
     }
     let tag = element.local_name();
     match tag.as_str() {
-        "a" | "area" => js::has_attribute(&element, "href"),
-        "button" | "select" | "textarea" => !js::has_attribute(&element, "disabled"),
+        "a" | "area" => js::has_attribute(element, "href"),
+        "button" | "select" | "textarea" => !js::has_attribute(element, "disabled"),
         "input" => {
-            !js::has_attribute(&element, "disabled")
-                && !js::attribute(&element, "type")
-                    .is_some_and(|t| t.eq_ignore_ascii_case("hidden"))
+            !js::has_attribute(element, "disabled")
+                && !js::attribute(element, "type").is_some_and(|t| t.eq_ignore_ascii_case("hidden"))
         }
         "summary" | "iframe" => true,
-        _ => js::attribute(&element, "contenteditable")
+        _ => js::attribute(element, "contenteditable")
             .is_some_and(|v| !v.eq_ignore_ascii_case("false")),
     }
 }
@@ -205,7 +204,7 @@ fn has_author_name(element: &Element) -> bool {
     if non_blank("aria-label") || non_blank("title") {
         return true;
     }
-    let Some(ids) = js::attribute(&element, "aria-labelledby") else {
+    let Some(ids) = js::attribute(element, "aria-labelledby") else {
         return false;
     };
     let Some(document) = element.owner_document() else {
@@ -336,8 +335,8 @@ pub fn implicit_role_for(element: &Element, tag: &str) -> Option<&'static str> {
         "img" => {
             // `alt=""` marks a decorative image (a `title` does not change that), unless it
             // is named by ARIA or focusable.
-            let decorative = js::attribute(&element, "alt").is_some_and(|a| a.is_empty())
-                && js::attribute(&element, "aria-label").is_none_or(|v| v.trim().is_empty())
+            let decorative = js::attribute(element, "alt").is_some_and(|a| a.is_empty())
+                && js::attribute(element, "aria-label").is_none_or(|v| v.trim().is_empty())
                 && !has("aria-labelledby")
                 && !presentation_conflicts(element);
             if decorative { "presentation" } else { "img" }
@@ -358,7 +357,7 @@ pub fn implicit_role_for(element: &Element, tag: &str) -> Option<&'static str> {
         "search" => "search",
         "section" if has_author_name(element) => "region",
         "select" => {
-            let size = js::attribute(&element, "size").and_then(|s| s.parse::<u32>().ok());
+            let size = js::attribute(element, "size").and_then(|s| s.parse::<u32>().ok());
             if has("multiple") || size.is_some_and(|s| s > 1) {
                 "listbox"
             } else {
@@ -388,10 +387,10 @@ pub fn implicit_role_for(element: &Element, tag: &str) -> Option<&'static str> {
 }
 
 fn input_role(element: &Element) -> Option<&'static str> {
-    let input_type = js::attribute(&element, "type")
+    let input_type = js::attribute(element, "type")
         .unwrap_or_default()
         .to_ascii_lowercase();
-    let has_list = js::has_attribute(&element, "list");
+    let has_list = js::has_attribute(element, "list");
     Some(match input_type.as_str() {
         "button" | "submit" | "reset" | "image" => "button",
         "checkbox" => "checkbox",
@@ -413,7 +412,7 @@ fn input_role(element: &Element) -> Option<&'static str> {
 /// header, and one in a row that also has data cells is a row header (what browsers do for
 /// the usual row-leading `<th>`).
 fn header_role(element: &Element) -> &'static str {
-    match js::attribute(&element, "scope")
+    match js::attribute(element, "scope")
         .map(|s| s.to_ascii_lowercase())
         .as_deref()
     {
@@ -508,7 +507,7 @@ pub fn is_text_control(element: &Element) -> bool {
     }
     element.local_name() == "input"
         && matches!(
-            js::attribute(&element, "type")
+            js::attribute(element, "type")
                 .unwrap_or_default()
                 .to_ascii_lowercase()
                 .as_str(),

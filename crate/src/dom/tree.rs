@@ -60,10 +60,11 @@ impl ShadowAccess {
         let chrome = js::get(&global, "chrome");
         if !chrome.is_undefined() && !chrome.is_null() {
             let dom = js::get(&chrome, "dom");
-            if !dom.is_undefined() && !dom.is_null() {
-                if js::get(&dom, "openOrClosedShadowRoot").is_function() {
-                    return Self::ChromeDom(dom.unchecked_into());
-                }
+            if !dom.is_undefined()
+                && !dom.is_null()
+                && js::get(&dom, "openOrClosedShadowRoot").is_function()
+            {
+                return Self::ChromeDom(dom.unchecked_into());
             }
         }
         // Where the getter exists it answers `null` for the root element (which cannot host a

@@ -64,7 +64,7 @@ pub(crate) fn name_candidates_css() -> String {
 
 /// Elements whose name is prohibited or always empty are skipped (and never computed).
 pub(crate) fn can_have_name(element: &Element) -> bool {
-    if js::has_attribute(&element, "aria-label") || js::has_attribute(&element, "aria-labelledby") {
+    if js::has_attribute(element, "aria-label") || js::has_attribute(element, "aria-labelledby") {
         return true;
     }
     match role_of(element).as_deref() {
@@ -72,7 +72,7 @@ pub(crate) fn can_have_name(element: &Element) -> bool {
         | Some(
             "generic" | "none" | "presentation" | "paragraph" | "code" | "strong" | "emphasis"
             | "subscript" | "superscript" | "deletion" | "insertion" | "time" | "caption",
-        ) => js::has_attribute(&element, "title"),
+        ) => js::has_attribute(element, "title"),
         Some(_) => true,
     }
 }
