@@ -202,3 +202,55 @@ fn futures_channel_like() -> (Signal, SignalFuture) {
     let signal = Signal::default();
     (signal.clone(), SignalFuture { signal })
 }
+
+#[wasm_bindgen]
+extern "C" {
+    /// An element whose attributes are read by a name already made a JS string.
+    type AttributeHost;
+    #[wasm_bindgen(method, js_name = getAttribute)]
+    fn get_attribute_named(this: &AttributeHost, name: &JsValue) -> Option<String>;
+    #[wasm_bindgen(method, js_name = hasAttribute)]
+    fn has_attribute_named(this: &AttributeHost, name: &JsValue) -> bool;
+}
+
+thread_local! {
+    /// Attribute names as JS strings, each made once: a query reads the same few names on
+    /// thousands of elements, and turning a Rust string into a JS one costs more than the read.
+    static ATTRIBUTE_NAMES: std::cell::RefCell<Vec<(&'static str, JsValue)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn with_name<T>(name: &'static str, read: impl FnOnce(&JsValue) -> T) -> T {
+    ATTRIBUTE_NAMES.with(|names| {
+        let mut names = names.borrow_mut();
+        // Compared by address: a literal is one string in the binary (a copy elsewhere only
+        // adds an entry), so no bytes are compared on this path.
+        if let Some((_, value)) = names.iter().find(|(known, _)| {
+            std::ptr::eq(known.as_ptr(), name.as_ptr()) && known.len() == name.len()
+        }) {
+            return read(value);
+        }
+        let value = JsValue::from_str(name);
+        let result = read(&value);
+        names.push((name, value));
+        result
+    })
+}
+
+/// `element.getAttribute(name)` for a name known at compile time (cached as a JS string).
+pub(crate) fn attribute(element: &web_sys::Element, name: &'static str) -> Option<String> {
+    with_name(name, |name| {
+        element
+            .unchecked_ref::<AttributeHost>()
+            .get_attribute_named(name)
+    })
+}
+
+/// `element.hasAttribute(name)` for a name known at compile time (cached as a JS string).
+pub(crate) fn has_attribute(element: &web_sys::Element, name: &'static str) -> bool {
+    with_name(name, |name| {
+        element
+            .unchecked_ref::<AttributeHost>()
+            .has_attribute_named(name)
+    })
+}

@@ -4,6 +4,8 @@
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
+use super::js;
+
 /// Every ARIA 1.2 role name the role engine accepts (plus the `none`/`presentation` synonyms).
 pub const KNOWN_ROLES: &[&str] = &[
     "alert",
@@ -128,7 +130,7 @@ const NAME_FROM_CONTENT: &[&str] = &[
 /// `presentation` are ignored on an element a user can focus or that carries a global ARIA
 /// attribute (ARIA's presentational-role conflict resolution): it keeps its implicit role.
 pub fn role_of(element: &Element) -> Option<String> {
-    if let Some(explicit) = element.get_attribute("role") {
+    if let Some(explicit) = js::attribute(element, "role") {
         for token in explicit.split_whitespace() {
             let token = token.to_ascii_lowercase();
             if KNOWN_ROLES.contains(&token.as_str()) {
@@ -170,31 +172,25 @@ fn presentation_conflicts(element: &Element) -> bool {
     is_focusable(element)
         || GLOBAL_ARIA_ATTRIBUTES
             .iter()
-            .any(|attr| element.has_attribute(attr))
+            .any(|attr| js::has_attribute(element, attr))
 }
 
 /// Focusable by the user: natively (links, enabled form controls, `<summary>`, iframes,
 /// editing hosts) or by `tabindex`.
 fn is_focusable(element: &Element) -> bool {
-    if element
-        .get_attribute("tabindex")
-        .is_some_and(|t| t.trim().parse::<i32>().is_ok())
-    {
+    if js::attribute(element, "tabindex").is_some_and(|t| t.trim().parse::<i32>().is_ok()) {
         return true;
     }
     let tag = element.local_name();
     match tag.as_str() {
-        "a" | "area" => element.has_attribute("href"),
-        "button" | "select" | "textarea" => !element.has_attribute("disabled"),
+        "a" | "area" => js::has_attribute(element, "href"),
+        "button" | "select" | "textarea" => !js::has_attribute(element, "disabled"),
         "input" => {
-            !element.has_attribute("disabled")
-                && !element
-                    .get_attribute("type")
-                    .is_some_and(|t| t.eq_ignore_ascii_case("hidden"))
+            !js::has_attribute(element, "disabled")
+                && !js::attribute(element, "type").is_some_and(|t| t.eq_ignore_ascii_case("hidden"))
         }
         "summary" | "iframe" => true,
-        _ => element
-            .get_attribute("contenteditable")
+        _ => js::attribute(element, "contenteditable")
             .is_some_and(|v| !v.eq_ignore_ascii_case("false")),
     }
 }
@@ -203,15 +199,12 @@ fn is_focusable(element: &Element) -> bool {
 /// `aria-labelledby` naming an element with text): what makes a `<section>` a region or an
 /// `<aside>` inside a section a landmark. Text content does not count.
 fn has_author_name(element: &Element) -> bool {
-    let non_blank = |attr: &str| {
-        element
-            .get_attribute(attr)
-            .is_some_and(|v| !v.trim().is_empty())
-    };
+    let non_blank =
+        |attr: &'static str| js::attribute(element, attr).is_some_and(|v| !v.trim().is_empty());
     if non_blank("aria-label") || non_blank("title") {
         return true;
     }
-    let Some(ids) = element.get_attribute("aria-labelledby") else {
+    let Some(ids) = js::attribute(element, "aria-labelledby") else {
         return false;
     };
     let Some(document) = element.owner_document() else {
@@ -225,8 +218,7 @@ fn has_author_name(element: &Element) -> bool {
         };
         target.is_some_and(|t| {
             t.text_content().is_some_and(|text| !text.trim().is_empty())
-                || t.get_attribute("aria-label")
-                    .is_some_and(|v| !v.trim().is_empty())
+                || js::attribute(&t, "aria-label").is_some_and(|v| !v.trim().is_empty())
         })
     })
 }
@@ -236,6 +228,75 @@ pub fn allows_name_from_content(role: &str) -> bool {
     NAME_FROM_CONTENT.contains(&role)
 }
 
+/// Every element name [`implicit_role_for`] may give `role` (a superset: the exact role still
+/// depends on attributes and ancestors). Elements with none of these names and no `role`
+/// attribute never have `role`, so an engine tests them with one selector match and nothing
+/// else. Keep in step with [`implicit_role_for`] and [`input_role`].
+pub fn implicit_tags(role: &str) -> &'static [&'static str] {
+    match role {
+        "link" => &["a", "area"],
+        "group" => &["address", "hgroup", "details", "fieldset", "optgroup"],
+        "article" => &["article"],
+        "complementary" => &["aside"],
+        "blockquote" => &["blockquote"],
+        "button" => &["button", "input", "summary"],
+        "caption" => &["caption"],
+        "code" => &["code"],
+        "listbox" => &["datalist", "select"],
+        "deletion" => &["del", "s"],
+        "dialog" => &["dialog"],
+        "definition" => &["dd"],
+        "term" => &["dfn", "dt"],
+        "emphasis" => &["em"],
+        "figure" => &["figure"],
+        "contentinfo" => &["footer"],
+        "form" => &["form"],
+        "heading" => &["h1", "h2", "h3", "h4", "h5", "h6"],
+        "banner" => &["header"],
+        "separator" => &["hr"],
+        "img" | "presentation" | "none" => &["img"],
+        "checkbox" | "radio" | "slider" | "spinbutton" | "searchbox" => &["input"],
+        "textbox" => &["input", "textarea"],
+        "combobox" => &["input", "select"],
+        "insertion" => &["ins"],
+        "listitem" => &["li"],
+        "main" => &["main"],
+        "mark" => &["mark"],
+        "math" => &["math"],
+        "list" => &["menu", "ol", "ul"],
+        "meter" => &["meter"],
+        "navigation" => &["nav"],
+        "option" => &["option"],
+        "status" => &["output"],
+        "paragraph" => &["p"],
+        "progressbar" => &["progress"],
+        "search" => &["search"],
+        "region" => &["section"],
+        "strong" => &["strong"],
+        "subscript" => &["sub"],
+        "superscript" => &["sup"],
+        "table" => &["table"],
+        "rowgroup" => &["tbody", "thead", "tfoot"],
+        "cell" | "gridcell" => &["td"],
+        "rowheader" | "columnheader" => &["th"],
+        "time" => &["time"],
+        "row" => &["tr"],
+        "graphics-document" => &["svg"],
+        _ => &[],
+    }
+}
+
+/// A CSS selector for every element that may have `role`: a `role` attribute or one of
+/// [`implicit_tags`].
+pub fn role_candidates_css(role: &str) -> String {
+    let mut css = "[role]".to_owned();
+    for tag in implicit_tags(role) {
+        css.push_str(", ");
+        css.push_str(tag);
+    }
+    css
+}
+
 /// The implicit ARIA role of an HTML element.
 pub fn implicit_role(element: &Element) -> Option<&'static str> {
     implicit_role_for(element, &element.local_name())
@@ -243,7 +304,7 @@ pub fn implicit_role(element: &Element) -> Option<&'static str> {
 
 /// [`implicit_role`] of an element whose local name the caller already read.
 pub fn implicit_role_for(element: &Element, tag: &str) -> Option<&'static str> {
-    let has = |attr: &str| element.has_attribute(attr);
+    let has = |attr: &'static str| js::has_attribute(element, attr);
     Some(match tag {
         "a" | "area" if has("href") => "link",
         "address" | "hgroup" => "group",
@@ -274,10 +335,8 @@ pub fn implicit_role_for(element: &Element, tag: &str) -> Option<&'static str> {
         "img" => {
             // `alt=""` marks a decorative image (a `title` does not change that), unless it
             // is named by ARIA or focusable.
-            let decorative = element.get_attribute("alt").is_some_and(|a| a.is_empty())
-                && element
-                    .get_attribute("aria-label")
-                    .is_none_or(|v| v.trim().is_empty())
+            let decorative = js::attribute(element, "alt").is_some_and(|a| a.is_empty())
+                && js::attribute(element, "aria-label").is_none_or(|v| v.trim().is_empty())
                 && !has("aria-labelledby")
                 && !presentation_conflicts(element);
             if decorative { "presentation" } else { "img" }
@@ -298,9 +357,7 @@ pub fn implicit_role_for(element: &Element, tag: &str) -> Option<&'static str> {
         "search" => "search",
         "section" if has_author_name(element) => "region",
         "select" => {
-            let size = element
-                .get_attribute("size")
-                .and_then(|s| s.parse::<u32>().ok());
+            let size = js::attribute(element, "size").and_then(|s| s.parse::<u32>().ok());
             if has("multiple") || size.is_some_and(|s| s > 1) {
                 "listbox"
             } else {
@@ -330,11 +387,10 @@ pub fn implicit_role_for(element: &Element, tag: &str) -> Option<&'static str> {
 }
 
 fn input_role(element: &Element) -> Option<&'static str> {
-    let input_type = element
-        .get_attribute("type")
+    let input_type = js::attribute(element, "type")
         .unwrap_or_default()
         .to_ascii_lowercase();
-    let has_list = element.has_attribute("list");
+    let has_list = js::has_attribute(element, "list");
     Some(match input_type.as_str() {
         "button" | "submit" | "reset" | "image" => "button",
         "checkbox" => "checkbox",
@@ -356,8 +412,7 @@ fn input_role(element: &Element) -> Option<&'static str> {
 /// header, and one in a row that also has data cells is a row header (what browsers do for
 /// the usual row-leading `<th>`).
 fn header_role(element: &Element) -> &'static str {
-    match element
-        .get_attribute("scope")
+    match js::attribute(element, "scope")
         .map(|s| s.to_ascii_lowercase())
         .as_deref()
     {
@@ -394,7 +449,7 @@ fn in_grid(element: &Element) -> bool {
         .closest("table")
         .ok()
         .flatten()
-        .and_then(|table| table.get_attribute("role"))
+        .and_then(|table| js::attribute(&table, "role"))
         .is_some_and(|role| {
             role.split_whitespace()
                 .next()
@@ -407,8 +462,7 @@ fn in_grid(element: &Element) -> bool {
 fn in_list(element: &Element) -> bool {
     element.parent_element().is_some_and(|parent| {
         matches!(parent.local_name().as_str(), "ul" | "ol" | "menu")
-            || parent
-                .get_attribute("role")
+            || js::attribute(&parent, "role")
                 .is_some_and(|r| r.split_whitespace().next() == Some("list"))
     })
 }
@@ -453,8 +507,7 @@ pub fn is_text_control(element: &Element) -> bool {
     }
     element.local_name() == "input"
         && matches!(
-            element
-                .get_attribute("type")
+            js::attribute(element, "type")
                 .unwrap_or_default()
                 .to_ascii_lowercase()
                 .as_str(),

@@ -43,7 +43,8 @@ use super::error::ActionError;
 use super::js;
 use super::selector::describe_selector;
 use super::tree::{
-    QueryRoot, ShadowAccess, as_element, children, composed_parent, element_by_id_near,
+    CssFilter, QueryRoot, ShadowAccess, Walked, as_element, children, composed_parent,
+    element_by_id_near,
 };
 use crate::protocol::{Selector, SelectorKind};
 
@@ -232,12 +233,15 @@ const NOT_FIELD_TYPES: &[&str] = &[
     "checkbox", "radio", "button", "submit", "reset", "image", "file", "range", "color",
 ];
 
+/// Every element [`is_field`] may accept (it also needs a type that is a field, or to be an
+/// editing host).
+const FIELD_CANDIDATES: &str = "input, textarea, select, [contenteditable]";
+
 /// Whether `element` is a form field a secret could be typed into (or a hidden input).
 pub fn is_field(element: &Element) -> bool {
     match element.local_name().as_str() {
         "input" => {
-            let input_type = element
-                .get_attribute("type")
+            let input_type = js::attribute(element, "type")
                 .unwrap_or_default()
                 .to_ascii_lowercase();
             !NOT_FIELD_TYPES.contains(&input_type.as_str())
@@ -250,7 +254,7 @@ pub fn is_field(element: &Element) -> bool {
 fn is_editing_host(element: &Element) -> bool {
     // An editing host carries the attribute itself; checking it first keeps the property read
     // (a call into the page's realm) off every other element.
-    element.has_attribute("contenteditable")
+    js::has_attribute(element, "contenteditable")
         && js::get_bool(element, "isContentEditable").unwrap_or(false)
         && !composed_parent(element)
             .is_some_and(|p| js::get_bool(&p, "isContentEditable").unwrap_or(false))
@@ -262,8 +266,7 @@ pub fn classify(element: &Element) -> Option<SecretKind> {
     if !is_field(element) {
         return None;
     }
-    let input_type = element
-        .get_attribute("type")
+    let input_type = js::attribute(element, "type")
         .unwrap_or_default()
         .to_ascii_lowercase();
     if element.local_name() == "input" {
@@ -274,7 +277,7 @@ pub fn classify(element: &Element) -> Option<SecretKind> {
             return Some(SecretKind::HiddenValue);
         }
     }
-    if let Some(autocomplete) = element.get_attribute("autocomplete") {
+    if let Some(autocomplete) = js::attribute(element, "autocomplete") {
         if let Some(kind) = autocomplete_kind(&autocomplete) {
             return Some(kind);
         }
@@ -288,7 +291,7 @@ pub fn classify(element: &Element) -> Option<SecretKind> {
         "title",
         "data-testid",
     ] {
-        if let Some(value) = element.get_attribute(attr) {
+        if let Some(value) = js::attribute(element, attr) {
             texts.push(value);
         }
     }
@@ -313,11 +316,30 @@ pub fn words_kind(text: &str) -> Option<SecretKind> {
     if words.is_empty() {
         return None;
     }
-    let padded = format!(" {} ", words.join(" "));
-    SIGNALS
+    SIGNAL_WORDS.with(|signals| {
+        signals
+            .iter()
+            .find(|(signal, _)| contains_words(&words, signal))
+            .map(|(_, kind)| *kind)
+    })
+}
+
+thread_local! {
+    /// [`SIGNALS`] split into words once: every field of a page is checked against every
+    /// signal on each query.
+    static SIGNAL_WORDS: Vec<(Vec<&'static str>, SecretKind)> = SIGNALS
         .iter()
-        .find(|(signal, _)| padded.contains(&format!(" {signal} ")))
-        .map(|(_, kind)| *kind)
+        .map(|(signal, kind)| (signal.split(' ').collect(), *kind))
+        .collect();
+}
+
+/// Whether `signal`'s words appear in `words`, consecutive: the same as `" {signal} "` in
+/// `" {words joined by spaces} "`, without building either string.
+fn contains_words(words: &[String], signal: &[&str]) -> bool {
+    signal.len() <= words.len()
+        && words
+            .windows(signal.len())
+            .any(|run| run.iter().map(String::as_str).eq(signal.iter().copied()))
 }
 
 /// Lower-case words: camelCase and trailing numbers split, anything but letters and digits a
@@ -346,7 +368,7 @@ fn word_list(text: &str) -> Vec<String> {
 /// any field inside them (a wrapping label's text must not carry the field's own value).
 fn label_texts_of_field(element: &Element) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some(ids) = element.get_attribute("aria-labelledby") {
+    if let Some(ids) = js::attribute(element, "aria-labelledby") {
         for id in ids.split_whitespace() {
             if let Some(target) = element_by_id_near(element, id) {
                 if &target != element {
@@ -413,8 +435,14 @@ pub struct SecretScan {
 impl SecretScan {
     /// Finds every secret field under `root`.
     pub fn of(root: &QueryRoot) -> Self {
+        Self::of_walked(&root.walk())
+    }
+
+    /// Finds every secret field of a query's walk. Only the elements [`is_field`] may accept
+    /// are classified, found with one selector.
+    pub fn of_walked(walked: &Walked) -> Self {
         let mut found = Vec::new();
-        for element in root.all_elements() {
+        for element in walked.matching(&CssFilter::new(FIELD_CANDIDATES)) {
             if let Some(kind) = classify(&element) {
                 let mut ancestors = Vec::new();
                 let mut current = composed_parent(&element);
@@ -461,6 +489,13 @@ impl SecretScan {
             .iter()
             .find(|f| &f.element == element || f.ancestors_contain_descendant(element))
             .map(|f| (f.element.clone(), f.kind))
+    }
+
+    /// Whether `element` is itself one of the secret fields: for a walk from the top, which
+    /// skips a field's subtree when it meets the field and so never needs [`Self::owner_of`]'s
+    /// ancestor walk.
+    pub fn is_secret_field(&self, element: &Element) -> bool {
+        self.found.iter().any(|f| &f.element == element)
     }
 
     /// Whether `element` contains a secret field (other than itself).

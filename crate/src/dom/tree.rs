@@ -2,17 +2,55 @@
 //! when the extension may open them), and same-origin iframes.
 
 use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element, HtmlIFrameElement, Node, ShadowRoot};
 
 use super::js;
+
+#[wasm_bindgen]
+extern "C" {
+    /// An element asked for its shadow root through a getter of the page's DOM (one call).
+    type ShadowHost;
+    /// `element.openOrClosedShadowRoot` (Firefox content scripts only; `undefined` elsewhere).
+    #[wasm_bindgen(method, getter, js_name = openOrClosedShadowRoot)]
+    fn open_or_closed_shadow_root(this: &ShadowHost) -> Option<ShadowRoot>;
+    /// `element.shadowRoot`: the open shadow root.
+    #[wasm_bindgen(method, getter, js_name = shadowRoot)]
+    fn open_shadow_root(this: &ShadowHost) -> Option<ShadowRoot>;
+
+    /// `chrome.dom`, the Chrome extension API that opens closed shadow roots.
+    type ChromeDom;
+    #[wasm_bindgen(method, js_name = openOrClosedShadowRoot)]
+    fn open_or_closed(this: &ChromeDom, element: &Element) -> Option<ShadowRoot>;
+
+    /// A document that creates tree walkers (any realm).
+    type WalkerSource;
+    #[wasm_bindgen(method, js_name = createTreeWalker)]
+    fn create_tree_walker(this: &WalkerSource, root: &Node, what_to_show: u32) -> ElementWalker;
+
+    /// A `TreeWalker` over elements only.
+    type ElementWalker;
+    #[wasm_bindgen(method, js_name = nextNode)]
+    fn next_node(this: &ElementWalker) -> Option<Element>;
+
+    /// A document or shadow root asked for its iframes.
+    type FrameScope;
+    #[wasm_bindgen(method, js_name = querySelectorAll)]
+    fn query_all(this: &FrameScope, selector: &JsValue) -> web_sys::NodeList;
+}
+
+/// `NodeFilter.SHOW_ELEMENT`.
+const SHOW_ELEMENT: u32 = 0x1;
 
 /// How to reach an element's shadow root, detected once per query.
 #[derive(Debug, Clone)]
 pub enum ShadowAccess {
     /// Chrome extensions: `chrome.dom.openOrClosedShadowRoot(element)`.
-    ChromeDom(js_sys::Function),
-    /// Firefox content scripts: `element.openOrClosedShadowRoot` (checked per element).
-    FirefoxOrOpen,
+    ChromeDom(js_sys::Object),
+    /// Firefox content scripts: `element.openOrClosedShadowRoot`.
+    Firefox,
+    /// Elsewhere (a page, a test): open shadow roots only.
+    OpenOnly,
 }
 
 impl ShadowAccess {
@@ -22,13 +60,24 @@ impl ShadowAccess {
         let chrome = js::get(&global, "chrome");
         if !chrome.is_undefined() && !chrome.is_null() {
             let dom = js::get(&chrome, "dom");
-            if !dom.is_undefined() && !dom.is_null() {
-                if let Ok(function) = js::get(&dom, "openOrClosedShadowRoot").dyn_into() {
-                    return Self::ChromeDom(function);
-                }
+            if !dom.is_undefined()
+                && !dom.is_null()
+                && js::get(&dom, "openOrClosedShadowRoot").is_function()
+            {
+                return Self::ChromeDom(dom.unchecked_into());
             }
         }
-        Self::FirefoxOrOpen
+        // Where the getter exists it answers `null` for the root element (which cannot host a
+        // shadow root); elsewhere it is `undefined`.
+        let firefox = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+            .is_some_and(|html| js::get(&html, "openOrClosedShadowRoot").is_null());
+        if firefox {
+            Self::Firefox
+        } else {
+            Self::OpenOnly
+        }
     }
 
     /// The shadow root of `element`, open or (when allowed) closed.
@@ -39,28 +88,21 @@ impl ShadowAccess {
         self.open(element)
     }
 
-    /// [`Self::shadow_root`] without the element-name check.
-    fn open(&self, element: &Element) -> Option<ShadowRoot> {
+    /// [`Self::shadow_root`] without the element-name check: one call into the page.
+    pub(crate) fn open(&self, element: &Element) -> Option<ShadowRoot> {
         match self {
-            Self::ChromeDom(function) => {
-                let chrome_dom = js::get(&js::get(&js_sys::global(), "chrome"), "dom");
-                let value = function.call1(&chrome_dom, element).ok()?;
-                as_node(&value).and_then(as_shadow_root).cloned()
-            }
-            Self::FirefoxOrOpen => {
-                let firefox = js::get(element, "openOrClosedShadowRoot");
-                if let Some(root) = as_node(&firefox).and_then(as_shadow_root) {
-                    return Some(root.clone());
-                }
-                element.shadow_root()
-            }
+            Self::ChromeDom(dom) => dom.unchecked_ref::<ChromeDom>().open_or_closed(element),
+            Self::Firefox => element
+                .unchecked_ref::<ShadowHost>()
+                .open_or_closed_shadow_root(),
+            Self::OpenOnly => element.unchecked_ref::<ShadowHost>().open_shadow_root(),
         }
     }
 }
 
 /// Only custom elements and these HTML elements accept `attachShadow` (DOM standard); checking
 /// the name first saves a reflective call per element on large pages.
-fn can_host_shadow(local_name: &str) -> bool {
+pub(crate) fn can_host_shadow(local_name: &str) -> bool {
     local_name.contains('-')
         || matches!(
             local_name,
@@ -107,47 +149,70 @@ impl QueryRoot {
     /// Every element in tree order, descending into shadow roots (right after their host) and
     /// same-origin iframe documents (right after the iframe).
     pub fn all_elements(&self) -> Vec<Element> {
-        self.walk().0
+        self.walk().elements
     }
 
     /// Every scope CSS can be run in: the document, each shadow root and each same-origin iframe
     /// document, in tree order.
     pub fn scopes(&self) -> Vec<Node> {
-        self.walk().1
+        self.walk().scopes
     }
 
     /// One pass over the composed tree: the elements and the scopes (document, shadow roots,
-    /// frame documents). Each element costs a handful of calls into JS; large pages have
-    /// thousands of elements, so this avoids any call it can.
-    fn walk(&self) -> (Vec<Element>, Vec<Node>) {
-        let mut elements = Vec::new();
-        let mut scopes: Vec<Node> = vec![self.document.clone().into()];
-        let mut stack: Vec<Node> = Vec::new();
-        push_children_reversed(&mut stack, self.document.as_ref());
-        while let Some(node) = stack.pop() {
-            // Only element nodes are pushed.
-            let element: Element = node.unchecked_into();
-            let name = element.local_name();
-            // Children first reversed, then shadow root and iframe on top, so they come next.
-            push_children_reversed(&mut stack, element.as_ref());
-            if name == "iframe" {
+    /// frame documents). Large pages have thousands of elements, so each costs two calls into
+    /// the page and no string: the tree walker's next element and its shadow root (asking every
+    /// element is cheaper than reading its name to skip the ones that cannot host one). Iframes
+    /// are listed per scope once and compared only while some are still ahead.
+    pub fn walk(&self) -> Walked {
+        let mut walked = Walked {
+            elements: Vec::new(),
+            scopes: Vec::new(),
+            nested: Vec::new(),
+        };
+        let iframe = JsValue::from_str("iframe");
+        self.walk_scope(self.document.as_ref(), &self.document, &iframe, &mut walked);
+        walked
+    }
+
+    /// Walks `scope` (a document or shadow root, whose elements `document` owns), descending
+    /// into shadow roots right after their host and frame documents right after the iframe.
+    fn walk_scope(&self, scope: &Node, document: &Document, iframe: &JsValue, walked: &mut Walked) {
+        let index = walked.scopes.len();
+        walked.scopes.push(scope.clone());
+        walked.nested.push(Vec::new());
+        let frames = scope.unchecked_ref::<FrameScope>().query_all(iframe);
+        let mut next_frame = 0;
+        let mut pending_frame = frames.item(next_frame);
+        let walker = document
+            .unchecked_ref::<WalkerSource>()
+            .create_tree_walker(scope, SHOW_ELEMENT);
+        while let Some(element) = walker.next_node() {
+            walked.elements.push(element.clone());
+            // The name is read only for hosts: user-agent shadow roots (of inputs, media) stay
+            // closed, whatever the opening API would answer.
+            if let Some(root) = self
+                .shadow
+                .open(&element)
+                .filter(|_| can_host_shadow(&element.local_name()))
+            {
+                walked.enter(index, &element);
+                self.walk_scope(root.as_ref(), document, iframe, walked);
+            }
+            let is_pending_frame = pending_frame.as_ref().is_some_and(|frame| {
+                AsRef::<JsValue>::as_ref(frame) == AsRef::<JsValue>::as_ref(&element)
+            });
+            if is_pending_frame {
+                next_frame += 1;
+                pending_frame = frames.item(next_frame);
                 if let Some(frame_document) = element
                     .unchecked_ref::<HtmlIFrameElement>()
                     .content_document()
                 {
-                    push_children_reversed(&mut stack, frame_document.as_ref());
-                    scopes.push(frame_document.into());
+                    walked.enter(index, &element);
+                    self.walk_scope(frame_document.as_ref(), &frame_document, iframe, walked);
                 }
             }
-            if can_host_shadow(&name) {
-                if let Some(root) = self.shadow.open(&element) {
-                    push_children_reversed(&mut stack, root.as_ref());
-                    scopes.push(root.into());
-                }
-            }
-            elements.push(element);
         }
-        (elements, scopes)
     }
 
     /// The child nodes of `element` as rendered: its shadow root's children when it is a host,
@@ -187,12 +252,68 @@ pub fn children(node: &Node) -> Vec<Node> {
     out
 }
 
-fn push_children_reversed(stack: &mut Vec<Node>, node: &Node) {
-    let mut child = node.last_child();
-    while let Some(current) = child {
-        child = current.previous_sibling();
-        if current.node_type() == Node::ELEMENT_NODE {
-            stack.push(current);
+/// What one walk over the composed tree finds.
+#[derive(Debug, Clone)]
+pub struct Walked {
+    /// Every element in tree order (shadow contents right after their host, a frame's
+    /// document right after its iframe).
+    pub elements: Vec<Element>,
+    /// The document, then each shadow root and same-origin frame document, in tree order.
+    pub scopes: Vec<Node>,
+    /// Per scope, the scopes entered from it: the host (or iframe) and the entered scope's
+    /// index, in tree order.
+    nested: Vec<Vec<(Element, usize)>>,
+}
+
+impl Walked {
+    /// Notes that the scope walked next is entered from `host` (a shadow host or an iframe) in
+    /// scope `parent`.
+    fn enter(&mut self, parent: usize, host: &Element) {
+        let child = self.scopes.len();
+        if let Some(nested) = self.nested.get_mut(parent) {
+            nested.push((host.clone(), child));
+        }
+    }
+
+    /// The elements `filter` matches, in the walk's order, with one `querySelectorAll` per
+    /// scope instead of a test per element: each scope's matches are in its own tree order,
+    /// and a nested scope's go right after those at or before its host (one position
+    /// comparison per match, against the next host only).
+    pub fn matching(&self, filter: &CssFilter) -> Vec<Element> {
+        let mut out = Vec::new();
+        self.matching_in(0, filter, &mut out);
+        out
+    }
+
+    fn matching_in(&self, index: usize, filter: &CssFilter, out: &mut Vec<Element>) {
+        let Some(scope) = self.scopes.get(index) else {
+            return;
+        };
+        let list = scope.unchecked_ref::<FrameScope>().query_all(&filter.0);
+        let count = list.length();
+        let mut next = 0;
+        for (host, child) in self.nested.get(index).into_iter().flatten() {
+            while next < count {
+                let Some(node) = list.item(next) else {
+                    next += 1;
+                    continue;
+                };
+                // The host itself (0) or a node before it comes before the host's shadow
+                // contents; its light children and what follows come after them.
+                let position = host.compare_document_position(&node);
+                if position != 0 && position & Node::DOCUMENT_POSITION_PRECEDING == 0 {
+                    break;
+                }
+                out.push(node.unchecked_into());
+                next += 1;
+            }
+            self.matching_in(*child, filter, out);
+        }
+        while next < count {
+            if let Some(node) = list.item(next) {
+                out.push(node.unchecked_into());
+            }
+            next += 1;
         }
     }
 }
@@ -280,4 +401,32 @@ pub fn as_shadow_root(node: &Node) -> Option<&ShadowRoot> {
 /// `element` as `T` when its local name is `tag` (any realm).
 pub fn as_tag<'a, T: JsCast>(element: &'a Element, tag: &str) -> Option<&'a T> {
     (element.local_name() == tag).then(|| element.unchecked_ref::<T>())
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// An element tested against a selector already in JS.
+    type MatchTarget;
+    #[wasm_bindgen(method, catch, js_name = matches)]
+    fn matches_selector(this: &MatchTarget, selector: &JsValue) -> Result<bool, JsValue>;
+}
+
+/// A CSS selector made into a JS string once and tested on many elements, one call each: the
+/// cheap first filter of an engine whose exact test reads several attributes per element.
+#[derive(Debug, Clone)]
+pub struct CssFilter(JsValue);
+
+impl CssFilter {
+    /// A filter for `selector` (a valid selector; an invalid one matches nothing).
+    pub fn new(selector: &str) -> Self {
+        Self(JsValue::from_str(selector))
+    }
+
+    /// `element.matches(selector)`.
+    pub fn matches(&self, element: &Element) -> bool {
+        element
+            .unchecked_ref::<MatchTarget>()
+            .matches_selector(&self.0)
+            .unwrap_or(false)
+    }
 }

@@ -1,10 +1,20 @@
 //! Visibility and enabledness as Playwright's actionability checks define them.
 
-use wasm_bindgen::JsValue;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
 use web_sys::Element;
 
 use super::js;
 use super::tree::composed_parent;
+
+#[wasm_bindgen]
+extern "C" {
+    /// An element asked whether it has a box, in one call.
+    type BoxCheck;
+    /// `Element.checkVisibility()`; throws where the browser has no such method.
+    #[wasm_bindgen(method, catch, js_name = checkVisibility)]
+    fn check_visibility(this: &BoxCheck) -> Result<JsValue, JsValue>;
+}
 
 /// The computed style of `element`, if it has a window.
 pub fn computed_style(element: &Element) -> Option<web_sys::CssStyleDeclaration> {
@@ -15,9 +25,10 @@ pub fn computed_style(element: &Element) -> Option<web_sys::CssStyleDeclaration>
 /// Whether the element is rendered at all (no `display: none` on it or an ancestor, not in a
 /// skipped `content-visibility` subtree). Uses `checkVisibility()` where available.
 pub fn is_rendered(element: &Element) -> bool {
-    let boxed = match js::call(element, "checkVisibility", &[]) {
-        Ok(Some(value)) => value.as_bool().unwrap_or(true),
-        _ => {
+    // Called on every element a text query walks: one direct call, no method lookup.
+    let boxed = match element.unchecked_ref::<BoxCheck>().check_visibility() {
+        Ok(value) => value.as_bool().unwrap_or(true),
+        Err(_) => {
             // Older engines: an element without a box is not rendered.
             let rect = element.get_bounding_client_rect();
             rect.width() > 0.0 || rect.height() > 0.0

@@ -6,9 +6,11 @@
 use web_sys::Element;
 
 use super::{QueryRoot, SelectorEngine, SelectorError};
+use crate::dom::js;
 use crate::dom::matching::TextMatcher;
-use crate::dom::roles::role_of;
+use crate::dom::roles::{KNOWN_ROLES, implicit_tags, role_of};
 use crate::dom::secret::SecretScan;
+use crate::dom::tree::CssFilter;
 use crate::dom::visibility::is_hidden_for_accessibility;
 use crate::protocol::Selector;
 
@@ -24,9 +26,12 @@ impl SelectorEngine for AriaEngine {
     ) -> Result<Vec<Element>, SelectorError> {
         let matcher = TextMatcher::new(&selector.value, selector.exact);
         // A name that may carry a secret field's value never matches (see `secret`).
-        let scan = SecretScan::of(root);
-        Ok(root
-            .all_elements()
+        let walked = root.walk();
+        let scan = SecretScan::of_walked(&walked);
+        // One selector drops what cannot have a name before any attribute is read.
+        let candidates = CssFilter::new(&name_candidates_css());
+        Ok(walked
+            .matching(&candidates)
             .into_iter()
             .filter(can_have_name)
             // The name first: few elements match, and the hidden check walks all ancestors.
@@ -39,9 +44,27 @@ impl SelectorEngine for AriaEngine {
     }
 }
 
+/// A CSS selector for every element [`can_have_name`] may accept: a naming attribute, a `role`
+/// attribute, or an element name that has an implicit role.
+pub(crate) fn name_candidates_css() -> String {
+    let mut css = "[aria-label], [aria-labelledby], [title], [role]".to_owned();
+    let mut seen: Vec<&str> = Vec::new();
+    // `graphics-document` (an <svg>) is no role a selector may name, but it has a name.
+    for role in KNOWN_ROLES.iter().chain(&["graphics-document"]) {
+        for tag in implicit_tags(role) {
+            if !seen.contains(tag) {
+                seen.push(tag);
+                css.push_str(", ");
+                css.push_str(tag);
+            }
+        }
+    }
+    css
+}
+
 /// Elements whose name is prohibited or always empty are skipped (and never computed).
 pub(crate) fn can_have_name(element: &Element) -> bool {
-    if element.has_attribute("aria-label") || element.has_attribute("aria-labelledby") {
+    if js::has_attribute(element, "aria-label") || js::has_attribute(element, "aria-labelledby") {
         return true;
     }
     match role_of(element).as_deref() {
@@ -49,7 +72,7 @@ pub(crate) fn can_have_name(element: &Element) -> bool {
         | Some(
             "generic" | "none" | "presentation" | "paragraph" | "code" | "strong" | "emphasis"
             | "subscript" | "superscript" | "deletion" | "insertion" | "time" | "caption",
-        ) => element.has_attribute("title"),
+        ) => js::has_attribute(element, "title"),
         Some(_) => true,
     }
 }

@@ -5,8 +5,9 @@ use web_sys::Element;
 
 use super::{QueryRoot, SelectorEngine, SelectorError};
 use crate::dom::matching::TextMatcher;
-use crate::dom::roles::role_of;
+use crate::dom::roles::{role_candidates_css, role_of};
 use crate::dom::secret::SecretScan;
+use crate::dom::tree::CssFilter;
 use crate::dom::visibility::is_hidden_for_accessibility;
 use crate::protocol::Selector;
 
@@ -26,9 +27,13 @@ impl SelectorEngine for RoleEngine {
             .as_deref()
             .map(|name| TextMatcher::new(name, selector.exact));
         // A name that may carry a secret field's value never matches (see `secret`).
-        let scan = matcher.as_ref().map(|_| SecretScan::of(root));
-        Ok(root
-            .all_elements()
+        let walked = root.walk();
+        let scan = matcher.as_ref().map(|_| SecretScan::of_walked(&walked));
+        // Cheapest first: one selector drops what cannot have the role, then the exact role,
+        // then the name, then visibility (which walks the ancestors).
+        let candidates = CssFilter::new(&role_candidates_css(&wanted));
+        Ok(walked
+            .matching(&candidates)
             .into_iter()
             .filter(|element| role_of(element).is_some_and(|role| canonical(&role) == wanted))
             .filter(|element| match (&matcher, &scan) {

@@ -3,12 +3,13 @@
 //! hidden elements never match; a secret field's text (a textarea's, an editor's) counts as
 //! nothing.
 
+use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlSlotElement, Node};
 
 use super::{QueryRoot, SelectorEngine, SelectorError};
 use crate::dom::matching::TextMatcher;
 use crate::dom::secret::SecretScan;
-use crate::dom::tree::{as_element, as_tag, assigned_or_fallback, children, iframe_document};
+use crate::dom::tree::{assigned_or_fallback, can_host_shadow, children, iframe_document};
 use crate::dom::visibility::{is_rendered, is_visible};
 use crate::protocol::Selector;
 
@@ -22,14 +23,18 @@ impl SelectorEngine for TextEngine {
         root: &QueryRoot,
         selector: &Selector,
     ) -> Result<Vec<Element>, SelectorError> {
+        let walked = root.walk();
         let mut walk = Walk {
             root,
-            scan: SecretScan::of(root),
+            scan: SecretScan::of_walked(&walked),
+            // A page the walk found no shadow root or frame in (this query is synchronous, so
+            // none appears meanwhile) needs no shadow-root lookup per element.
+            may_have_shadow: walked.scopes.len() > 1,
             matcher: TextMatcher::new(&selector.value, selector.exact),
             out: Vec::new(),
         };
         if let Some(body) = root.document.body() {
-            walk.element_text(&body);
+            walk.element_text(&body, &body.local_name());
         }
         Ok(walk.out)
     }
@@ -39,21 +44,23 @@ struct Walk<'a> {
     root: &'a QueryRoot,
     /// Secret fields contribute no text and never match.
     scan: SecretScan,
+    /// Whether any element may host a shadow root.
+    may_have_shadow: bool,
     matcher: TextMatcher,
     out: Vec<Element>,
 }
 
 impl Walk<'_> {
-    /// The element's text; pushes it to `out` when it matches and no descendant did.
-    fn element_text(&mut self, element: &Element) -> String {
-        let tag = element.local_name();
-        if matches!(
-            tag.as_str(),
-            "script" | "style" | "noscript" | "template" | "head"
-        ) {
+    /// The element's text; pushes it to `out` when it matches and no descendant did. `tag` is
+    /// its local name, read once by the caller: every element of the page passes here, so each
+    /// call into the page counts.
+    fn element_text(&mut self, element: &Element, tag: &str) -> String {
+        if matches!(tag, "script" | "style" | "noscript" | "template" | "head") {
             return String::new();
         }
-        if !is_rendered(element) || self.scan.owner_of(element).is_some() {
+        // The walk starts at the top and never enters a secret field, so the field itself is
+        // the only thing to recognise.
+        if self.scan.is_secret_field(element) || !is_rendered(element) {
             return String::new();
         }
         let before = self.out.len();
@@ -74,16 +81,21 @@ impl Walk<'_> {
                 String::new()
             }
         } else {
-            if let Some(document) = iframe_document(element) {
-                if let Some(body) = document.body() {
-                    self.element_text(&body);
+            if tag == "iframe" {
+                if let Some(body) = iframe_document(element).and_then(|d| d.body()) {
+                    self.element_text(&body, &body.local_name());
                 }
             }
             let mut text = String::new();
-            for child in children(element.as_ref()) {
-                text.push_str(&self.node_text(&child));
+            let mut child = element.first_child();
+            while let Some(current) = child {
+                child = current.next_sibling();
+                text.push_str(&self.node_text(&current));
             }
-            if let Some(shadow) = self.root.shadow.shadow_root(element) {
+            let shadow = (self.may_have_shadow && can_host_shadow(tag))
+                .then(|| self.root.shadow.open(element))
+                .flatten();
+            if let Some(shadow) = shadow {
                 for child in children(shadow.as_ref()) {
                     text.push_str(&self.node_text(&child));
                 }
@@ -98,13 +110,16 @@ impl Walk<'_> {
     }
 
     fn node_text(&mut self, node: &Node) -> String {
-        if node.node_type() == Node::TEXT_NODE {
-            return node.text_content().unwrap_or_default();
+        match node.node_type() {
+            Node::TEXT_NODE => return node.text_content().unwrap_or_default(),
+            Node::ELEMENT_NODE => {}
+            _ => return String::new(),
         }
-        let Some(element) = as_element(node) else {
-            return String::new();
-        };
-        if let Some(slot) = as_tag::<HtmlSlotElement>(element, "slot") {
+        // An element of any realm (a same-origin frame's nodes fail `instanceof`).
+        let element: &Element = node.unchecked_ref();
+        let tag = element.local_name();
+        if tag == "slot" {
+            let slot: &HtmlSlotElement = element.unchecked_ref();
             // Assigned nodes are light-DOM children, counted with their host; only fallback
             // content belongs to the slot.
             let options = web_sys::AssignedNodesOptions::new();
@@ -117,6 +132,6 @@ impl Walk<'_> {
             }
             return text;
         }
-        self.element_text(element)
+        self.element_text(element, &tag)
     }
 }
