@@ -510,7 +510,7 @@ export async function startChat(core, banner) {
       const reply = await attemptAction(summary, action, { timeoutMs: options.timeout_ms, attempt });
       const step = JSON.parse(session.record_outcome(workflow_id, action_id, JSON.stringify(reply ?? null)));
       if (step.failure) report({ kind: 'failed', ...summary, error: step.failure });
-      else report({ kind: 'executed', ...summary, result: reply.result });
+      else report({ kind: 'executed', ...summary, result: 'result' in reply ? reply.result : undefined });
       if (step.next !== 'retry') break;
       attempt = step.attempt;
     }

@@ -93,8 +93,9 @@ export const Msg = Object.freeze(/** @type {const} */ ({
  * @typedef {{ type: 'withdraw_question', questionId: string }} WithdrawQuestionMsg
  * @typedef {{ type: 'show_questions' }} ShowQuestionsMsg
  * @typedef {{ type: 'pending_questions', tabId?: number }} PendingQuestionsMsg
- * @typedef {{ type: 'answer_question', questionId: string, fingerprint: string, answer: 'allow' | 'deny' }} AnswerQuestionMsg
- * @typedef {{ type: 'question_answered', questionId: string, answer: 'allow' | 'deny' }} QuestionAnsweredMsg
+ * @typedef {{ type: 'answer_question', questionId: string, fingerprint: string, answer: 'allow' | 'deny' | 'always_allow' }} AnswerQuestionMsg
+ * @typedef {{ type: 'question_answered', questionId: string, answer: 'allow' | 'deny' | 'timed_out' }} QuestionAnsweredMsg
+ * @typedef {{ type: 'question_due' }} QuestionDueMsg
  * @typedef {{ type: 'questions_changed' }} QuestionsChangedMsg
  * @typedef {{ type: 'stop_workflow', workflowId: string }} StopWorkflowMsg
  * @typedef {{ type: 'cancel_actions', workflowIds: string[] }} CancelActionsMsg
@@ -116,7 +117,7 @@ export const Msg = Object.freeze(/** @type {const} */ ({
 
 /**
  * Every message, tagged by `type`.
- * @typedef {ContentReadyMsg | TabStatusMsg | ChatEventMsg | UserDecisionMsg | AskUserMsg | WithdrawQuestionMsg | ShowQuestionsMsg | PendingQuestionsMsg | AnswerQuestionMsg | QuestionAnsweredMsg | QuestionsChangedMsg | StopWorkflowMsg | CancelActionsMsg | TabLogMsg | BindTargetMsg | TargetForMsg | RunActionMsg | ClaimActionMsg | ExecuteActionMsg | PageStateMsg | PingMsg | GrantSiteMsg | RemoveSiteMsg | HeldTextsSaveMsg | HeldTextsLoadMsg | ClearConversationsMsg | StatusChangedMsg} Message
+ * @typedef {ContentReadyMsg | TabStatusMsg | ChatEventMsg | UserDecisionMsg | AskUserMsg | WithdrawQuestionMsg | ShowQuestionsMsg | PendingQuestionsMsg | AnswerQuestionMsg | QuestionAnsweredMsg | QuestionDueMsg | QuestionsChangedMsg | StopWorkflowMsg | CancelActionsMsg | TabLogMsg | BindTargetMsg | TargetForMsg | RunActionMsg | ClaimActionMsg | ExecuteActionMsg | PageStateMsg | PingMsg | GrantSiteMsg | RemoveSiteMsg | HeldTextsSaveMsg | HeldTextsLoadMsg | ClearConversationsMsg | StatusChangedMsg} Message
  */
 
 /**
@@ -136,12 +137,13 @@ export const Msg = Object.freeze(/** @type {const} */ ({
  *   tab_status: { background?: { version: string | null, error: string | null }, tab?: any } & MaybeFailure,
  *   chat_event: OkReply,
  *   user_decision: OkReply,
- *   ask_user: { questionId?: string } & MaybeFailure,
+ *   ask_user: { questionId?: string, expiresAt?: number } & MaybeFailure,
  *   withdraw_question: OkReply,
  *   show_questions: OkReply,
  *   pending_questions: { questions?: Array<{ id: string, tabId: number, fingerprint: string, [field: string]: unknown }> } & MaybeFailure,
  *   answer_question: OkReply,
  *   question_answered: void,
+ *   question_due: OkReply,
  *   questions_changed: void,
  *   stop_workflow: OkReply,
  *   cancel_actions: OkReply,

@@ -79,6 +79,8 @@ export async function saveSetting(name, value) {
  * The settings as the Rust policy reads them (crate::policy::PolicySettings). A review also
  * passes `site` (the origin the action acts on) and `nowMs`: the approval rules of that site
  * apply, and only until they expire.
+ * @param {any} settings
+ * @param {{ site?: string, nowMs?: number }} [context]
  */
 export function policySettingsJson(settings, { site, nowMs } = {}) {
   const policy = { approval_mode: settings.approvalMode };
