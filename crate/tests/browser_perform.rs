@@ -203,13 +203,12 @@ async fn select_option_reviews_the_option_really_chosen() {
         answer["needs_approval"]["reasons"][0]["code"], "risky_click",
         "{answer}"
     );
+    // A list that shows no options: judged once it opens (here it never does: nothing chosen).
     let answer = perform(&choose("#size", "anything"), None, 500)
         .await
         .unwrap();
-    assert_eq!(
-        answer["needs_approval"]["reasons"][0]["code"], "option_unknown",
-        "{answer}"
-    );
+    assert!(answer.get("needs_approval").is_none(), "{answer}");
+    assert!(answer["error"].is_object(), "{answer}");
     let error = perform(&choose("#plan", "nope"), None, 500)
         .await
         .unwrap_err();

@@ -185,7 +185,7 @@ for (const name of browserNames()) {
       assert.deepEqual(await pressed(), [], 'nothing pressed');
     });
 
-    test('select_option is judged by the option really chosen; a list that hides its options asks, and a risky one found on opening is not chosen', async () => {
+    test('select_option is judged by the option really chosen; a risky option found only when the list opens is not chosen', async () => {
       const { say, outcome, pressed, chat, key } = await startOnAttacks(browser, server, `select-${name}`);
       const risky = [
         ['x1', /“Delete my account” looks like it will delete something/],
@@ -203,18 +203,14 @@ for (const name of browserNames()) {
       // A harmless option runs without a question.
       await say(++id, 'select_option', { selector: '#plan', option: 'm' });
       assert.equal((await outcome(id)).status, 'ok');
-      // The custom list shows no options until it opens: BAI asks; after Allow, the option
-      // found on opening is "Delete account", which the user never saw: not chosen.
+      // The custom list shows no options until it opens: the option is judged once it is open,
+      // right before it would be chosen. "Delete account", which the user never saw: not
+      // chosen (and no question that could not show it).
       await say(++id, 'select_option', { selector: '#size', option: 'x1' });
-      const unknown = await shownQuestion(chat, key(id));
-      assert.match(unknown.text, /cannot tell which option “x1” is/);
-      await answerQuestion(chat, 'allow', key(id));
       const refused = await outcome(id);
       assert.equal(refused.code, 'target_changed', JSON.stringify(refused));
-      // An unseen but harmless option, allowed, is chosen (no false failure).
+      // An unseen but harmless option is chosen without a question (no false failure).
       await say(++id, 'select_option', { selector: '#size', option: 's' });
-      await shownQuestion(chat, key(id));
-      await answerQuestion(chat, 'allow', key(id));
       assert.equal((await outcome(id)).status, 'ok');
       assert.deepEqual(await pressed(), ['plan:m', 'size:s']);
     });

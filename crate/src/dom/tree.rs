@@ -20,8 +20,10 @@ extern "C" {
 
     /// `chrome.dom`, the Chrome extension API that opens closed shadow roots.
     type ChromeDom;
-    #[wasm_bindgen(method, js_name = openOrClosedShadowRoot)]
-    fn open_or_closed(this: &ChromeDom, element: &Element) -> Option<ShadowRoot>;
+    /// Throws for an element that is not an `HTMLElement` (an SVG or MathML element): caught,
+    /// since an exception through wasm would end the whole action with no answer.
+    #[wasm_bindgen(method, catch, js_name = openOrClosedShadowRoot)]
+    fn open_or_closed(this: &ChromeDom, element: &Element) -> Result<Option<ShadowRoot>, JsValue>;
 
     /// A document that creates tree walkers (any realm).
     type WalkerSource;
@@ -91,7 +93,11 @@ impl ShadowAccess {
     /// [`Self::shadow_root`] without the element-name check: one call into the page.
     pub(crate) fn open(&self, element: &Element) -> Option<ShadowRoot> {
         match self {
-            Self::ChromeDom(dom) => dom.unchecked_ref::<ChromeDom>().open_or_closed(element),
+            Self::ChromeDom(dom) => dom
+                .unchecked_ref::<ChromeDom>()
+                .open_or_closed(element)
+                .ok()
+                .flatten(),
             Self::Firefox => element
                 .unchecked_ref::<ShadowHost>()
                 .open_or_closed_shadow_root(),

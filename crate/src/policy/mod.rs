@@ -144,7 +144,11 @@ pub struct TargetFacts {
     #[serde(default)]
     pub option_names: Vec<String>,
     /// For `select_option`: the page does not show which option will be chosen (a custom list
-    /// that renders its options only once opened). Unknown means ask.
+    /// that renders its options only once opened). Such an option is judged when the list has
+    /// opened, right before it is chosen: one that needs a question is not chosen
+    /// (`target_changed`, the list closed again), so the model's requested text is judged here
+    /// and the option itself there. Asking up front instead would put a question on every
+    /// react-select, MUI or Headless UI choice, and still not show the user the option.
     #[serde(default)]
     pub option_unknown: bool,
 }
@@ -233,12 +237,6 @@ pub enum AskReason {
         /// The rule, in words.
         rule: String,
     },
-    /// `select_option` on a list whose options the page does not show yet: BAI cannot tell
-    /// which option the model's choice is.
-    OptionUnknown {
-        /// What the model asked to choose.
-        option: String,
-    },
 }
 
 impl AskReason {
@@ -263,9 +261,6 @@ impl AskReason {
                 format!("BAI cannot tell what {element} does (no role, name, text or address)")
             }
             Self::Rule { rule } => format!("your rule “{rule}” says so"),
-            Self::OptionUnknown { option } => format!(
-                "the list does not show its options until it opens, so BAI cannot tell which option “{option}” is"
-            ),
         }
     }
 }
@@ -475,12 +470,6 @@ fn activation_reasons(target: &TargetFacts, option: &str, risky: &[String]) -> V
                 url: shorten(url, 80),
             });
         }
-    }
-    if target.option_unknown {
-        // Unknown means ask: the option may be anything.
-        reasons.push(AskReason::OptionUnknown {
-            option: shorten(option.trim(), 60),
-        });
     }
     if reasons.is_empty() && target.is_unknown() && option.trim().is_empty() {
         reasons.push(AskReason::UnknownActivation {
@@ -1166,8 +1155,16 @@ mod tests {
             codes(&choose("x2"), &select(&["Thirty"], false)),
             Vec::<String>::new()
         );
-        // The list does not show its options: unknown means ask, whatever the mode.
-        assert_eq!(codes(&choose("x3"), &select(&[], true)), ["option_unknown"]);
+        // The list does not show its options: the requested text is judged now, the option
+        // itself once the list opens (perform.rs `recheck_option` fails closed there).
+        assert_eq!(
+            codes(&choose("x3"), &select(&[], true)),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            codes(&choose("Delete everything"), &select(&[], true)),
+            ["risky_click"]
+        );
     }
 
     #[test]

@@ -318,8 +318,6 @@ pub(super) fn allow_waives(rule: &ApprovalRule, reason: &AskReason) -> bool {
         AskReason::PasswordField
         | AskReason::TargetUnchecked
         | AskReason::UnknownActivation { .. }
-        // An option nobody could see is unknown: no name rule can cover it.
-        | AskReason::OptionUnknown { .. }
         | AskReason::Rule { .. } => false,
         AskReason::RiskyClick { name, .. } => NamePattern::parse(&rule.name).matches(name),
         // Where a control goes is not what it is called: a rule for the name "Next" does not
