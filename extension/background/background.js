@@ -420,10 +420,16 @@ function watchScope(binding) {
   const opened = new Set();
   const left = [];
   const note = (tabId, url) => {
-    if (offOrigin(url, binding.origin) && !left.some((entry) => entry.url === url)) left.push({ tabId, url, newTab: tabId !== binding.tabId });
+    const newTab = tabId !== binding.tabId;
+    // A new tab counts once it shows a web address (not the browser's own new-tab page).
+    if (newTab && !/^https?:/i.test(url ?? '')) return;
+    if (offOrigin(url, binding.origin) && !left.some((entry) => entry.url === url)) left.push({ tabId, url, newTab });
   };
   const created = (tab) => {
-    if (tab.openerTabId !== binding.tabId) return;
+    // Every tab created while the action runs counts: openerTabId cannot tell (a target=_blank
+    // link opens its tab with no opener, and Chromium names the active tab as the opener of a
+    // window.open from a tab in the background). A tab the user opens on a web page in that
+    // moment makes the action fail too: failing is the safe side.
     opened.add(tab.id);
     note(tab.id, tab.pendingUrl);
     note(tab.id, tab.url);

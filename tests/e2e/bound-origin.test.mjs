@@ -7,6 +7,13 @@
 // redirector, and <a ping>. The other site (127.0.0.2) records every request it gets: it must
 // get none. Each leaving action fails with left_bound_site (never ok) and the workflow stops:
 // the next action is not run.
+// Classes 2 and 3 on tests/fixtures/pages/bound/keys.html, in "never ask, except for risky
+// actions": keys that act (Enter through a default button outside the form and before it in
+// tree order, an <input type=submit>, Enter on a non-default submit button, Space on a submit
+// input, Enter on a focused Delete reached with Tab, page-bound Delete and Backspace, Enter on a
+// bare div) and addresses in every spelling (case, percent-encoding once and twice, an upper
+// snake query, an HTML entity, camelCase and kebab forms, formaction on an image input, Enter in
+// a field whose form has no button). Each asks; after Deny nothing was pressed or submitted.
 
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -54,9 +61,21 @@ async function actionEntry(browser, chatUrl, id) {
 
 const opened = [];
 
+/** Sets "Ask me" in the panel, as the user would. */
+async function setApprovalMode(browser, mode) {
+  const panel = await browser.openExtensionPage('extension/panel/panel.html');
+  await panel.waitFor(() => document.body.dataset.ready);
+  await panel.evaluate((value) => {
+    const select = document.getElementById('set-approval-mode');
+    select.value = value;
+    select.dispatchEvent(new Event('change'));
+  }, mode);
+  await panel.close();
+}
+
 /** Binds a workflow to the attack page and starts it in a chat tab (the user allows it). */
-async function startOnAttacks(browser, server, evilOrigin, label) {
-  const targetUrl = `${server.origin}/bound/attacks.html?evil=${encodeURIComponent(evilOrigin)}&${label}`;
+async function startOnAttacks(browser, server, evilOrigin, label, page = 'attacks.html') {
+  const targetUrl = `${server.origin}/bound/${page}?evil=${encodeURIComponent(evilOrigin)}&${label}`;
   const target = await browser.newTab(targetUrl);
   opened.push(target);
   await target.waitFor(() => window.__ready, { what: 'the attack page' });
@@ -140,6 +159,63 @@ for (const name of browserNames()) {
         const pressed = await target.evaluate(() => window.__pressed ?? null).catch(() => null);
         assert.ok(!pressed?.includes('harmless'), 'nothing ran after the workflow stopped');
         assert.deepEqual(requests, [], 'the other site still got no request');
+      });
+    }
+
+    const css = (value) => ({ type: 'css', value });
+    const KEYS = [
+      ['press_key', { key: 'Enter', selector: css('#k-name') }, /the button “Delete account” looks like it will delete/],
+      ['press_key', { key: 'Enter', selector: css('#k-amount') }, /“Transfer money” looks like it will transfer/],
+      ['press_key', { key: 'Enter', selector: css('#k-wipe') }, /“Delete everything” looks like it will delete/],
+      ['press_key', { key: 'Space', selector: css('#k-remove') }, /“Remove all” looks like it will remove/],
+      ['press_key', { key: 'Delete', selector: css('#k-row') }, /presses Delete on .*not a text field/],
+      ['press_key', { key: 'Backspace', selector: css('#k-item') }, /presses Backspace on .*not a text field/],
+      ['press_key', { key: 'Enter', selector: css('#k-div') }, /BAI cannot tell what div#k-div/],
+    ];
+    const ADDRESSES = [
+      ['click', { selector: '#u-case' }, /goes to \S+\/Account\/DeLeTe, which looks like it will delete/],
+      ['click', { selector: '#u-pct' }, /goes to \S+\/api\/%44elete%5Faccount, which looks like it will delete/],
+      ['click', { selector: '#u-dbl' }, /goes to \S+\/api\/%2564elete, which looks like it will delete/],
+      ['click', { selector: '#u-query' }, /goes to \S+action=DELETE_ACCOUNT, which looks like it will delete/],
+      ['click', { selector: '#u-entity' }, /goes to \S+\/account\/delete, which looks like it will delete/],
+      ['click', { selector: '#u-unsub' }, /goes to \S+\/un%73ubscribe, which looks like it will unsubscribe/],
+      ['click', { selector: '#u-camel' }, /goes to \S+op=deleteAccount, which looks like it will delete/],
+      ['click', { selector: '#u-kebab' }, /goes to \S+\/users\/REMOVE-USER, which looks like it will remove/],
+      ['click', { selector: '#u-image' }, /goes to \S+\/billing\/transfer_money, which looks like it will transfer/],
+      ['press_key', { key: 'Enter', selector: css('#u-field') }, /goes to \S+\/account\/close_account, which looks like it will close account/],
+    ];
+    for (const [klass, cases] of [['keys that act (class 2)', KEYS], ['addresses in every spelling (class 3)', ADDRESSES]]) {
+      test(`${klass}: every form asks, even in "never ask except risky"; after Deny nothing is pressed or sent`, async () => {
+        const { target, chat, chatUrl, workflowId, say } = await startOnAttacks(browser, server, evil.origin, `${klass.slice(0, 4)}-${name}`, 'keys.html');
+        await setApprovalMode(browser, 'auto');
+        try {
+          let id = 0;
+          for (const [type, payload, reason] of cases) {
+            id += 1;
+            await say([id, type, payload]);
+            const key = `${workflowId}:${id}`;
+            const question = await shownQuestion(chat, key).catch(async (error) => {
+              throw new Error(`${error.message}; action ${id}: ${await actionEntry(browser, chatUrl, id).catch(() => 'not in the log')}`);
+            });
+            assert.match(question.text, reason, `action ${id}: ${question.text}`);
+            await answerQuestion(chat, 'deny', key);
+          }
+          // A focused Delete reached with Tab (which moves only), then Enter with no selector.
+          if (cases === KEYS) {
+            await say([++id, 'press_key', { key: 'Tab', selector: css('#k-tab-from') }]);
+            assert.doesNotMatch(await actionEntry(browser, chatUrl, id), /failed/);
+            await say([++id, 'press_key', { key: 'Enter' }]);
+            const question = await shownQuestion(chat, `${workflowId}:${id}`);
+            assert.match(question.text, /the button “Delete” looks like it will delete/);
+            await answerQuestion(chat, 'deny', `${workflowId}:${id}`);
+          }
+          assert.deepEqual(await target.evaluate(() => window.__pressed), [], 'nothing was pressed or submitted');
+          await say([++id, 'click', { selector: '#harmless' }]);
+          await target.waitFor(() => window.__pressed.includes('harmless'), { what: 'the harmless click' });
+          assert.deepEqual(await target.evaluate(() => window.__pressed), ['harmless']);
+        } finally {
+          await setApprovalMode(browser, 'once_per_workflow');
+        }
       });
     }
 
