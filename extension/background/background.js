@@ -324,6 +324,7 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approved, 
     await scopeRulesCleared;
     await installScopeRules(workflowId, binding);
     const scope = watchScope(binding);
+    const deliveredAt = Date.now();
     try {
       const reply = await deliverOnce({ workflowId, action, timeoutMs, approved, binding, refFloor, sentFrom, ledgerKey });
       if (reply === RETRY_DELIVERY) {
@@ -336,7 +337,8 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approved, 
         // the click reported back: give it that moment, then let what opened finish loading.
         await sleep(100);
         await scope.settle();
-        if (scope.left.length) return await leftBoundSite(workflowId, binding, scope.left);
+        const blocked = scope.left.length ? [] : await blockedByScope(workflowId, deliveredAt);
+        if (scope.left.length || blocked.length) return await leftBoundSite(workflowId, binding, [...scope.left, ...blocked]);
       }
       return reply;
     } finally {
@@ -363,6 +365,8 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approved, 
  * survive the worker, and the rules are removed when the worker starts). */
 const scopeRules = new Map();
 let nextScopeRuleId = 1;
+/** Which of them block (the others let the bound origin through). */
+const scopeBlockRules = new Set();
 
 const hostOf = (origin) => new URL(origin).hostname;
 
@@ -389,6 +393,7 @@ async function installScopeRules(workflowId, binding) {
   nextScopeRuleId += 4;
   const rules = scopeRulesFor(binding, firstId);
   await dnr.updateSessionRules({ addRules: rules });
+  for (const rule of rules) if (rule.action.type === 'block') scopeBlockRules.add(rule.id);
   scopeRules.set(workflowId, [...(scopeRules.get(workflowId) ?? []), ...rules.map((rule) => rule.id)]);
 }
 
@@ -408,6 +413,26 @@ async function removeAllScopeRules() {
   if (rules.length) await dnr.updateSessionRules({ removeRuleIds: rules.map((rule) => rule.id) });
 }
 const scopeRulesCleared = removeAllScopeRules().catch(() => {});
+
+/**
+ * Requests the scope rules of `workflowId` blocked since `since`. Firefox keeps showing the
+ * last address that was allowed when a later hop is blocked (a same-site redirector), so the
+ * addresses alone do not tell there; Chromium shows the blocked address, and rate-limits this
+ * call (a failed call counts as nothing blocked: the addresses decide).
+ */
+async function blockedByScope(workflowId, since) {
+  const ids = new Set(scopeRules.get(workflowId) ?? []);
+  if (!ids.size || !ext.declarativeNetRequest?.getMatchedRules) return [];
+  try {
+    const { rulesMatchedInfo } = await ext.declarativeNetRequest.getMatchedRules({ minTimeStamp: since });
+    return rulesMatchedInfo
+      .filter((info) => ids.has(info.rule.ruleId) && scopeBlockRules.has(info.rule.ruleId))
+      .map((info) => ({ tabId: info.tabId, url: 'another site (blocked)', newTab: false }));
+  } catch {
+    return [];
+  }
+}
+
 
 /** Whether an address a tab shows is off the bound origin (a new tab's first about:blank is not). */
 const offOrigin = (url, origin) => Boolean(url) && url !== 'about:blank' && originOf(url) !== origin;
@@ -434,7 +459,9 @@ function watchScope(binding) {
     note(tab.id, tab.pendingUrl);
     note(tab.id, tab.url);
   };
+  let boundLoaded = false;
   const updated = (tabId, change, tab) => {
+    if (tabId === binding.tabId && change.status === 'loading') boundLoaded = true;
     if (tabId !== binding.tabId && !opened.has(tabId)) return;
     note(tabId, change.url);
     if (tab?.pendingUrl) note(tabId, tab.pendingUrl);
@@ -452,6 +479,15 @@ function watchScope(binding) {
       for (const tabId of [binding.tabId, ...opened]) {
         const tab = await ext.tabs.get(tabId).catch(() => null);
         if (tab) note(tabId, tab.url);
+        // Firefox shows a blocked new tab as about:blank, and a blocked hop of the bound tab
+        // under the last address it allowed (a same-site redirector), as an error page where
+        // no content script runs: both count as having tried to leave.
+        if (tab && tabId !== binding.tabId && tab.url === 'about:blank') {
+          left.push({ tabId, url: 'another site (blocked)', newTab: true });
+        }
+      }
+      if (boundLoaded && !left.some((entry) => !entry.newTab) && !(await answersWithin(binding.tabId, 3000))) {
+        left.push({ tabId: binding.tabId, url: 'another site (blocked)', newTab: false });
       }
     },
     stop() {
@@ -497,6 +533,16 @@ async function deliverOnce({ workflowId, action, timeoutMs, approved, binding, r
       return { result: { action: action.type, effects: [{ kind: 'navigation_started', url: loaded.url }], url: loaded.url, note: 'the page navigated before the action reported back' } };
     }
     return failure('target_reloaded', 'The target page reloaded or navigated while the action ran; BAI did not repeat it. Check the page before going on.');
+  }
+}
+
+/** Whether the tab's content script answers within `ms` (a page just loaded starts it). */
+async function answersWithin(tabId, ms) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await contentScriptAnswers(tabId)) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(100);
   }
 }
 

@@ -149,9 +149,9 @@ for (const name of browserNames()) {
         await say(...lines);
         const last = lines.length;
         const entry = await actionEntry(browser, chatUrl, last);
+        assert.deepEqual(requests, [], 'the other site got no request');
         assert.match(entry, /failed.*left_bound_site/, `action ${last}: ${entry}`);
         for (let i = 1; i < last; i++) assert.doesNotMatch(await actionEntry(browser, chatUrl, i), /failed/);
-        assert.deepEqual(requests, [], 'the other site got no request');
         // The workflow stopped: the next action is not run.
         await say([last + 1, 'click', { selector: '#harmless' }]);
         const next = await actionEntry(browser, chatUrl, last + 1);
