@@ -365,7 +365,7 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approved, 
  * survive the worker, and the rules are removed when the worker starts). */
 const scopeRules = new Map();
 let nextScopeRuleId = 1;
-/** Which of them block (the others let the bound origin through). */
+/** Which of them block a navigation off the origin (the action then fails). */
 const scopeBlockRules = new Set();
 
 const hostOf = (origin) => new URL(origin).hostname;
@@ -376,30 +376,38 @@ function scopeRulesFor(binding, firstId) {
   const sameOrigin = `|${binding.origin}/`;
   const initiatorDomains = [hostOf(binding.origin)];
   const resourceTypes = ['main_frame'];
-  // In the bound tab, <a ping> and beacons the click sends go nowhere else either.
-  const tabTypes = ['main_frame', 'ping'];
+  // In the bound tab, <a ping> and beacons the click sends go nowhere else either (blocked
+  // quietly: a ping is no navigation, so it does not fail the action).
+  const ping = ['ping'];
   return [
-    { id: firstId, priority: 1, action: { type: 'block' }, condition: { tabIds: [binding.tabId], resourceTypes: tabTypes } },
-    { id: firstId + 1, priority: 2, action: { type: 'allow' }, condition: { tabIds: [binding.tabId], resourceTypes: tabTypes, urlFilter: sameOrigin } },
-    { id: firstId + 2, priority: 1, action: { type: 'block' }, condition: { initiatorDomains, resourceTypes } },
+    { id: firstId, priority: 1, action: { type: 'block' }, condition: { tabIds: [binding.tabId], resourceTypes }, leaves: true },
+    { id: firstId + 1, priority: 2, action: { type: 'allow' }, condition: { tabIds: [binding.tabId], resourceTypes, urlFilter: sameOrigin } },
+    { id: firstId + 2, priority: 1, action: { type: 'block' }, condition: { initiatorDomains, resourceTypes }, leaves: true },
     { id: firstId + 3, priority: 2, action: { type: 'allow' }, condition: { initiatorDomains, resourceTypes, urlFilter: sameOrigin } },
+    { id: firstId + 4, priority: 1, action: { type: 'block' }, condition: { tabIds: [binding.tabId], resourceTypes: ping } },
+    { id: firstId + 5, priority: 2, action: { type: 'allow' }, condition: { tabIds: [binding.tabId], resourceTypes: ping, urlFilter: sameOrigin } },
   ];
 }
+
+/** How many rules an action installs. */
+const SCOPE_RULE_COUNT = 6;
 
 async function installScopeRules(workflowId, binding) {
   const dnr = ext.declarativeNetRequest;
   if (!dnr?.updateSessionRules) return;
   const firstId = nextScopeRuleId;
-  nextScopeRuleId += 4;
-  const rules = scopeRulesFor(binding, firstId);
+  nextScopeRuleId += SCOPE_RULE_COUNT;
+  const marked = scopeRulesFor(binding, firstId);
+  const rules = marked.map(({ leaves, ...rule }) => rule);
   await dnr.updateSessionRules({ addRules: rules });
-  for (const rule of rules) if (rule.action.type === 'block') scopeBlockRules.add(rule.id);
+  for (const rule of marked) if (rule.leaves) scopeBlockRules.add(rule.id);
   scopeRules.set(workflowId, [...(scopeRules.get(workflowId) ?? []), ...rules.map((rule) => rule.id)]);
 }
 
 async function removeScopeRules(workflowId) {
   const ids = scopeRules.get(workflowId);
   scopeRules.delete(workflowId);
+  for (const id of ids ?? []) scopeBlockRules.delete(id);
   if (ids?.length) await ext.declarativeNetRequest.updateSessionRules({ removeRuleIds: ids }).catch(() => {});
 }
 
