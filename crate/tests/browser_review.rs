@@ -247,6 +247,47 @@ async fn enter_submits_through_a_default_button_outside_the_form() {
 }
 
 #[wasm_bindgen_test]
+async fn keys_are_judged_by_what_they_press_and_delete_outside_a_field_asks() {
+    let _f = Fixture::mount(
+        r#"<button type="submit" form="k1">Delete account</button>
+           <form id="k1" action="/ok"><input id="name" aria-label="Name"><button>Search</button></form>
+           <form action="/ok"><button id="save">Save draft</button><button id="wipe">Delete everything</button></form>
+           <form action="/ok"><input id="ok-field" aria-label="Title"><button id="wipe2">Delete everything</button></form>
+           <div role="row" tabindex="0" id="row" aria-label="Invoice 42">Invoice 42</div>
+           <input id="text" aria-label="Note" value="abc">"#,
+    )
+    .unwrap();
+    // The default button is the first submit button the form owns in tree order: here the
+    // one outside it and before it, not the "Search" inside.
+    assert_eq!(
+        review_auto(&press(Key::Enter, Some("#name"))).await,
+        ask("risky_click")
+    );
+    // Enter on a submit button presses that button, not the form's default one.
+    assert_eq!(
+        review_auto(&press(Key::Enter, Some("#wipe"))).await,
+        ask("risky_click")
+    );
+    assert_eq!(
+        review_auto(&press(Key::Enter, Some("#save"))).await,
+        allow()
+    );
+    // Delete and Backspace: page-bound outside a text field, editing inside one.
+    assert_eq!(
+        review_auto(&press(Key::Delete, Some("#row"))).await,
+        ask("page_bound_key")
+    );
+    assert_eq!(
+        review_auto(&press(Key::Backspace, Some("#row"))).await,
+        ask("page_bound_key")
+    );
+    assert_eq!(
+        review_auto(&press(Key::Backspace, Some("#text"))).await,
+        allow()
+    );
+}
+
+#[wasm_bindgen_test]
 async fn roles_and_verb_position_decide_and_unknown_means_ask() {
     let _f = Fixture::mount(
         r#"<label>Favourite book <select id="fav"><option>Dune</option><option>Emma</option></select></label>

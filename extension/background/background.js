@@ -353,34 +353,239 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approval, 
     const sentFrom = tab.url;
     // Stop pressed while this waited for the tab: nothing is delivered.
     if (await isStopped(workflowId)) return stoppedFailure();
+    // Every top-level request the action causes stays on the bound origin (see "The bound
+    // origin" below); what the tabs showed meanwhile decides whether it left.
+    await scopeRulesCleared;
+    await installScopeRules(workflowId, binding);
+    const scope = watchScope(binding);
+    const deliveredAt = Date.now();
     try {
-      const reply = await ext.tabs.sendMessage(binding.tabId, { type: Msg.EXECUTE_ACTION, workflowId, action, timeoutMs, approval: typeof approval === 'string' ? approval : undefined, expectOrigin: binding.origin, refFloor }, { frameId: 0 });
-      if (reply?.needs_approval) await releaseClaim(claim);
-      if (reply?.nextRef) await ext.storage.session.set({ [refKey(binding.tabId)]: Math.max(refFloor, reply.nextRef) });
-      // The action started loading another page: wait for it, so the next action meets the new
-      // page and not the one that is going away.
-      if (reply?.result?.effects?.some((effect) => effect.kind === 'navigation_started')) {
-        await whenNavigating(binding.tabId, 3000);
-        const loaded = await whenLoaded(binding.tabId, 15000).catch(() => null);
-        if (loaded?.url) reply.result.url = loaded.url;
-      }
-      return reply ?? failure('target_reloaded', 'The target page went away before answering; check the page before going on.');
-    } catch {
-      // A read-only action cut short by a navigation runs again on the new page.
-      if (READ_ONLY_ACTIONS.has(action.type) && delivery < 50) {
+      const reply = await deliverOnce({ workflowId, action, timeoutMs, approval, binding, refFloor, sentFrom, claim });
+      if (reply === RETRY_DELIVERY) {
+        if (delivery >= 50) return failure('target_reloaded', 'The target page kept navigating while the action ran; BAI stopped trying. Check the page before going on.');
         await sleep(100);
         continue;
       }
-      // A click on a link can take the page away before the click's own report comes back.
-      // When the tab is now loading or showing another address, that is what happened: say so.
-      // Either way the action is not sent again.
-      const now = await ext.tabs.get(binding.tabId).catch(() => null);
-      if (now && (now.status === 'loading' || now.url !== sentFrom)) {
-        const loaded = await whenLoaded(binding.tabId, 15000).catch(() => now);
-        return { result: { action: action.type, effects: [{ kind: 'navigation_started', url: loaded.url }], url: loaded.url, note: 'the page navigated before the action reported back' } };
+      if (!('needs_approval' in reply && reply.needs_approval) && !READ_ONLY_ACTIONS.has(action.type)) {
+        // A click handler's window.open or a target=_blank link opens its tab a moment after
+        // the click reported back: give it that moment, then let what opened finish loading.
+        await sleep(100);
+        await scope.settle();
+        const blocked = scope.left.length ? [] : await blockedByScope(workflowId, deliveredAt);
+        if (scope.left.length || blocked.length) return await leftBoundSite(workflowId, binding, [...scope.left, ...blocked]);
       }
-      return failure('target_reloaded', 'The target page reloaded or navigated while the action ran; BAI did not repeat it. Check the page before going on.');
+      return reply;
+    } finally {
+      scope.stop();
+      await removeScopeRules(workflowId);
     }
+  }
+}
+
+// ---- The bound origin, for every request an action causes -----------------------------------
+// While an action of a workflow is delivered and until what it started has loaded, session
+// rules of the browser's declarative request API keep every top-level request of the bound tab
+// on the bound origin (redirect hops included: each hop is a request of its own), and block a
+// top-level request to another site that the bound site starts in any tab (a target=_blank
+// link or form, window.open, a script in a tab it opened). The rules exist only while an
+// action is in flight: between actions the user's own clicks and address-bar navigations in
+// that tab (and in other tabs of the same site) are not touched. A watch records every address
+// the bound tab and the tabs it opened showed meanwhile; one off the origin makes the action
+// fail with `left_bound_site` (never ok) and stops the workflow.
+// Blocking needs the `declarativeNetRequest` permission: the variant "WithHostAccess" may only
+// act on requests to hosts BAI holds, and the whole point is requests to sites it does not.
+
+/** Rule ids of the actions in flight, per workflow (memory only: an action in flight does not
+ * survive the worker, and the rules are removed when the worker starts). */
+const scopeRules = new Map();
+let nextScopeRuleId = 1;
+/** Which of them block a navigation off the origin (the action then fails). */
+const scopeBlockRules = new Set();
+
+const hostOf = (origin) => new URL(origin).hostname;
+
+/** Session rules: the bound tab's top-level requests and the bound site's top-level requests in
+ * any tab stay on `origin` (an allow of higher priority lets the origin itself through). */
+function scopeRulesFor(binding, firstId) {
+  const sameOrigin = `|${binding.origin}/`;
+  const initiatorDomains = [hostOf(binding.origin)];
+  const resourceTypes = ['main_frame'];
+  // In the bound tab, <a ping> and beacons the click sends go nowhere else either (blocked
+  // quietly: a ping is no navigation, so it does not fail the action).
+  const ping = ['ping'];
+  return [
+    { id: firstId, priority: 1, action: { type: 'block' }, condition: { tabIds: [binding.tabId], resourceTypes }, leaves: true },
+    { id: firstId + 1, priority: 2, action: { type: 'allow' }, condition: { tabIds: [binding.tabId], resourceTypes, urlFilter: sameOrigin } },
+    { id: firstId + 2, priority: 1, action: { type: 'block' }, condition: { initiatorDomains, resourceTypes }, leaves: true },
+    { id: firstId + 3, priority: 2, action: { type: 'allow' }, condition: { initiatorDomains, resourceTypes, urlFilter: sameOrigin } },
+    { id: firstId + 4, priority: 1, action: { type: 'block' }, condition: { tabIds: [binding.tabId], resourceTypes: ping } },
+    { id: firstId + 5, priority: 2, action: { type: 'allow' }, condition: { tabIds: [binding.tabId], resourceTypes: ping, urlFilter: sameOrigin } },
+  ];
+}
+
+/** How many rules an action installs. */
+const SCOPE_RULE_COUNT = 6;
+
+async function installScopeRules(workflowId, binding) {
+  const dnr = ext.declarativeNetRequest;
+  if (!dnr?.updateSessionRules) return;
+  const firstId = nextScopeRuleId;
+  nextScopeRuleId += SCOPE_RULE_COUNT;
+  const marked = scopeRulesFor(binding, firstId);
+  const rules = marked.map(({ leaves, ...rule }) => rule);
+  await dnr.updateSessionRules({ addRules: rules });
+  for (const rule of marked) if (rule.leaves) scopeBlockRules.add(rule.id);
+  scopeRules.set(workflowId, [...(scopeRules.get(workflowId) ?? []), ...rules.map((rule) => rule.id)]);
+}
+
+async function removeScopeRules(workflowId) {
+  const ids = scopeRules.get(workflowId);
+  scopeRules.delete(workflowId);
+  for (const id of ids ?? []) scopeBlockRules.delete(id);
+  if (ids?.length) await ext.declarativeNetRequest.updateSessionRules({ removeRuleIds: ids }).catch(() => {});
+}
+
+/** Session rules outlive the worker; no action is in flight when it starts, so none is ours to
+ * keep. */
+async function removeAllScopeRules() {
+  const dnr = ext.declarativeNetRequest;
+  if (!dnr?.getSessionRules) return;
+  const rules = await dnr.getSessionRules();
+  nextScopeRuleId = Math.max(nextScopeRuleId, ...rules.map((rule) => rule.id + 1));
+  if (rules.length) await dnr.updateSessionRules({ removeRuleIds: rules.map((rule) => rule.id) });
+}
+const scopeRulesCleared = removeAllScopeRules().catch(() => {});
+
+/**
+ * Requests the scope rules of `workflowId` blocked since `since`. Firefox keeps showing the
+ * last address that was allowed when a later hop is blocked (a same-site redirector), so the
+ * addresses alone do not tell there; Chromium shows the blocked address, and rate-limits this
+ * call (a failed call counts as nothing blocked: the addresses decide).
+ */
+async function blockedByScope(workflowId, since) {
+  const ids = new Set(scopeRules.get(workflowId) ?? []);
+  if (!ids.size || !ext.declarativeNetRequest?.getMatchedRules) return [];
+  try {
+    const { rulesMatchedInfo } = await ext.declarativeNetRequest.getMatchedRules({ minTimeStamp: since });
+    return rulesMatchedInfo
+      .filter((info) => ids.has(info.rule.ruleId) && scopeBlockRules.has(info.rule.ruleId))
+      .map((info) => ({ tabId: info.tabId, url: 'another site (blocked)', newTab: false }));
+  } catch {
+    return [];
+  }
+}
+
+
+/** Whether an address a tab shows is off the bound origin (a new tab's first about:blank is not). */
+const offOrigin = (url, origin) => Boolean(url) && url !== 'about:blank' && originOf(url) !== origin;
+
+/**
+ * Watches the bound tab and the tabs it opens while an action is in flight: every address they
+ * show (a blocked navigation shows its address too), and the tabs opened.
+ */
+function watchScope(binding) {
+  const opened = new Set();
+  const left = [];
+  const note = (tabId, url) => {
+    const newTab = tabId !== binding.tabId;
+    // A new tab counts once it shows a web address (not the browser's own new-tab page).
+    if (newTab && !/^https?:/i.test(url ?? '')) return;
+    if (offOrigin(url, binding.origin) && !left.some((entry) => entry.url === url)) left.push({ tabId, url, newTab });
+  };
+  const created = (tab) => {
+    // Every tab created while the action runs counts: openerTabId cannot tell (a target=_blank
+    // link opens its tab with no opener, and Chromium names the active tab as the opener of a
+    // window.open from a tab in the background). A tab the user opens on a web page in that
+    // moment makes the action fail too: failing is the safe side.
+    opened.add(tab.id);
+    note(tab.id, tab.pendingUrl);
+    note(tab.id, tab.url);
+  };
+  let boundLoaded = false;
+  const updated = (tabId, change, tab) => {
+    if (tabId === binding.tabId && change.status === 'loading') boundLoaded = true;
+    if (tabId !== binding.tabId && !opened.has(tabId)) return;
+    note(tabId, change.url);
+    if (tab?.pendingUrl) note(tabId, tab.pendingUrl);
+  };
+  ext.tabs.onCreated.addListener(created);
+  ext.tabs.onUpdated.addListener(updated);
+  return {
+    opened,
+    left,
+    /** Lets the tabs opened finish their first navigation, then looks at every tab once more. */
+    async settle() {
+      for (const tabId of opened) {
+        await whenLoaded(tabId, 5000).catch(() => null);
+      }
+      for (const tabId of [binding.tabId, ...opened]) {
+        const tab = await ext.tabs.get(tabId).catch(() => null);
+        if (tab) note(tabId, tab.url);
+        // Firefox shows a blocked new tab as about:blank, and a blocked hop of the bound tab
+        // under the last address it allowed (a same-site redirector), as an error page where
+        // no content script runs: both count as having tried to leave.
+        if (tab && tabId !== binding.tabId && tab.url === 'about:blank') {
+          left.push({ tabId, url: 'another site (blocked)', newTab: true });
+        }
+      }
+      if (boundLoaded && !left.some((entry) => !entry.newTab) && !(await answersWithin(binding.tabId, 3000))) {
+        left.push({ tabId: binding.tabId, url: 'another site (blocked)', newTab: false });
+      }
+    },
+    stop() {
+      ext.tabs.onCreated.removeListener(created);
+      ext.tabs.onUpdated.removeListener(updated);
+    },
+  };
+}
+
+/** The failure of an action that took a tab off the bound origin; the workflow stops. */
+async function leftBoundSite(workflowId, binding, left) {
+  await ext.storage.session.set({ [stoppedKey(workflowId)]: Date.now() });
+  const where = left.map((entry) => `${originOf(entry.url) ?? entry.url}${entry.newTab ? ' (in a new tab)' : ''}`).join(', ');
+  return failure('left_bound_site', `The action led off this workflow's site ${binding.origin} to ${where}; BAI blocked what it could and stopped the workflow. Check the page before going on.`);
+}
+
+/** Marks a delivery a navigation cut short that may be made again (read-only actions only). */
+const RETRY_DELIVERY = Symbol('retry delivery');
+
+/** Sends the action once and waits for what it started loading. */
+async function deliverOnce({ workflowId, action, timeoutMs, approval, binding, refFloor, sentFrom, claim }) {
+  try {
+    const reply = await ext.tabs.sendMessage(binding.tabId, { type: Msg.EXECUTE_ACTION, workflowId, action, timeoutMs, approval: typeof approval === 'string' ? approval : undefined, expectOrigin: binding.origin, refFloor }, { frameId: 0 });
+    // Nothing ran: the user is asked, and the approved delivery claims again.
+    if (reply?.needs_approval) await releaseClaim(claim);
+    if (reply?.nextRef) await ext.storage.session.set({ [refKey(binding.tabId)]: Math.max(refFloor, reply.nextRef) });
+    // The action started loading another page: wait for it, so the next action meets the new
+    // page and not the one that is going away.
+    if (reply?.result?.effects?.some((effect) => effect.kind === 'navigation_started')) {
+      await whenNavigating(binding.tabId, 3000);
+      const loaded = await whenLoaded(binding.tabId, 15000).catch(() => null);
+      if (loaded?.url) reply.result.url = loaded.url;
+    }
+    return reply ?? failure('target_reloaded', 'The target page went away before answering; check the page before going on.');
+  } catch {
+    // A read-only action cut short by a navigation runs again on the new page.
+    if (READ_ONLY_ACTIONS.has(action.type)) return RETRY_DELIVERY;
+    // A click on a link can take the page away before the click's own report comes back.
+    // When the tab is now loading or showing another address, that is what happened: say so.
+    // Either way the action is not sent again.
+    const now = await ext.tabs.get(binding.tabId).catch(() => null);
+    if (now && (now.status === 'loading' || now.url !== sentFrom)) {
+      const loaded = await whenLoaded(binding.tabId, 15000).catch(() => now);
+      return { result: { action: action.type, effects: [{ kind: 'navigation_started', url: loaded.url }], url: loaded.url, note: 'the page navigated before the action reported back' } };
+    }
+    return failure('target_reloaded', 'The target page reloaded or navigated while the action ran; BAI did not repeat it. Check the page before going on.');
+  }
+}
+
+/** Whether the tab's content script answers within `ms` (a page just loaded starts it). */
+async function answersWithin(tabId, ms) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await contentScriptAnswers(tabId)) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(100);
   }
 }
 
@@ -662,6 +867,7 @@ const stoppedFailure = () => failure('stopped', 'You pressed Stop; BAI did not a
 
 async function stopWorkflow({ workflowId }) {
   await ext.storage.session.set({ [stoppedKey(workflowId)]: Date.now() });
+  await removeScopeRules(workflowId);
   const binding = await targetFor(workflowId);
   if (binding) await ext.tabs.sendMessage(binding.tabId, { type: Msg.CANCEL_ACTIONS, workflowIds: [workflowId] }, { frameId: 0 }).catch(() => {});
   await withdrawQuestions((q) => q.workflowId === workflowId);

@@ -106,6 +106,10 @@ fn acted_on(action: &Action, element: Element) -> Element {
             let Some(target) = super::action::activation_target(*key, &element) else {
                 return element;
             };
+            // Enter or Space on a button presses that very button, not the form's default one.
+            if target == element {
+                return target;
+            }
             // Enter in a field: the form's default button is the first submit button among the
             // form's elements (which include buttons outside it that name it with `form=`).
             if target.local_name() == "form" || is_submit_button(&target) {

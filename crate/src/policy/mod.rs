@@ -153,6 +153,9 @@ pub struct TargetFacts {
     pub option_unknown: bool,
 }
 
+/// Roles of elements whose text Delete and Backspace edit.
+const TEXT_ROLES: &[&str] = &["textbox", "searchbox", "combobox", "spinbutton"];
+
 /// Roles whose own name says what they hold, not what they do: opening a combobox named
 /// "Favourite book" books nothing. Their names count only at the verb position.
 const FIELD_ROLES: &[&str] = &[
@@ -180,6 +183,12 @@ impl TargetFacts {
         self.submits_form
             || self.destination.is_some()
             || !FIELD_ROLES.contains(&self.role.as_str())
+    }
+
+    /// Whether Delete and Backspace edit text in it (a text field, by its role, or a password
+    /// field); anywhere else only the page's key handlers give them a meaning.
+    fn edits_text(&self) -> bool {
+        self.is_password || TEXT_ROLES.contains(&self.role.as_str())
     }
 
     /// Whether nothing tells what activating it does: no role, name, text, address, form, or
@@ -237,6 +246,14 @@ pub enum AskReason {
         /// The rule, in words.
         rule: String,
     },
+    /// Delete or Backspace pressed where they edit no text: only the page's own key handlers
+    /// give them a meaning there, and pages bind them to deleting a row, a message, a file.
+    PageBoundKey {
+        /// The key.
+        key: String,
+        /// The element that gets it, described.
+        element: String,
+    },
 }
 
 impl AskReason {
@@ -261,6 +278,9 @@ impl AskReason {
                 format!("BAI cannot tell what {element} does (no role, name, text or address)")
             }
             Self::Rule { rule } => format!("your rule “{rule}” says so"),
+            Self::PageBoundKey { key, element } => format!(
+                "it presses {key} on {element}, which is not a text field: only the page decides what that does, and pages use it to delete things"
+            ),
         }
     }
 }
@@ -311,6 +331,8 @@ enum Touch {
     Activates,
     /// It types into its target (`input_text`).
     Types,
+    /// Delete or Backspace: edits in a text field, anything the page binds elsewhere.
+    DeletesOrBound,
     /// It changes what is shown without activating anything (`scroll`, `hover`, other keys,
     /// `navigate`).
     Moves,
@@ -327,6 +349,10 @@ fn touch_of(action: &Action) -> Touch {
             key: Key::Enter | Key::Space,
             ..
         } => Touch::Activates,
+        Action::PressKey {
+            key: Key::Delete | Key::Backspace,
+            ..
+        } => Touch::DeletesOrBound,
         Action::InputText { .. } => Touch::Types,
         Action::Wait { .. }
         | Action::Observe { .. }
@@ -410,8 +436,18 @@ fn builtin_reasons(
         (Touch::Types, Some(target)) if target.is_password => {
             reasons.push(AskReason::PasswordField);
         }
+        (Touch::DeletesOrBound, Some(target)) if !target.edits_text() => {
+            let key = match action {
+                Action::PressKey { key, .. } => key.as_str(),
+                _ => "a key",
+            };
+            reasons.push(AskReason::PageBoundKey {
+                key: key.to_owned(),
+                element: shorten(&target.description, 60),
+            });
+        }
         // Fail closed: an element the review could not see might be the risky one.
-        (Touch::Activates | Touch::Types, None) => {
+        (Touch::Activates | Touch::Types | Touch::DeletesOrBound, None) => {
             reasons.push(AskReason::TargetUnchecked);
         }
         _ => {}
@@ -838,6 +874,71 @@ mod tests {
         facts: TargetFacts,
         option: &'static str,
         expected: &'static [&'static str],
+    }
+
+    #[test]
+    fn delete_and_backspace_outside_a_text_field_ask_even_in_auto_mode() {
+        use crate::protocol::action::Key;
+        let settings = PolicySettings {
+            approval_mode: ApprovalMode::Auto,
+            ..Default::default()
+        };
+        let press = |key| Action::PressKey {
+            key,
+            selector: Some(Selector::css("#x")),
+        };
+        // Pages bind these keys to deleting what is selected or focused: a row, a message, a
+        // list item, the page itself (body).
+        for key in [Key::Delete, Key::Backspace] {
+            for target in [
+                facts("row", "Invoice 42"),
+                facts("listitem", "Draft from Ann"),
+                facts("", ""),
+                facts("generic", "Inbox"),
+                facts("gridcell", "12 March"),
+                facts("button", "Open"),
+            ] {
+                let verdict = review(&settings, &press(key), Some(&target));
+                let Verdict::Ask { reasons } = verdict else {
+                    panic!("{key:?} on {target:?} must ask");
+                };
+                assert!(
+                    matches!(&reasons[..], [AskReason::PageBoundKey { key: k, .. }] if k == key.as_str()),
+                    "{reasons:?}"
+                );
+                assert!(reasons[0].message().contains("not a text field"));
+            }
+            // Where they edit text, they run: text fields, search boxes, comboboxes, spin
+            // buttons, password fields.
+            for target in [
+                facts("textbox", "Note"),
+                facts("searchbox", "Search"),
+                facts("combobox", "City"),
+                facts("spinbutton", "Amount"),
+                TargetFacts {
+                    is_password: true,
+                    ..facts("", "Password")
+                },
+            ] {
+                assert_eq!(
+                    review(&settings, &press(key), Some(&target)),
+                    Verdict::Allow,
+                    "{target:?}"
+                );
+            }
+            // Not found in time: fail closed.
+            assert!(matches!(
+                review(&settings, &press(key), None),
+                Verdict::Ask { reasons } if reasons == [AskReason::TargetUnchecked]
+            ));
+        }
+        // Other keys that only move stay unasked in auto mode.
+        for key in [Key::Escape, Key::ArrowDown, Key::Tab, Key::Home] {
+            assert_eq!(
+                review(&settings, &press(key), Some(&facts("row", "Invoice 42"))),
+                Verdict::Allow
+            );
+        }
     }
 
     fn facts(role: &str, name: &str) -> TargetFacts {

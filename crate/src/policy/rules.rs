@@ -318,6 +318,9 @@ pub(super) fn allow_waives(rule: &ApprovalRule, reason: &AskReason) -> bool {
         AskReason::PasswordField
         | AskReason::TargetUnchecked
         | AskReason::UnknownActivation { .. }
+        // A key only the page gives a meaning to: what it does is unknown, as for an unknown
+        // activation.
+        | AskReason::PageBoundKey { .. }
         | AskReason::Rule { .. } => false,
         AskReason::RiskyClick { name, .. } => NamePattern::parse(&rule.name).matches(name),
         // Where a control goes is not what it is called: a rule for the name "Next" does not

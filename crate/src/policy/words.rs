@@ -108,6 +108,17 @@ fn is_invisible(c: char) -> bool {
 /// case changes inside a word (`deleteAccount` -> `delete account`, `HTMLDelete` -> `html
 /// delete`). Percent escapes are decoded first.
 pub fn words(text: &str) -> Vec<String> {
+    split_words(text, true)
+}
+
+/// The words of `text`, lowercased, split only at what is not a letter or digit and between
+/// letters and digits: letter case says nothing here, so `DeLeTe` and `DELETEaccount` stay
+/// one word each (`delete`, `deleteaccount`), which splitting at case changes would break.
+fn uncased_words(text: &str) -> Vec<String> {
+    split_words(text, false)
+}
+
+fn split_words(text: &str, at_case_changes: bool) -> Vec<String> {
     let decoded = percent_decode(text);
     let chars: Vec<char> = decoded.chars().filter(|c| !is_invisible(*c)).collect();
     let mut out = Vec::new();
@@ -123,10 +134,11 @@ pub fn words(text: &str) -> Vec<String> {
         let next = chars.get(i + 1).copied();
         let boundary = match previous {
             Some(p) if p.is_alphanumeric() => {
-                (p.is_lowercase() && c.is_uppercase())
-                    || (p.is_uppercase()
-                        && c.is_uppercase()
-                        && next.is_some_and(char::is_lowercase))
+                (at_case_changes
+                    && ((p.is_lowercase() && c.is_uppercase())
+                        || (p.is_uppercase()
+                            && c.is_uppercase()
+                            && next.is_some_and(char::is_lowercase))))
                     || (p.is_alphabetic() != c.is_alphabetic())
             }
             _ => false,
@@ -166,9 +178,18 @@ fn token_is(token: &str, word: &str, endings: &[&str]) -> bool {
 }
 
 /// The first of `risky` found in `text` at `position`, ignoring case, encoding and how words
-/// are joined.
+/// are joined. The text is read twice: split at case changes (`deleteAccount`) and not
+/// (`DeLeTe`, where the case changes are only there to break the word).
 pub fn find_risky<'w>(text: &str, risky: &'w [String], position: Position) -> Option<&'w str> {
-    let tokens = words(text);
+    find_in_tokens(&words(text), risky, position)
+        .or_else(|| find_in_tokens(&uncased_words(text), risky, position))
+}
+
+fn find_in_tokens<'w>(
+    tokens: &[String],
+    risky: &'w [String],
+    position: Position,
+) -> Option<&'w str> {
     risky.iter().map(String::as_str).find(|word| {
         let phrase = words(word);
         let Some((last, head)) = phrase.split_last() else {
@@ -206,6 +227,45 @@ mod tests {
 
     fn list(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    #[test]
+    fn letter_case_games_do_not_hide_a_word() {
+        let risky = list(&["delete", "remove", "transfer", "unsubscribe"]);
+        for text in [
+            "/Account/DeLeTe",
+            "/api/dElEtE",
+            "/DELETEaccount",
+            "/x/ReMoVe_User",
+            "/TrAnSfEr-money",
+            "/UnSubScribe",
+            "DeLeTe",
+        ] {
+            assert!(
+                find_risky(text, &risky, Position::Address).is_some(),
+                "{text}"
+            );
+            assert!(
+                find_risky(text, &risky, Position::Anywhere).is_some(),
+                "{text}"
+            );
+        }
+        // Ordinary camelCase and names stay as they were: no new false friends.
+        for text in [
+            "/api/getDeletedCount2",
+            "Removable media",
+            "/TransferWise/about",
+        ] {
+            let _ = find_risky(text, &risky, Position::Address);
+        }
+        assert_eq!(
+            find_risky("/Account/Details", &risky, Position::Address),
+            None
+        );
+        assert_eq!(
+            find_risky("/SendGrid/Remotes", &risky, Position::Address),
+            None
+        );
     }
 
     #[test]

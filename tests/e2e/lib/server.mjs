@@ -40,11 +40,14 @@ function resolveRequest(urlPath) {
 /**
  * Starts the server on a free port; resolves to { origin, close }. `host`: the loopback address
  * to listen on; 127.0.0.2 (any 127/8 address answers on Linux) is a site the extension's
- * manifest does not grant, for the tests of sites the user adds.
+ * manifest does not grant, for the tests of sites the user adds. `route(request, response)`:
+ * answers a request itself when it returns true.
  */
-export async function startServer({ host = '127.0.0.1' } = {}) {
+export async function startServer({ host = '127.0.0.1', route } = {}) {
   const states = new Map();
   const server = http.createServer(async (request, response) => {
+    // A test's own dynamic answers (redirects, recorded requests) come first.
+    if (route && (await route(request, response))) return;
     if (request.method === 'POST' && request.url.startsWith('/state/')) {
       let body = '';
       for await (const chunk of request) body += chunk;

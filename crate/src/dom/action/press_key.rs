@@ -359,11 +359,19 @@ pub fn activation_target(key: Key, target: &Element) -> Option<Element> {
             Some(target.clone())
         }
         Key::Enter if is_single_line_field(target) => {
+            // The default button is the first submit button the form owns in tree order
+            // (`form.elements`: buttons outside it that name it with `form=` included), the
+            // one implicit submission clicks; without one, the form itself.
             let form = as_element(&js::get(target, "form"))?.clone();
-            let button = form
-                .query_selector("button:not([type]), button[type=submit], input[type=submit], input[type=image]")
-                .ok()
-                .flatten();
+            let elements = js::get(&form, "elements");
+            let length = js::get(&elements, "length").as_f64().unwrap_or(0.0) as u32;
+            let button = (0..length.min(10_000))
+                .filter_map(|i| as_element(&js::get(&elements, &i.to_string())).cloned())
+                .find(|element| match element.local_name().as_str() {
+                    "button" => matches!(input_type(element).as_str(), "" | "submit"),
+                    "input" => matches!(input_type(element).as_str(), "submit" | "image"),
+                    _ => false,
+                });
             Some(button.unwrap_or(form))
         }
         Key::Space => {
