@@ -11,9 +11,11 @@
 use js_sys::{Object, Reflect};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use web_sys::{Element, Event, EventInit, HtmlSelectElement, InputEvent, InputEventInit};
+use web_sys::{Element, HtmlSelectElement, InputEvent, InputEventInit};
 
-use super::{Target, check_actionable, find, focus, retry, script_error, scroll_into_view};
+use super::{
+    Target, check_actionable, dispatch_plain, find, focus, retry, script_error, scroll_into_view,
+};
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
 use crate::dom::js;
@@ -295,16 +297,6 @@ pub(super) fn dispatch_input(element: &Element, text: &str) -> Result<(), Action
     }
     let event =
         InputEvent::new_with_event_init_dict("input", &init).map_err(|e| script_error(&e))?;
-    element
-        .dispatch_event(&event)
-        .map_err(|e| script_error(&e))?;
-    Ok(())
-}
-
-pub(super) fn dispatch_plain(element: &Element, kind: &str) -> Result<(), ActionError> {
-    let init = EventInit::new();
-    init.set_bubbles(true);
-    let event = Event::new_with_event_init_dict(kind, &init).map_err(|e| script_error(&e))?;
     element
         .dispatch_event(&event)
         .map_err(|e| script_error(&e))?;

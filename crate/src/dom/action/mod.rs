@@ -343,6 +343,20 @@ pub(crate) fn focus(element: &Element) {
     super::focus::move_focus(element);
 }
 
+/// Fires a plain bubbling `kind` event (`input`, `change`) at `element`, as the browser does
+/// after a user's edit or choice. Shared by the field actions (here, so that `input_text` and
+/// `select_option`, which use each other's native paths, do not depend on each other).
+pub(crate) fn dispatch_plain(element: &Element, kind: &str) -> Result<(), ActionError> {
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    let event =
+        web_sys::Event::new_with_event_init_dict(kind, &init).map_err(|e| script_error(&e))?;
+    element
+        .dispatch_event(&event)
+        .map_err(|e| script_error(&e))?;
+    Ok(())
+}
+
 /// Converts a thrown JS value into a script error.
 pub(crate) fn script_error(err: &wasm_bindgen::JsValue) -> ActionError {
     ActionError::Script {

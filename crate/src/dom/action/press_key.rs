@@ -29,7 +29,8 @@ use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element, InputEvent, InputEventInit, KeyboardEvent, KeyboardEventInit};
 
 use super::click::{Watch, is_focusable};
-use super::input_text::{dispatch_plain, set_native_value};
+use super::dispatch_plain;
+use super::input_text::set_native_value;
 use super::{Target, check_actionable, find, focus, retry, script_error, scroll_into_view};
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;

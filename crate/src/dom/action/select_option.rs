@@ -36,8 +36,7 @@ use web_sys::{Element, HtmlOptionElement, HtmlSelectElement, KeyboardEvent, Keyb
 
 use super::Target as ActionTarget;
 use super::click::click_found;
-use super::input_text::dispatch_plain;
-use super::{check_actionable, find, focus, retry, scroll_into_view};
+use super::{check_actionable, dispatch_plain, find, focus, retry, scroll_into_view};
 use crate::dom::accname::accessible_name_with;
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
