@@ -4,6 +4,7 @@
 #[cfg(feature = "bench")]
 mod bench;
 mod chat_session;
+mod line_marks;
 pub mod held_text;
 pub mod perform;
 
