@@ -8,7 +8,7 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::JsValue;
 
 use crate::chat::TranscriptReader;
-use crate::chat::text::locate_offset;
+use crate::chat::text::locate_offsets;
 use crate::protocol::marks::LineMarks;
 
 fn set(object: &Object, key: &str, value: &JsValue) {
@@ -29,13 +29,25 @@ fn to_js<T: serde::Serialize>(value: &T) -> JsValue {
 pub(super) fn line_marks(reader: &TranscriptReader, marks: &LineMarks) -> JsValue {
     let profile = reader.profile();
     let drawn = Array::new();
-    for mark in marks.marks() {
-        let Some((element, role)) = reader.element(mark.message_index) else {
+    let all = marks.marks();
+    // One walk per message for all of its marks.
+    let mut located = Vec::with_capacity(all.len());
+    for group in all.chunk_by(|a, b| a.message_index == b.message_index) {
+        let Some(first) = group.first() else {
             continue;
         };
-        let Some((node, node_offset)) = locate_offset(element, profile, role, mark.offset) else {
+        let Some((element, role)) = reader.element(first.message_index) else {
             continue;
         };
+        let offsets: Vec<usize> = group.iter().map(|mark| mark.offset).collect();
+        let places = locate_offsets(element, profile, role, &offsets);
+        for (mark, place) in group.iter().zip(places) {
+            if let Some(place) = place {
+                located.push((mark, element, place));
+            }
+        }
+    }
+    for (mark, element, (node, node_offset)) in located {
         let object = Object::new();
         set(
             &object,

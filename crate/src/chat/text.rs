@@ -111,16 +111,17 @@ pub fn read_message(element: &Element, profile: &SiteProfile, role: Role) -> Mes
     }
 }
 
-/// Where byte `offset` of the text [`read_message`] gives for `element` is on the page: the text
-/// node holding it and the offset in that node (in UTF-16 units, as DOM ranges count), or the
-/// code block element for a block's opening fence (which the page draws as the block's top).
-/// The same walk as the reading, so the two cannot disagree about what text is where.
-pub fn locate_offset(
+/// Where bytes `offsets` of the text [`read_message`] gives for `element` are on the page: for
+/// each, the text node holding it and the offset in that node (in UTF-16 units, as DOM ranges
+/// count), or the code block element for a block's opening fence (which the page draws as the
+/// block's top). The same walk as the reading (once for all offsets), so the two cannot disagree
+/// about what text is where.
+pub fn locate_offsets(
     element: &Element,
     profile: &SiteProfile,
     role: Role,
-    offset: usize,
-) -> Option<(Node, u32)> {
+    offsets: &[usize],
+) -> Vec<Option<(Node, u32)>> {
     let body = profile.body_of(element, role);
     let mut writer = TextWriter::new(profile, role == Role::User, true);
     writer.children(&body);
@@ -130,30 +131,39 @@ pub fn locate_offset(
     } else {
         writer.out.len() - writer.out.trim_start_matches('\n').len()
     };
-    let target = offset + leading;
-    let (start, node) = writer
-        .positions
+    offsets
         .iter()
-        .rev()
-        .find(|(start, _)| *start <= target)?;
-    let within = target - start;
-    let units = match node.node_type() {
-        Node::TEXT_NODE | Node::CDATA_SECTION_NODE => {
-            let value = node.node_value().unwrap_or_default();
-            let mut bytes = 0;
-            let mut units = 0;
-            for c in value.chars() {
-                if bytes >= within {
-                    break;
-                }
-                bytes += c.len_utf8();
-                units += c.len_utf16();
-            }
-            u32::try_from(units).unwrap_or(0)
+        .map(|offset| {
+            let target = offset + leading;
+            let (start, node) = writer
+                .positions
+                .iter()
+                .rev()
+                .find(|(start, _)| *start <= target)?;
+            Some((node.clone(), utf16_units(node, target - start)))
+        })
+        .collect()
+}
+
+/// UTF-16 units in the first `bytes` bytes of a text node's value (0 for an element).
+fn utf16_units(node: &Node, bytes: usize) -> u32 {
+    if !matches!(
+        node.node_type(),
+        Node::TEXT_NODE | Node::CDATA_SECTION_NODE
+    ) {
+        return 0;
+    }
+    let value = node.node_value().unwrap_or_default();
+    let mut seen = 0;
+    let mut units = 0;
+    for c in value.chars() {
+        if seen >= bytes {
+            break;
         }
-        _ => 0,
-    };
-    Some((node.clone(), units))
+        seen += c.len_utf8();
+        units += c.len_utf16();
+    }
+    u32::try_from(units).unwrap_or(0)
 }
 
 /// Accumulates lines while walking a subtree.
