@@ -16,7 +16,7 @@ import { ext } from '../shared/browser.js';
 const FOLD_ATTRIBUTE = 'data-bai-folded';
 const FOLD_STYLE_ID = 'bai-fold-style';
 /** One line of the prompt stays visible (the toggle sits beside it). */
-const FOLD_CSS = `[${FOLD_ATTRIBUTE}] { max-height: 1.9em !important; overflow: hidden !important; }`;
+const FOLD_CSS = `[${FOLD_ATTRIBUTE}] { max-height: 2.6em !important; overflow: hidden !important; }`;
 
 const GLYPHS = { ran: '✓', refused: '✗', waiting: '⏳', queued: '…', running: '…', ignored: '–' };
 const WORDS = { ran: 'ran', refused: 'refused', waiting: 'waiting for you', queued: 'queued', running: 'running', ignored: 'ignored' };
@@ -52,8 +52,32 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+const OVERFLOWS = /auto|scroll|hidden|clip/;
+
+/**
+ * The part of the viewport where `element`'s content can be seen: the viewport cut by every
+ * scrolling (or clipping) ancestor, so a line scrolled out of the site's message list gets no
+ * mark drawn over the rest of the page. `memo` keeps each ancestor's answer for one draw.
+ */
+function visibleBox(element, memo) {
+  const parent = element.parentElement;
+  if (!parent || parent === document.body || parent === document.documentElement) {
+    return { top: 0, left: 0, bottom: innerHeight, right: innerWidth };
+  }
+  const known = memo.get(parent);
+  if (known) return known;
+  let box = visibleBox(parent, memo);
+  const style = getComputedStyle(parent);
+  if (OVERFLOWS.test(style.overflowY) || OVERFLOWS.test(style.overflowX)) {
+    const r = parent.getBoundingClientRect();
+    box = { top: Math.max(box.top, r.top), left: Math.max(box.left, r.left), bottom: Math.min(box.bottom, r.bottom), right: Math.min(box.right, r.right) };
+  }
+  memo.set(parent, box);
+  return box;
+}
+
 /** Where a mark's line is on screen now (viewport pixels), or null when it is not shown. */
-function lineRect(mark) {
+function lineRect(mark, memo) {
   const { node, node_offset: offset, element } = mark;
   if (!node?.isConnected || !element?.isConnected) return null;
   let rect;
@@ -70,6 +94,8 @@ function lineRect(mark) {
   // A line the message clips (a folded prompt) is not shown: no mark for it either.
   const box = element.getBoundingClientRect();
   if (rect.top >= box.bottom - 1 || rect.bottom <= box.top) return null;
+  const view = visibleBox(element, memo);
+  if (rect.top < view.top - 1 || rect.top + Math.min(rect.height, 18) > view.bottom + 1) return null;
   return { top: rect.top, left: Math.min(rect.left, box.left), height: rect.height };
 }
 
@@ -133,7 +159,8 @@ export class LineMarksLayer {
   }
 
   draw() {
-    this.drawFolds();
+    const memo = new Map();
+    this.drawFolds(memo);
     const seen = new Set();
     for (const mark of this.state.marks) {
       seen.add(mark.key);
@@ -155,7 +182,7 @@ export class LineMarksLayer {
         node.replaceChildren(GLYPHS[mark.status] ?? '?', tip);
       }
       node.dataset.messageIndex = String(mark.message_index);
-      const at = lineRect(mark);
+      const at = lineRect(mark, memo);
       node.hidden = !at;
       if (at) node.style.transform = `translate(${Math.max(2, at.left - 24)}px, ${at.top + Math.max(0, (at.height - 18) / 2)}px)`;
     }
@@ -167,7 +194,7 @@ export class LineMarksLayer {
     }
   }
 
-  drawFolds() {
+  drawFolds(memo) {
     const style = document.getElementById(FOLD_STYLE_ID);
     if (this.state.prompts.length && !style) {
       const rule = el('style', { id: FOLD_STYLE_ID });
@@ -199,9 +226,12 @@ export class LineMarksLayer {
       button.textContent = folded ? 'BAI protocol prompt (folded) — show ▾' : 'Fold the BAI protocol prompt ▴';
       button.setAttribute('aria-expanded', String(!folded));
       button.dataset.messageIndex = String(index);
+      // At the top right of the prompt's first line, while that line is in view.
       const box = element.isConnected ? element.getBoundingClientRect() : null;
-      button.hidden = !box || box.height === 0;
-      if (box) button.style.transform = `translate(${Math.max(2, box.right - 260)}px, ${Math.max(0, box.top - 20)}px)`;
+      const view = box && visibleBox(element, memo);
+      const inView = box && view && box.height > 0 && box.top >= view.top - 1 && box.top + 20 <= view.bottom;
+      button.hidden = !inView;
+      if (inView) button.style.transform = `translate(${Math.max(2, box.right - button.offsetWidth - 8)}px, ${box.top + 4}px)`;
     }
     for (const [index, button] of this.folds) {
       if (!seen.has(index)) {
@@ -233,12 +263,20 @@ export class LineMarksLayer {
         message_bottom: message?.bottom ?? null,
       };
     });
-    const prompts = this.state.prompts.map(({ message_index: index, element }) => ({
-      message_index: index,
-      folded: element.hasAttribute(FOLD_ATTRIBUTE),
-      height: element.getBoundingClientRect().height,
-      toggle: this.folds.get(index)?.textContent ?? null,
-    }));
-    return { enabled: this.enabled, marks, prompts, layers: document.querySelectorAll('bai-line-marks').length };
+    const prompts = this.state.prompts.map(({ message_index: index, element }) => {
+      const toggle = this.folds.get(index);
+      const box = toggle && !toggle.hidden ? toggle.getBoundingClientRect() : null;
+      return {
+        message_index: index,
+        folded: element.hasAttribute(FOLD_ATTRIBUTE),
+        height: element.getBoundingClientRect().height,
+        toggle: toggle?.textContent ?? null,
+        toggle_center: box ? { x: box.left + box.width / 2, y: box.top + box.height / 2 } : null,
+      };
+    });
+    // Layers of ours: elements of this name directly under <html> (one named so inside the
+    // page's markup is not one).
+    const layers = [...document.documentElement.children].filter((child) => child.localName === 'bai-line-marks').length;
+    return { enabled: this.enabled, marks, prompts, layers };
   }
 }

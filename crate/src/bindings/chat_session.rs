@@ -429,8 +429,7 @@ impl ChatSession {
         settings_json: &str,
     ) -> Result<String, JsError> {
         let start = self.engine.begin_action(workflow_id, action_id.into());
-        self.marks
-            .note_start(workflow_id, action_id.into(), &start);
+        self.marks.note_start(workflow_id, action_id.into(), &start);
         if start != ActionStart::Run {
             return to_json(&start);
         }

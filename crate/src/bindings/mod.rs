@@ -4,8 +4,8 @@
 #[cfg(feature = "bench")]
 mod bench;
 mod chat_session;
-mod line_marks;
 pub mod held_text;
+mod line_marks;
 pub mod perform;
 
 use wasm_bindgen::prelude::*;

@@ -147,10 +147,7 @@ pub fn locate_offsets(
 
 /// UTF-16 units in the first `bytes` bytes of a text node's value (0 for an element).
 fn utf16_units(node: &Node, bytes: usize) -> u32 {
-    if !matches!(
-        node.node_type(),
-        Node::TEXT_NODE | Node::CDATA_SECTION_NODE
-    ) {
+    if !matches!(node.node_type(), Node::TEXT_NODE | Node::CDATA_SECTION_NODE) {
         return 0;
     }
     let value = node.node_value().unwrap_or_default();

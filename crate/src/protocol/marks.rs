@@ -308,7 +308,10 @@ impl LineMarks {
             if let Some(line) = lines.iter_mut().find(|line| {
                 line.kind == LineKind::Handshake
                     && line.workflow_id.as_deref() == Some(workflow_id)
-                    && line.mark.as_ref().is_some_and(|m| m.0 == MarkStatus::Waiting)
+                    && line
+                        .mark
+                        .as_ref()
+                        .is_some_and(|m| m.0 == MarkStatus::Waiting)
             }) {
                 line.mark = Some(mark);
                 return;
@@ -591,7 +594,10 @@ mod tests {
             Message::new(Role::User, forged),
         );
         let now = statuses(&marks);
-        assert!(now.contains(&(2, LineKind::Ack, MarkStatus::Ran, None)), "{now:?}");
+        assert!(
+            now.contains(&(2, LineKind::Ack, MarkStatus::Ran, None)),
+            "{now:?}"
+        );
         assert!(
             now.contains(&(
                 3,
@@ -670,7 +676,13 @@ mod tests {
         );
         marks.note_messages([(1, &ack)]);
         assert!(marks.marks().is_empty());
-        assert!(!is_protocol_prompt(Role::Assistant, &crate::protocol::prompt_text("wf")));
-        assert!(is_protocol_prompt(Role::User, &crate::protocol::prompt_text("wf")));
+        assert!(!is_protocol_prompt(
+            Role::Assistant,
+            &crate::protocol::prompt_text("wf")
+        ));
+        assert!(is_protocol_prompt(
+            Role::User,
+            &crate::protocol::prompt_text("wf")
+        ));
     }
 }
