@@ -12,6 +12,7 @@
 // or when the setting is off; the attribute is not one the reader watches or reads.
 
 import { ext } from '../shared/browser.js';
+import { Msg } from '../shared/messages.js';
 
 const FOLD_ATTRIBUTE = 'data-bai-folded';
 const FOLD_STYLE_ID = 'bai-fold-style';
@@ -129,7 +130,7 @@ export class LineMarksLayer {
     // The extension's own pages (the panel, tests) may ask what is drawn; pages cannot send
     // extension messages.
     ext.runtime.onMessage.addListener((message, _sender, sendResponse) => {
-      if (message?.type !== 'line_marks') return false;
+      if (message?.type !== Msg.LINE_MARKS) return false;
       sendResponse(this.snapshot());
       return false;
     });
@@ -259,6 +260,9 @@ export class LineMarksLayer {
         // The mark's middle against its message's box, so a test can tell which message it is
         // beside.
         mark_y: shown ? shown.top + shown.height / 2 : null,
+        mark_x: shown ? shown.left + shown.width / 2 : null,
+        // The reason shows on hover or keyboard focus.
+        tip_shown: Boolean(node && getComputedStyle(node.querySelector('.tip') ?? node).display === 'block'),
         message_top: message?.top ?? null,
         message_bottom: message?.bottom ?? null,
       };

@@ -47,6 +47,19 @@ async function drawnUntil(extPage, url, check, what, timeout = 15000) {
   }
 }
 
+/** The mouse moves to viewport point (x, y) of `tab`. */
+async function hoverAt(tab, x, y) {
+  if (tab.page) {
+    await tab.toFront();
+    await tab.page.mouse.move(x, y);
+    return;
+  }
+  await tab.focus();
+  await tab.browser.session.command('POST', '/actions', {
+    actions: [{ type: 'pointer', id: 'mouse', parameters: { pointerType: 'mouse' }, actions: [{ type: 'pointerMove', x: Math.round(x), y: Math.round(y), origin: 'viewport' }] }],
+  });
+}
+
 /** A real click at viewport point (x, y) of `tab` (the fold toggle is in a closed shadow root). */
 async function clickAt(tab, x, y) {
   if (tab.page) {
@@ -180,7 +193,13 @@ for (const name of browserNames()) {
       const list = await tab.evaluate(() => { const r = document.getElementById('main').getBoundingClientRect(); return { top: r.top, bottom: r.bottom }; });
       for (const mark of snap.marks.filter((m) => m.shown)) assert.ok(mark.mark_y > list.top && mark.mark_y < list.bottom, `mark ${mark.key} drawn inside the message list`);
       assert.ok(snap.marks.some((m) => !m.shown && m.message_top > list.bottom), 'lines below the list\'s fold get no mark');
+      // The refused click's reason on hover.
+      const refusedMark = inMessage(snap, 4)[0];
+      assert.ok(refusedMark.shown && !refusedMark.tip_shown, 'the reason is hidden until hovered');
+      await hoverAt(tab, refusedMark.mark_x, refusedMark.mark_y);
+      snap = await drawnUntil(extPage, url, (s) => inMessage(s, 4)[0]?.tip_shown, 'the reason shown on hover');
       await tab.screenshot('marks-transcript');
+      await hoverAt(tab, 1, list.bottom - 5);
 
       // Marks do not change what the reader reads: the page's text is the same with them off.
       const withMarks = await tab.evaluate(() => document.getElementById('thread').textContent);
