@@ -79,7 +79,7 @@ export async function startChat(core, banner) {
   }
 
   // Status marks beside the BAI lines and the folded prompt (drawn from what the core says).
-  const marksLayer = LineMarksLayer.mount(() => session.line_marks());
+  const marksLayer = LineMarksLayer.mount(() => session);
   lineMarks = marksLayer;
   marksLayer.setEnabled(settings.lineMarks !== false);
 

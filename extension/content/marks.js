@@ -101,17 +101,20 @@ function lineRect(mark, memo) {
 }
 
 export class LineMarksLayer {
-  /** @param {() => any} readMarks the core's ChatSession.line_marks() (anchors as of now) */
-  static mount(readMarks) {
+  /** @param {() => import('../pkg/bai.js').ChatSession} currentSession the chat session now (a
+   *   conversation switch replaces it) */
+  static mount(currentSession) {
     const host = document.createElement('bai-line-marks');
     document.documentElement.append(host);
-    return new LineMarksLayer(host, host.attachShadow({ mode: 'closed' }), readMarks);
+    return new LineMarksLayer(host, host.attachShadow({ mode: 'closed' }), currentSession);
   }
 
-  constructor(host, root, readMarks) {
+  constructor(host, root, currentSession) {
     this.host = host;
     this.root = root;
-    this.readMarks = readMarks;
+    this.currentSession = currentSession;
+    /** The session and its marks' revision last read. */
+    this.read = { session: null, revision: -1 };
     this.enabled = true;
     this.state = { marks: [], prompts: [] };
     /** Prompts the user unfolded, by message index. */
@@ -142,20 +145,41 @@ export class LineMarksLayer {
     this.refresh();
   }
 
-  /** Reads the marks again (after a poll: the statuses or the page changed) and draws them. */
+  /** After a poll or an action step: reads the marks again when the core says they changed or
+   * a line's place on the page was replaced (a re-render), and draws them where they are now. */
   refresh() {
-    this.state = this.enabled ? this.readMarks() : { marks: [], prompts: [] };
+    // `bai:marks` in the page's performance timeline: what reading and drawing the marks costs
+    // (scripts/bench and the README's numbers read it, like `bai:poll`).
+    const started = performance.now();
+    this.update();
+    performance.measure('bai:marks', { start: started, end: performance.now(), detail: { marks: this.state.marks.length } });
+  }
+
+  update() {
+    if (!this.enabled) {
+      this.state = { marks: [], prompts: [] };
+      this.read = { session: null, revision: -1 };
+    } else {
+      const session = this.currentSession();
+      const revision = session.line_marks_revision();
+      if (session !== this.read.session || revision !== this.read.revision || this.stale()) {
+        this.state = session.line_marks();
+        this.read = { session, revision };
+      }
+    }
     this.draw();
+  }
+
+  /** A mark's line or a prompt's element the page replaced since the last read. */
+  stale() {
+    return this.state.marks.some((m) => !m.node?.isConnected || !m.element?.isConnected) || this.state.prompts.some((p) => !p.element?.isConnected);
   }
 
   schedule() {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
-      // An anchor the page replaced since the last read: read again.
-      const stale = this.state.marks.some((m) => !m.node?.isConnected) || this.state.prompts.some((p) => !p.element?.isConnected);
-      if (stale) this.refresh();
-      else this.draw();
+      this.refresh();
     });
   }
 

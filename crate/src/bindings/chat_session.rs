@@ -347,6 +347,15 @@ impl ChatSession {
         self.marks.note_question(workflow_id, action_id.into());
     }
 
+    /// Changes whenever [`ChatSession::line_marks`] may answer something else (the glue only
+    /// moves the marks it has while this stays the same and their lines are still on the page).
+    pub fn line_marks_revision(&self) -> f64 {
+        // Revisions stay far below 2^53.
+        #[allow(clippy::cast_precision_loss, reason = "small counts")]
+        let revision = self.marks.revision() as f64;
+        revision
+    }
+
     /// The status marks to draw beside the BAI lines, and the pasted protocol prompts to fold
     /// (see [`super::line_marks`]).
     pub fn line_marks(&self) -> JsValue {

@@ -90,7 +90,7 @@ pub struct LineMark {
 }
 
 /// A record line found in a message.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Line {
     offset: usize,
     kind: LineKind,
@@ -109,6 +109,9 @@ pub struct LineMarks {
     issued: Vec<String>,
     /// User messages that are the pasted protocol prompt.
     prompts: Vec<usize>,
+    /// Changes whenever a mark, a line or a prompt does: the host re-reads the marks (and
+    /// finds their lines on the page again) only then, and otherwise only moves them.
+    revision: u64,
 }
 
 /// Whether a user message's text is the protocol prompt the user pasted (BAI's own prompt, with
@@ -233,10 +236,22 @@ impl LineMarks {
                 line.mark = Some((MarkStatus::Ran, None, "posted by BAI".to_owned()));
             }
         }
-        self.prompts.retain(|&i| i != index);
-        if is_protocol_prompt(message.role, text) {
-            self.prompts.push(index);
+        let was_prompt = self.prompts.contains(&index);
+        let is_prompt = is_protocol_prompt(message.role, text);
+        if was_prompt != is_prompt {
+            self.prompts.retain(|&i| i != index);
+            if is_prompt {
+                self.prompts.push(index);
+            }
+            self.revision += 1;
         }
+        let before = self.messages.get(&index);
+        if before.is_some_and(|(role, old)| *role == message.role && *old == lines)
+            || (before.is_none() && lines.is_empty())
+        {
+            return;
+        }
+        self.revision += 1;
         if lines.is_empty() {
             self.messages.remove(&index);
         } else {
@@ -244,10 +259,19 @@ impl LineMarks {
         }
     }
 
+    /// Changes whenever what [`LineMarks::marks`] or [`LineMarks::prompts`] answer may have.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
     /// The transcript is now `len` messages long: lines of messages gone are forgotten.
     pub fn truncate(&mut self, len: usize) {
+        let before = (self.messages.len(), self.prompts.len());
         self.messages.retain(|&index, _| index < len);
         self.prompts.retain(|&index| index < len);
+        if before != (self.messages.len(), self.prompts.len()) {
+            self.revision += 1;
+        }
     }
 
     /// A line the extension is about to post (its ACK or a result line): when it shows up in a
@@ -273,6 +297,7 @@ impl LineMarks {
                             None,
                             "waiting for you to allow or refuse this workflow".to_owned(),
                         ));
+                        self.revision += 1;
                     }
                 }
                 Decision::Ack { line, .. } => self.note_issued(line),
@@ -314,6 +339,7 @@ impl LineMarks {
                         .is_some_and(|m| m.0 == MarkStatus::Waiting)
             }) {
                 line.mark = Some(mark);
+                self.revision += 1;
                 return;
             }
         }
@@ -444,6 +470,7 @@ impl LineMarks {
                     })
             }) {
                 line.mark = Some((status, code.map(str::to_owned), message.to_owned()));
+                self.revision += 1;
                 return;
             }
         }
@@ -493,6 +520,7 @@ impl LineMarks {
         };
         if let Some(line) = by_text.or_else(handshake).and_then(|at| lines.get_mut(at)) {
             line.mark = Some(mark);
+            self.revision += 1;
         }
     }
 }
@@ -658,8 +686,16 @@ mod tests {
 
         // A re-render with the same text keeps every mark; an edited line loses its own.
         let again = all[4].clone();
+        let revision = marks.revision();
         marks.note_messages([(4, &again)]);
         assert_eq!(in_message(&marks), now);
+        assert_eq!(marks.revision(), revision, "nothing to draw again");
+        marks.note_question("wf-1", 3);
+        assert_eq!(
+            marks.revision(),
+            revision,
+            "no line for action 3: nothing changed"
+        );
         assert_eq!(marks.marks().len(), examples + 1 + 2 + 3);
     }
 
