@@ -81,6 +81,17 @@ function visibleBox(element, memo) {
 function lineRect(mark, memo) {
   const { node, node_offset: offset, element } = mark;
   if (!node?.isConnected || !element?.isConnected) return null;
+  // One look at the message first: a message out of view has no line in view (most of a long
+  // conversation, skipped without measuring its lines).
+  const messages = memo.messages ?? (memo.messages = new Map());
+  let message = messages.get(element);
+  if (!message) {
+    const box = element.getBoundingClientRect();
+    const view = visibleBox(element, memo);
+    message = { box, out: box.bottom < view.top || box.top > view.bottom || box.height === 0 };
+    messages.set(element, message);
+  }
+  if (message.out) return null;
   let rect;
   if (node.nodeType === Node.TEXT_NODE) {
     const range = document.createRange();
@@ -93,7 +104,7 @@ function lineRect(mark, memo) {
   }
   if (!rect || (rect.width === 0 && rect.height === 0)) return null;
   // A line the message clips (a folded prompt) is not shown: no mark for it either.
-  const box = element.getBoundingClientRect();
+  const { box } = message;
   if (rect.top >= box.bottom - 1 || rect.bottom <= box.top) return null;
   const view = visibleBox(element, memo);
   if (rect.top < view.top - 1 || rect.top + Math.min(rect.height, 18) > view.bottom + 1) return null;
@@ -145,42 +156,51 @@ export class LineMarksLayer {
     this.refresh();
   }
 
-  /** After a poll or an action step: reads the marks again when the core says they changed or
-   * a line's place on the page was replaced (a re-render), and draws them where they are now. */
+  /** After a poll, an action step, a scroll or a resize: the marks are drawn once, in the next
+   * frame (where the page lays itself out anyway), never more than once a frame, and not at all
+   * in a tab nobody sees. */
   refresh() {
-    // `bai:marks` in the page's performance timeline: what reading and drawing the marks costs
-    // (scripts/bench and the README's numbers read it, like `bai:poll`).
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.drawNow();
+    });
+  }
+
+  schedule() {
+    this.refresh();
+  }
+
+  /** Reads (when needed) and draws now. `bai:marks` in the page's performance timeline says
+   * what that costs (read like `bai:poll`). */
+  drawNow() {
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
     const started = performance.now();
     this.update();
+    this.draw();
     performance.measure('bai:marks', { start: started, end: performance.now(), detail: { marks: this.state.marks.length } });
   }
 
+  /** Reads the marks again when the core says they changed or a line's place on the page was
+   * replaced (a re-render). */
   update() {
     if (!this.enabled) {
       this.state = { marks: [], prompts: [] };
       this.read = { session: null, revision: -1 };
-    } else {
-      const session = this.currentSession();
-      const revision = session.line_marks_revision();
-      if (session !== this.read.session || revision !== this.read.revision || this.stale()) {
-        this.state = session.line_marks();
-        this.read = { session, revision };
-      }
+      return;
     }
-    this.draw();
+    const session = this.currentSession();
+    const revision = session.line_marks_revision();
+    if (session !== this.read.session || revision !== this.read.revision || this.stale()) {
+      this.state = session.line_marks();
+      this.read = { session, revision };
+    }
   }
 
   /** A mark's line or a prompt's element the page replaced since the last read. */
   stale() {
     return this.state.marks.some((m) => !m.node?.isConnected || !m.element?.isConnected) || this.state.prompts.some((p) => !p.element?.isConnected);
-  }
-
-  schedule() {
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0;
-      this.refresh();
-    });
   }
 
   draw() {
@@ -243,7 +263,7 @@ export class LineMarksLayer {
           if (!event.isTrusted) return;
           if (this.unfolded.has(index)) this.unfolded.delete(index);
           else this.unfolded.add(index);
-          this.draw();
+          this.drawNow();
         });
         this.layer.append(button);
         this.folds.set(index, button);
@@ -266,8 +286,10 @@ export class LineMarksLayer {
     }
   }
 
-  /** What is drawn now, as the user sees it (for the extension's own pages and tests). */
+  /** What is drawn now, as the user sees it (for the extension's own pages and tests). A tab in
+   * the background draws nothing until it is seen: it draws first. */
   snapshot() {
+    this.drawNow();
     const marks = this.state.marks.map((mark) => {
       const node = this.drawn.get(mark.key);
       const shown = node && !node.hidden ? node.getBoundingClientRect() : null;
