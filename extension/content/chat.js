@@ -8,6 +8,7 @@ import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, conversationPartKey, loadConversationParts, loadSettings, policySettingsJson } from '../shared/settings.js';
 import { executeHere, pageState } from './executor.js';
+import { LineMarksLayer } from './marks.js';
 
 /** Persisted per conversation: the origin and path identify it (ChatGPT: /c/<id>). */
 function conversationKey() {
@@ -49,8 +50,10 @@ export async function startChat(core, banner) {
     ext.storage.local.set({ [REFS_KEY]: next }).catch(() => {});
   };
   let settings = await loadSettings();
+  /** @type {LineMarksLayer | null} */
+  let lineMarks = null;
   ext.storage.onChanged.addListener((changes, area) => {
-    if (area === 'local' && changes[SETTINGS_KEY]) loadSettings().then((fresh) => { settings = fresh; });
+    if (area === 'local' && changes[SETTINGS_KEY]) loadSettings().then((fresh) => { settings = fresh; lineMarks?.setEnabled(settings.lineMarks !== false); });
     // The saved state was deleted (the user cleared saved conversations): the next save writes
     // all of it again, not only what changed.
     if (area === 'local' && changes[key] && changes[key].newValue === undefined) session?.forget_written();
@@ -74,6 +77,11 @@ export async function startChat(core, banner) {
     banner.setError(`BAI could not read this chat: ${error?.message ?? error}`);
     return;
   }
+
+  // Status marks beside the BAI lines and the folded prompt (drawn from what the core says).
+  const marksLayer = LineMarksLayer.mount(() => session);
+  lineMarks = marksLayer;
+  marksLayer.setEnabled(settings.lineMarks !== false);
 
   const pendingHandshakes = new Map();
   let actionChain = Promise.resolve();
@@ -173,7 +181,9 @@ export async function startChat(core, banner) {
     // The poll's actions have run: the engine ends what a failure skips for workflows without
     // result lines (with them, that lasts until the message's result).
     actionChain = queue(() => session.actions_settled());
+    marksLayer.refresh();
     await actionChain;
+    marksLayer.refresh();
     banner.setRunning(unfinishedWorkflows().some((w) => w.state === 'active'));
     // Visible progress markers: how many polls finished (with their actions) and how many
     // actions ran on this page since it loaded. The panel and the tests read them.
@@ -307,6 +317,7 @@ export async function startChat(core, banner) {
     const decisions = JSON.parse(answer === 'allow' ? session.approve(workflowId, freshNonce()) : session.deny(workflowId));
     await persist();
     report({ kind: answer === 'allow' ? 'approved' : 'denied', workflow_id: workflowId, by });
+    marksLayer.refresh();
     for (const decision of decisions) handle(decision);
   }
 
@@ -433,6 +444,8 @@ export async function startChat(core, banner) {
   /** Asks whether one action may run (risky clicks, passwords, "ask before each action"). */
   async function askAboutAction(summary, reasons) {
     report({ kind: 'action_needs_approval', ...summary, reasons });
+    session.note_question(summary.workflow_id, summary.action_id);
+    marksLayer.refresh();
     const answer = await askUser({
       kind: 'action',
       workflowId: summary.workflow_id,
@@ -488,6 +501,7 @@ export async function startChat(core, banner) {
     if (detail) summary.detail = detail;
     if (options.reason) summary.reason = options.reason;
     const start = JSON.parse(session.begin_action(workflow_id, action_id, Date.now(), policySettingsJson(settings)));
+    marksLayer.refresh();
     if (start.next === 'skip') {
       report({ kind: 'skipped', ...summary, ...(start.why === 'earlier_failure' ? {} : { why: start.why }) });
       return;
@@ -509,6 +523,7 @@ export async function startChat(core, banner) {
       actionsRun += 1;
       const reply = await attemptAction(summary, action, { timeoutMs: options.timeout_ms, attempt });
       const step = JSON.parse(session.record_outcome(workflow_id, action_id, JSON.stringify(reply ?? null)));
+      marksLayer.refresh();
       if (step.failure) report({ kind: 'failed', ...summary, error: step.failure });
       else report({ kind: 'executed', ...summary, result: 'result' in reply ? reply.result : undefined });
       if (step.next !== 'retry') break;

@@ -379,6 +379,9 @@ async function setupSettings() {
   const insertOnly = $('set-insert-only');
   insertOnly.checked = Boolean(settings.insertOnly);
   insertOnly.addEventListener('change', () => saveSetting('insertOnly', insertOnly.checked));
+  const lineMarks = $('set-line-marks');
+  lineMarks.checked = settings.lineMarks !== false;
+  lineMarks.addEventListener('change', () => saveSetting('lineMarks', lineMarks.checked));
   const retention = $('set-retention-days');
   retention.value = String(settings.conversationRetentionDays);
   retention.addEventListener('change', () => {

@@ -70,6 +70,9 @@ export const Msg = Object.freeze(/** @type {const} */ ({
   CLEAR_CONVERSATIONS: 'clear_conversations',
   /** background -> panel: something changed; re-read the status. */
   STATUS_CHANGED: 'status_changed',
+  /** extension page -> content (chat): the line marks and folded prompts drawn now (what the
+   * user sees in the closed shadow layer; answered with a snapshot). */
+  LINE_MARKS: 'line_marks',
 }));
 
 // ---- Message shapes, declared once ---------------------------------------------------------

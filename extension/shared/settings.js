@@ -18,6 +18,8 @@ export const DEFAULT_SETTINGS = Object.freeze({
   approvalRules: [],
   /** A question nobody answers in this many seconds is denied (`question_timed_out`). */
   questionTimeoutSeconds: 120,
+  /** Status marks beside the BAI lines of the chat, and the pasted protocol prompt folded. */
+  lineMarks: true,
 });
 
 /** The shortest question timeout the panel accepts, in seconds. */

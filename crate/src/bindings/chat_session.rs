@@ -17,6 +17,7 @@ use crate::chat::transcript::{TranscriptReader, observer_options};
 use crate::chat::{SiteProfile, choose_profile};
 use crate::policy::{PolicySettings, RateLimiter};
 use crate::protocol::engine::{HEAD_PART, PartWriter, join_parts, split_parts};
+use crate::protocol::marks::LineMarks;
 use crate::protocol::outcome::{ActionFailure, ActionReply, ActionStart, changes_worth_reporting};
 use crate::protocol::{Capability, Decision, Engine, EngineError, PageInfo, ResultReport};
 
@@ -71,6 +72,9 @@ pub struct ChatSession {
     reports: Vec<(String, ResultReport)>,
     /// What the last [`ChatSession::save_changes`] wrote (or the restore read).
     writer: PartWriter,
+    /// What became of each BAI line, for the marks drawn beside them (see
+    /// [`ChatSession::line_marks`]).
+    marks: LineMarks,
 }
 
 /// What [`ChatSession::save`] writes: the engine's own saved state (a JSON string, so the engine
@@ -204,6 +208,7 @@ impl ChatSession {
             limiter,
             reports: Vec::new(),
             writer,
+            marks: LineMarks::new(),
         })
     }
 
@@ -257,20 +262,26 @@ impl ChatSession {
                 rule,
             })
             .collect();
+        self.marks.truncate(reader.len());
         let decisions = if self.first_poll_done {
             let len = reader.len();
+            self.marks
+                .note_messages(changes.iter().map(|(index, message)| (*index, message)));
             self.engine.update_messages(
                 len,
                 changes.iter().map(|(index, message)| (*index, message)),
             )
         } else {
             self.first_poll_done = true;
+            let messages = reader.messages();
+            self.marks.note_messages(messages.iter().enumerate());
             if self.opened_fresh {
-                self.engine.observe_opened(&reader.messages())
+                self.engine.observe_opened(&messages)
             } else {
-                self.engine.observe(&reader.messages())
+                self.engine.observe(&messages)
             }
         };
+        self.marks.note_decisions(&decisions);
         to_json(&PollResult {
             pending: false,
             decisions: &decisions,
@@ -306,22 +317,49 @@ impl ChatSession {
 
     /// The user allowed the handshake: returns the decisions (the ACK line to post first).
     pub fn approve(&mut self, workflow_id: &str, nonce: &str) -> Result<String, JsError> {
-        to_json(
-            &self
-                .engine
-                .approve(workflow_id, nonce)
-                .map_err(engine_error)?,
-        )
+        let decisions = self
+            .engine
+            .approve(workflow_id, nonce)
+            .map_err(engine_error)?;
+        self.marks.note_answer(workflow_id, true);
+        self.marks.note_decisions(&decisions);
+        to_json(&decisions)
     }
 
     /// The user refused the handshake.
     pub fn deny(&mut self, workflow_id: &str) -> Result<String, JsError> {
-        to_json(&self.engine.deny(workflow_id).map_err(engine_error)?)
+        let decisions = self.engine.deny(workflow_id).map_err(engine_error)?;
+        self.marks.note_answer(workflow_id, false);
+        self.marks.note_decisions(&decisions);
+        to_json(&decisions)
     }
 
     /// The user pressed Stop.
     pub fn stop(&mut self, workflow_id: &str) -> Result<String, JsError> {
-        to_json(&self.engine.stop(workflow_id).map_err(engine_error)?)
+        let decisions = self.engine.stop(workflow_id).map_err(engine_error)?;
+        self.marks.note_decisions(&decisions);
+        to_json(&decisions)
+    }
+
+    /// BAI asks the user whether action `action_id` of `workflow_id` may run: its line's mark
+    /// waits for the answer (the answer comes back through [`ChatSession::record_outcome`]).
+    pub fn note_question(&mut self, workflow_id: &str, action_id: u32) {
+        self.marks.note_question(workflow_id, action_id.into());
+    }
+
+    /// Changes whenever [`ChatSession::line_marks`] may answer something else (the glue only
+    /// moves the marks it has while this stays the same and their lines are still on the page).
+    pub fn line_marks_revision(&self) -> f64 {
+        // Revisions stay far below 2^53.
+        #[allow(clippy::cast_precision_loss, reason = "small counts")]
+        let revision = self.marks.revision() as f64;
+        revision
+    }
+
+    /// The status marks to draw beside the BAI lines, and the pasted protocol prompts to fold
+    /// (see [`super::line_marks`]).
+    pub fn line_marks(&self) -> JsValue {
+        super::line_marks::line_marks(&self.reader.borrow(), &self.marks)
     }
 
     /// A [`Decision::ResultDue`] (its JSON, as [`ChatSession::poll`] gave it) whose actions
@@ -380,9 +418,12 @@ impl ChatSession {
         super::redact_strings(&mut value);
         let report: ResultReport = serde_json::from_value(value)
             .map_err(|error| JsError::new(&format!("unreadable result report: {error}")))?;
-        self.engine
+        let line = self
+            .engine
             .result_line(workflow_id, &report)
-            .map_err(engine_error)
+            .map_err(engine_error)?;
+        self.marks.note_issued(&line);
+        Ok(line)
     }
 
     /// The host is about to run action `action_id` of `workflow_id` (from an `execute`
@@ -397,6 +438,7 @@ impl ChatSession {
         settings_json: &str,
     ) -> Result<String, JsError> {
         let start = self.engine.begin_action(workflow_id, action_id.into());
+        self.marks.note_start(workflow_id, action_id.into(), &start);
         if start != ActionStart::Run {
             return to_json(&start);
         }
@@ -420,6 +462,8 @@ impl ChatSession {
                 self.engine
                     .refuse_action(workflow_id, action_id.into(), &failure)
                     .map_err(engine_error)?;
+                self.marks
+                    .note_refused(workflow_id, action_id.into(), &failure);
                 to_json(&serde_json::json!({ "next": "refused", "error": failure }))
             }
         }
@@ -442,6 +486,8 @@ impl ChatSession {
             .engine
             .record_outcome(workflow_id, action_id.into(), reply.as_ref())
             .map_err(engine_error)?;
+        self.marks
+            .note_outcome(workflow_id, action_id.into(), &step);
         to_json(&step)
     }
 

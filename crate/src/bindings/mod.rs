@@ -5,6 +5,7 @@
 mod bench;
 mod chat_session;
 pub mod held_text;
+mod line_marks;
 pub mod perform;
 
 use wasm_bindgen::prelude::*;

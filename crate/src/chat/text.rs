@@ -102,19 +102,65 @@ pub struct MessageRead {
 /// handshakes by their content.
 pub fn read_message(element: &Element, profile: &SiteProfile, role: Role) -> MessageRead {
     let body = profile.body_of(element, role);
-    let mut writer = TextWriter {
-        out: String::new(),
-        profile,
-        verbatim: role == Role::User,
-        handshake_rules: Vec::new(),
-        block_break_at_end: false,
-    };
+    let mut writer = TextWriter::new(profile, role == Role::User, false);
     writer.children(&body);
     let handshake_rules = std::mem::take(&mut writer.handshake_rules);
     MessageRead {
         text: writer.finish(),
         handshake_rules,
     }
+}
+
+/// Where bytes `offsets` of the text [`read_message`] gives for `element` are on the page: for
+/// each, the text node holding it and the offset in that node (in UTF-16 units, as DOM ranges
+/// count), or the code block element for a block's opening fence (which the page draws as the
+/// block's top). The same walk as the reading (once for all offsets), so the two cannot disagree
+/// about what text is where.
+pub fn locate_offsets(
+    element: &Element,
+    profile: &SiteProfile,
+    role: Role,
+    offsets: &[usize],
+) -> Vec<Option<(Node, u32)>> {
+    let body = profile.body_of(element, role);
+    let mut writer = TextWriter::new(profile, role == Role::User, true);
+    writer.children(&body);
+    // The text read is trimmed of leading line breaks (not for the user's verbatim text).
+    let leading = if writer.verbatim {
+        0
+    } else {
+        writer.out.len() - writer.out.trim_start_matches('\n').len()
+    };
+    offsets
+        .iter()
+        .map(|offset| {
+            let target = offset + leading;
+            let (start, node) = writer
+                .positions
+                .iter()
+                .rev()
+                .find(|(start, _)| *start <= target)?;
+            Some((node.clone(), utf16_units(node, target - start)))
+        })
+        .collect()
+}
+
+/// UTF-16 units in the first `bytes` bytes of a text node's value (0 for an element).
+fn utf16_units(node: &Node, bytes: usize) -> u32 {
+    if !matches!(node.node_type(), Node::TEXT_NODE | Node::CDATA_SECTION_NODE) {
+        return 0;
+    }
+    let value = node.node_value().unwrap_or_default();
+    let mut seen = 0;
+    let mut units = 0;
+    for c in value.chars() {
+        if seen >= bytes {
+            break;
+        }
+        seen += c.len_utf8();
+        units += c.len_utf16();
+    }
+    u32::try_from(units).unwrap_or(0)
 }
 
 /// Accumulates lines while walking a subtree.
@@ -128,9 +174,24 @@ struct TextWriter<'a> {
     /// The text ends with the line break that closed a block element (a user message made of
     /// paragraphs, such as ChatGPT's `p[data-user-message-copy]`): not part of what was typed.
     block_break_at_end: bool,
+    /// Only for [`locate_offset`]: where each text node (or code block) starts in `out`.
+    record_positions: bool,
+    positions: Vec<(usize, Node)>,
 }
 
-impl TextWriter<'_> {
+impl<'a> TextWriter<'a> {
+    fn new(profile: &'a SiteProfile, verbatim: bool, record_positions: bool) -> Self {
+        Self {
+            out: String::new(),
+            profile,
+            verbatim,
+            handshake_rules: Vec::new(),
+            block_break_at_end: false,
+            record_positions,
+            positions: Vec::new(),
+        }
+    }
+
     fn children(&mut self, parent: &Node) {
         let mut child = parent.first_child();
         while let Some(node) = child {
@@ -143,6 +204,9 @@ impl TextWriter<'_> {
         match node.node_type() {
             Node::TEXT_NODE | Node::CDATA_SECTION_NODE => {
                 if let Some(text) = node.node_value() {
+                    if self.record_positions {
+                        self.positions.push((self.out.len(), node.clone()));
+                    }
                     self.text(&text);
                 }
             }
@@ -225,7 +289,13 @@ impl TextWriter<'_> {
             .code_body_selectors
             .iter()
             .find_map(|selector| block.query_selector(selector).ok().flatten());
-        let code = code_text(body.as_ref().unwrap_or(block));
+        let mut code_positions = Vec::new();
+        let mut code = String::new();
+        raw_children(
+            body.as_ref().unwrap_or(block),
+            &mut code,
+            self.record_positions.then_some(&mut code_positions),
+        );
         let language = body
             .as_ref()
             .and_then(language_from_attributes)
@@ -248,9 +318,18 @@ impl TextWriter<'_> {
         // the page does not show (CommonMark's own rule for writing fences).
         let fence = "`".repeat(longest_backtick_run(&code).max(2) + 1);
         self.end_line();
+        if self.record_positions {
+            self.positions.push((self.out.len(), block.clone().into()));
+        }
         self.out.push_str(&fence);
         self.out.push_str(&language);
         self.out.push('\n');
+        let base = self.out.len();
+        self.positions.extend(
+            code_positions
+                .into_iter()
+                .map(|(start, node)| (base + start, node)),
+        );
         let code = code.trim_end_matches(['\n', '\r']);
         if !code.is_empty() {
             self.out.push_str(code);
@@ -295,26 +374,24 @@ fn longest_backtick_run(code: &str) -> usize {
     code.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
-/// The code exactly as written: text nodes verbatim, `<br>` and line elements (CodeMirror's
+/// Appends the code exactly as written: text nodes verbatim, `<br>` and line elements (CodeMirror's
 /// `.cm-line`, or any block) end lines.
-fn code_text(body: &Element) -> String {
-    let mut out = String::new();
-    raw_children(body, &mut out);
-    out
-}
-
-fn raw_children(parent: &Node, out: &mut String) {
+/// `positions`: where each text node starts in the code (for [`locate_offset`]).
+fn raw_children(parent: &Node, out: &mut String, mut positions: Option<&mut Vec<(usize, Node)>>) {
     let mut child = parent.first_child();
     while let Some(node) = child {
         match node.node_type() {
             Node::TEXT_NODE | Node::CDATA_SECTION_NODE => {
                 if let Some(text) = node.node_value() {
+                    if let Some(positions) = positions.as_deref_mut() {
+                        positions.push((out.len(), node.clone()));
+                    }
                     out.push_str(&text);
                 }
             }
             Node::ELEMENT_NODE => {
                 if let Some(element) = node.dyn_ref::<Element>() {
-                    raw_element(element, out);
+                    raw_element(element, out, positions.as_deref_mut());
                 }
             }
             _ => {}
@@ -323,7 +400,7 @@ fn raw_children(parent: &Node, out: &mut String) {
     }
 }
 
-fn raw_element(element: &Element, out: &mut String) {
+fn raw_element(element: &Element, out: &mut String, positions: Option<&mut Vec<(usize, Node)>>) {
     let name = element.local_name();
     if name == "br" {
         out.push('\n');
@@ -339,7 +416,7 @@ fn raw_element(element: &Element, out: &mut String) {
     if block && !out.is_empty() && !out.ends_with('\n') {
         out.push('\n');
     }
-    raw_children(element, out);
+    raw_children(element, out, positions);
 }
 
 /// `language-xxx` / `lang-xxx` in the class, or a `data-language` attribute.

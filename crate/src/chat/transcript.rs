@@ -195,6 +195,14 @@ impl TranscriptReader {
         std::mem::take(&mut self.recognitions)
     }
 
+    /// The element of message `index` and the role it was last read with (where the chat tab
+    /// draws that message's line marks).
+    pub fn element(&self, index: usize) -> Option<(&Element, Role)> {
+        self.entries
+            .get(index)
+            .map(|entry| (&entry.element, entry.role))
+    }
+
     /// Messages in the transcript.
     pub fn len(&self) -> usize {
         self.entries.len()

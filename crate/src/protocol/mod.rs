@@ -24,6 +24,7 @@ pub mod error;
 pub mod fence;
 pub mod fingerprint;
 pub mod json;
+pub mod marks;
 pub mod negotiation;
 pub mod outcome;
 pub mod prompt;
