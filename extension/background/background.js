@@ -508,6 +508,21 @@ function watchScope(binding) {
     note(tabId, change.url);
     if (tab?.pendingUrl) note(tabId, tab.pendingUrl);
   };
+  // Every top-level navigation a tab starts, and every one that fails (a blocked one too), with
+  // the address it went for. Firefox keeps showing the last allowed address when a rule blocks
+  // a later hop (a same-site redirector, a form to another site), and has no getMatchedRules:
+  // the blocked address reaches the extension only here. Kept until settle(), because a new
+  // tab's first navigation can be reported before the tab itself.
+  const navigations = [];
+  const navigated = (details) => {
+    if (details.frameId === 0) navigations.push({ tabId: details.tabId, url: details.url });
+  };
+  const webNavigation = ext.webNavigation;
+  webNavigation?.onBeforeNavigate.addListener(navigated);
+  webNavigation?.onErrorOccurred.addListener(navigated);
+  const noteNavigations = () => {
+    for (const { tabId, url } of navigations.splice(0)) if (tabId === binding.tabId || opened.has(tabId)) note(tabId, url);
+  };
   ext.tabs.onCreated.addListener(created);
   ext.tabs.onUpdated.addListener(updated);
   return {
@@ -515,6 +530,7 @@ function watchScope(binding) {
     left,
     /** Lets the tabs opened finish their first navigation, then looks at every tab once more. */
     async settle() {
+      noteNavigations();
       for (const tabId of opened) {
         await whenLoaded(tabId, 5000).catch(() => null);
       }
@@ -528,11 +544,14 @@ function watchScope(binding) {
           left.push({ tabId, url: 'another site (blocked)', newTab: true });
         }
       }
+      noteNavigations();
       if (boundLoaded && !left.some((entry) => !entry.newTab) && !(await answersWithin(binding.tabId, 3000))) {
         left.push({ tabId: binding.tabId, url: 'another site (blocked)', newTab: false });
       }
     },
     stop() {
+      webNavigation?.onBeforeNavigate.removeListener(navigated);
+      webNavigation?.onErrorOccurred.removeListener(navigated);
       ext.tabs.onCreated.removeListener(created);
       ext.tabs.onUpdated.removeListener(updated);
     },
