@@ -72,14 +72,49 @@ function scriptFailure(why = 'threw an unexpected error') {
 
 /** Marks the end of an action's time (see ../shared/deadline.js). */
 const OUT_OF_TIME = Symbol('out of time');
+/** Marks an exception that went through the core while the action ran. */
+const ESCAPED = Symbol('escaped');
 
-/** `promise`, or OUT_OF_TIME after `ms`. */
+/** Called when an exception escapes one of the core's steps (see watchEscapes). */
+const escapeListeners = new Set();
+
+/**
+ * The core's async calls run their steps from queueMicrotask (wasm-bindgen-futures). An exception
+ * the page or the browser throws inside a step (in Firefox, touching an element of a frame that
+ * was removed: a dead object) goes through the core and out of that step, and the call's promise
+ * never settles. Wrapping the world's queueMicrotask (this content script's world only; the page
+ * has its own) tells the action in flight at once; the deadline stays for any other way to hang.
+ */
+function watchEscapes() {
+  const queue = globalThis.queueMicrotask?.bind(globalThis);
+  if (!queue || /** @type {any} */ (queue).baiWatched) return;
+  const watched = (/** @type {() => void} */ callback) => queue(() => {
+    try {
+      callback();
+    } catch (error) {
+      for (const listener of escapeListeners) listener();
+      // Still reported to the browser's console as before (nothing of it goes anywhere else).
+      throw error;
+    }
+  });
+  Object.defineProperty(watched, 'baiWatched', { value: true });
+  globalThis.queueMicrotask = watched;
+}
+watchEscapes();
+
+/** `promise`, or OUT_OF_TIME after `ms`, or ESCAPED when an exception escapes the core first. */
 function within(promise, ms) {
   let timer;
-  const late = new Promise((resolve) => {
+  let listener = () => {};
+  const stopped = new Promise((resolve) => {
     timer = setTimeout(() => resolve(OUT_OF_TIME), ms);
+    listener = () => resolve(ESCAPED);
+    escapeListeners.add(listener);
   });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, stopped]).finally(() => {
+    clearTimeout(timer);
+    escapeListeners.delete(listener);
+  });
 }
 
 /** Why the core refused the call itself (the one rejection it makes: not an action). Anything
@@ -154,14 +189,14 @@ export async function executeHere(core, { action, timeoutMs, expectOrigin, appro
     const hold = typeof approval === 'string' ? approval : undefined;
     // One call: the core sets the ref floor, reviews, acts (or holds), and returns the next ref.
     const performed = await within(core.perform_action(JSON.stringify(action), policySettingsJson(settings, context), timeoutMs ?? undefined, hold, refFloor || undefined), actionDeadlineMs(action, timeoutMs));
-    if (performed === OUT_OF_TIME) {
+    if (performed === OUT_OF_TIME || performed === ESCAPED) {
       // Whatever still runs of it ends at its next check, before it touches anything more.
       try {
         core.cancel_actions();
       } catch {
         // A core an exception broke may throw here too; the failure below stands.
       }
-      return { error: scriptFailure('did not finish in time') };
+      return { error: scriptFailure(performed === ESCAPED ? 'threw an unexpected error' : 'did not finish in time') };
     }
     const outcome = JSON.parse(performed);
     if (outcome.needs_approval) return { needs_approval: outcome.needs_approval };
