@@ -578,6 +578,8 @@ const RETRY_DELIVERY = Symbol('retry delivery');
 const NO_EXECUTOR = Symbol('no executor');
 /** Marks a delivery the tab did not answer in time. */
 const NOT_RESPONDING = Symbol('not responding');
+/** Marks a delivery whose document went away before it answered. */
+const GONE = Symbol('gone');
 
 /**
  * Runs in the target tab's top frame, in the content script's world (scripting.executeScript
@@ -591,13 +593,60 @@ function deliverInTab(message) {
   return executor.execute(message);
 }
 
+/**
+ * Runs in the target tab like deliverInTab: whether this document's executor still has the
+ * delivery `id` (taken and not answered yet).
+ * @param {string} id
+ */
+function holdsInTab(id) {
+  return /** @type {any} */ (globalThis).baiExecutor?.holds(id) === true;
+}
+
+/**
+ * Resolves GONE once the document a delivery went to is gone: the tab committed another document
+ * or a navigation failed (an error page replaces the document in Chromium), and once it loaded,
+ * the executor there does not have the delivery. An executeScript whose document went away is not
+ * always answered (Chromium leaves it pending), so this is how the delivery learns it.
+ */
+function whenDeliveryGone(tabId, deliveryId) {
+  let finish = () => {};
+  const gone = new Promise((resolve) => {
+    let checking = false;
+    const check = async () => {
+      if (checking) return;
+      checking = true;
+      await whenLoaded(tabId, 15000).catch(() => null);
+      const held = await ext.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: holdsInTab, args: [deliveryId] })
+        .then((results) => results?.[0]?.result === true, () => false);
+      checking = false;
+      // An answer sent just before the check may still be on its way: give it a moment.
+      if (!held) sleep(1000).then(() => resolve(GONE));
+    };
+    const navigated = (details) => {
+      if (details.tabId === tabId && details.frameId === 0) check();
+    };
+    const removed = (id) => {
+      if (id === tabId) resolve(GONE);
+    };
+    ext.webNavigation?.onCommitted.addListener(navigated);
+    ext.webNavigation?.onErrorOccurred.addListener(navigated);
+    ext.tabs.onRemoved.addListener(removed);
+    finish = () => {
+      ext.webNavigation?.onCommitted.removeListener(navigated);
+      ext.webNavigation?.onErrorOccurred.removeListener(navigated);
+      ext.tabs.onRemoved.removeListener(removed);
+    };
+  });
+  return { gone, stop: () => finish() };
+}
+
 /** Ends what still runs of the workflow's action in the tab (not the workflow). */
 const cancelInFlight = (tabId, workflowId) => ext.tabs.sendMessage(tabId, { type: Msg.CANCEL_ACTIONS, workflowIds: [workflowId], inFlightOnly: true }, { frameId: 0 }).catch(() => {});
 
 /** Sends the action once and waits for what it started loading. */
 async function deliverOnce({ workflowId, action, timeoutMs, approval, binding, refFloor, sentFrom, claim }) {
   /** @type {import('../shared/messages.js').ExecuteActionMsg} */
-  const message = { type: Msg.EXECUTE_ACTION, workflowId, action, timeoutMs, approval: typeof approval === 'string' ? approval : undefined, expectOrigin: binding.origin, refFloor };
+  const message = { type: Msg.EXECUTE_ACTION, workflowId, action, timeoutMs, approval: typeof approval === 'string' ? approval : undefined, expectOrigin: binding.origin, refFloor, deliveryId: crypto.randomUUID() };
   // The executor ends every action by this time (../shared/deadline.js); a tab that has not
   // answered a little after it never will (its page hangs, or its script died).
   const limitMs = actionDeadlineMs(action, timeoutMs) + 5000;
@@ -605,9 +654,15 @@ async function deliverOnce({ workflowId, action, timeoutMs, approval, binding, r
   const late = new Promise((resolve) => {
     timer = setTimeout(() => resolve(NOT_RESPONDING), limitMs);
   });
+  const away = whenDeliveryGone(binding.tabId, message.deliveryId);
   try {
     const delivered = ext.scripting.executeScript({ target: { tabId: binding.tabId, frameIds: [0] }, func: deliverInTab, args: [message] });
-    const results = await Promise.race([delivered, late]);
+    const results = await Promise.race([delivered, late, away.gone]);
+    // The page went away before the action answered (handled below).
+    if (results === GONE) {
+      delivered.catch(() => {});
+      throw new Error('gone');
+    }
     if (results === NOT_RESPONDING) {
       delivered.catch(() => {});
       await cancelInFlight(binding.tabId, workflowId);
@@ -643,6 +698,7 @@ async function deliverOnce({ workflowId, action, timeoutMs, approval, binding, r
     return failure('target_reloaded', 'The target page reloaded or navigated while the action ran; BAI did not repeat it. Check the page before going on.');
   } finally {
     clearTimeout(timer);
+    away.stop();
   }
 }
 

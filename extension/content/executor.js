@@ -38,13 +38,20 @@ export function startExecutor(core, { canNavigate }) {
   // in this content script's world (the page's scripts cannot see it). Being found is the proof
   // the action reached an executor: when it is not there yet, the delivery says so and nothing
   // ran, so the background can deliver again without a separate ping.
-  /** @type {{ alive: () => boolean, execute: (message: import('../shared/messages.js').ExecuteActionMsg) => Promise<import('../shared/messages.js').ActionReply> }} */
+  // The deliveries this document took and has not answered yet: after the tab navigated, the
+  // background asks whether its delivery is still here (else the page that had it is gone).
+  const unanswered = new Set();
+  /** @type {{ alive: () => boolean, holds: (id: string) => boolean, execute: (message: import('../shared/messages.js').ExecuteActionMsg) => Promise<import('../shared/messages.js').ActionReply> }} */
   const executor = {
     // A content script left behind by an extension reload has no runtime; it must not act.
     alive: () => Boolean(ext.runtime?.id),
+    holds: (id) => unanswered.has(id),
     execute(message) {
+      const id = message.deliveryId;
+      if (id) unanswered.add(id);
       const answer = chain.then(() => (cancelled.has(message.workflowId) ? stoppedAnswer(core) : executeHere(core, { ...message, canNavigate })));
       chain = answer.catch(() => {});
+      answer.finally(() => unanswered.delete(id)).catch(() => {});
       return answer.then((reply) => {
         const { navigateTo, ...rest } = reply;
         // The answer leaves before the page does: navigating first could lose it.

@@ -107,7 +107,7 @@ export const Msg = Object.freeze(/** @type {const} */ ({
  * @typedef {{ type: 'target_for', workflowId: string }} TargetForMsg
  * @typedef {{ type: 'run_action', workflowId: string, actionId: number, action: WireAction, approval?: string | null, timeoutMs?: number, attempt?: number }} RunActionMsg
  * @typedef {{ type: 'claim_action', workflowId: string, actionId: number | string }} ClaimActionMsg
- * @typedef {{ type: 'execute_action', workflowId: string, action: WireAction, timeoutMs?: number, approval?: string, expectOrigin: string, refFloor: number }} ExecuteActionMsg
+ * @typedef {{ type: 'execute_action', workflowId: string, action: WireAction, timeoutMs?: number, approval?: string, expectOrigin: string, refFloor: number, deliveryId?: string }} ExecuteActionMsg
  * @typedef {{ type: 'page_state', workflowId?: string, changes?: boolean, maxElements?: number, refFloor?: number }} PageStateMsg
  * @typedef {{ type: 'ping' }} PingMsg
  * @typedef {{ type: 'grant_site', address: string, kind?: string }} GrantSiteMsg

@@ -151,7 +151,7 @@ for (const name of browserNames()) {
         const last = lines.length;
         const entry = await actionEntry(browser, chatUrl, last);
         assert.deepEqual(requests, [], 'the other site got no request');
-        assert.match(entry, /failed.*left_bound_site/, `action ${last}: ${entry}`);
+        assert.match(entry, /failed.*left_bound_site/, `action ${last}: ${entry}; before it: ${last > 1 ? await actionEntry(browser, chatUrl, 1) : "none"}`);
         for (let i = 1; i < last; i++) assert.doesNotMatch(await actionEntry(browser, chatUrl, i), /failed/);
         // The workflow stopped: the next action is not run.
         await say([last + 1, 'click', { selector: '#harmless' }]);
