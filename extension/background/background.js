@@ -7,6 +7,7 @@ import { ext, isFirefox } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { CONVERSATION_PART_PREFIX, CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, SITES_KEY, addApprovalRule, loadSettings, loadSites, questionTimeoutMs } from '../shared/settings.js';
 import { alwaysAllowRule, questionFingerprint } from '../shared/questions.js';
+import { actionDeadlineMs } from '../shared/deadline.js';
 
 // Service workers may not use top-level await: start the core now, await it where needed.
 const coreReady = init({ module_or_path: ext.runtime.getURL('extension/pkg/bai_bg.wasm') })
@@ -306,9 +307,11 @@ const refKey = (tabId) => `refs:${tabId}`;
  * Delivers one action to the workflow's target tab, at most once per attempt. A ledger entry
  * (`ran:<workflow>:<action>`, plus `#<attempt>` for the retries a model asked for with
  * `on_error: retry`) is written before the first delivery and refuses any repeat; it is
- * removed only when the target answered that the action needs the user's approval (nothing ran).
- * The action is sent only once a content script answers a ping (a page still loading has none);
- * it is sent again only when it is read-only and a navigation cut it short: after any other
+ * removed only when the target answered that the action needs the user's approval (nothing ran),
+ * or when nothing was delivered. The delivery itself finds out whether the tab's executor is
+ * there (a page still loading has none): only that answer proves nothing was delivered, so only
+ * then is it made again (after starting the content script if it never started). It is sent
+ * again otherwise only when it is read-only and a navigation cut it short: after any other
  * failure it may have run, so it is reported, never re-sent.
  */
 async function runOnTarget({ workflowId, actionId, action, timeoutMs, approval, attempt }) {
@@ -319,6 +322,7 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approval, 
   if (!(await claimOnce(claim))) {
     return failure('already_run', `Action ${actionId} was already sent to the target tab; BAI does not send an action twice.`);
   }
+  let injected = false;
   for (let delivery = 0; ; delivery++) {
     let tab;
     try {
@@ -337,18 +341,6 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approval, 
       await releaseClaim(claim);
       return failure('target_access_removed', `BAI no longer has access to ${binding.origin} (the site was removed in Settings › Sites or in the browser's extension settings), so it did not act there. To go on, open the page, click “Copy protocol prompt” in the BAI panel and allow access again.`);
     }
-    // A page still loading has no content script yet. Ask until one answers: only an
-    // unanswered ping proves nothing was delivered. (An error from the action message itself
-    // proves nothing: Firefox reports a page that unloaded mid-action as "Receiving end does not
-    // exist" too, and re-sending would run the action twice.)
-    if (!(await contentScriptAnswers(binding.tabId))) {
-      if (delivery >= 50) {
-        await releaseClaim(claim);
-        return failure('target_not_ready', `BAI is not running in the target tab (${binding.origin}).`);
-      }
-      await sleep(100);
-      continue;
-    }
     const refFloor = (await ext.storage.session.get(refKey(binding.tabId)))[refKey(binding.tabId)] ?? 1;
     const sentFrom = tab.url;
     // Stop pressed while this waited for the tab: nothing is delivered.
@@ -361,6 +353,21 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approval, 
     const deliveredAt = Date.now();
     try {
       const reply = await deliverOnce({ workflowId, action, timeoutMs, approval, binding, refFloor, sentFrom, claim });
+      if (reply === NO_EXECUTOR) {
+        // Nothing was delivered. A page whose content script never started (open before the
+        // extension, or a registration that missed it) gets it now; one that is starting gets
+        // a moment.
+        if (delivery >= 50) {
+          await releaseClaim(claim);
+          return failure('target_not_ready', `BAI is not running in the target tab (${binding.origin}).`);
+        }
+        if (!injected) {
+          injected = true;
+          await ext.scripting.executeScript({ target: { tabId: binding.tabId, frameIds: [0] }, files: CONTENT_SCRIPT.js }).catch(() => {});
+        }
+        await sleep(100);
+        continue;
+      }
       if (reply === RETRY_DELIVERY) {
         if (delivery >= 50) return failure('target_reloaded', 'The target page kept navigating while the action ran; BAI stopped trying. Check the page before going on.');
         await sleep(100);
@@ -508,6 +515,21 @@ function watchScope(binding) {
     note(tabId, change.url);
     if (tab?.pendingUrl) note(tabId, tab.pendingUrl);
   };
+  // Every top-level navigation a tab starts, and every one that fails (a blocked one too), with
+  // the address it went for. Firefox keeps showing the last allowed address when a rule blocks
+  // a later hop (a same-site redirector, a form to another site), and has no getMatchedRules:
+  // the blocked address reaches the extension only here. Kept until settle(), because a new
+  // tab's first navigation can be reported before the tab itself.
+  const navigations = [];
+  const navigated = (details) => {
+    if (details.frameId === 0) navigations.push({ tabId: details.tabId, url: details.url });
+  };
+  const webNavigation = ext.webNavigation;
+  webNavigation?.onBeforeNavigate.addListener(navigated);
+  webNavigation?.onErrorOccurred.addListener(navigated);
+  const noteNavigations = () => {
+    for (const { tabId, url } of navigations.splice(0)) if (tabId === binding.tabId || opened.has(tabId)) note(tabId, url);
+  };
   ext.tabs.onCreated.addListener(created);
   ext.tabs.onUpdated.addListener(updated);
   return {
@@ -515,6 +537,7 @@ function watchScope(binding) {
     left,
     /** Lets the tabs opened finish their first navigation, then looks at every tab once more. */
     async settle() {
+      noteNavigations();
       for (const tabId of opened) {
         await whenLoaded(tabId, 5000).catch(() => null);
       }
@@ -528,11 +551,14 @@ function watchScope(binding) {
           left.push({ tabId, url: 'another site (blocked)', newTab: true });
         }
       }
+      noteNavigations();
       if (boundLoaded && !left.some((entry) => !entry.newTab) && !(await answersWithin(binding.tabId, 3000))) {
         left.push({ tabId: binding.tabId, url: 'another site (blocked)', newTab: false });
       }
     },
     stop() {
+      webNavigation?.onBeforeNavigate.removeListener(navigated);
+      webNavigation?.onErrorOccurred.removeListener(navigated);
       ext.tabs.onCreated.removeListener(created);
       ext.tabs.onUpdated.removeListener(updated);
     },
@@ -548,22 +574,116 @@ async function leftBoundSite(workflowId, binding, left) {
 
 /** Marks a delivery a navigation cut short that may be made again (read-only actions only). */
 const RETRY_DELIVERY = Symbol('retry delivery');
+/** Marks a delivery that found no executor in the tab: nothing was delivered. */
+const NO_EXECUTOR = Symbol('no executor');
+/** Marks a delivery the tab did not answer in time. */
+const NOT_RESPONDING = Symbol('not responding');
+/** Marks a delivery whose document went away before it answered. */
+const GONE = Symbol('gone');
+
+/**
+ * Runs in the target tab's top frame, in the content script's world (scripting.executeScript
+ * runs there): hands the action to the executor, or answers that there is none yet. It is
+ * serialized into the tab, so it uses nothing from this file.
+ * @param {import('../shared/messages.js').ExecuteActionMsg} message
+ */
+function deliverInTab(message) {
+  const executor = /** @type {any} */ (globalThis).baiExecutor;
+  if (!executor?.alive()) return { noExecutor: true };
+  return executor.execute(message);
+}
+
+/**
+ * Runs in the target tab like deliverInTab: whether this document's executor still has the
+ * delivery `id` (taken and not answered yet).
+ * @param {string} id
+ */
+function holdsInTab(id) {
+  return /** @type {any} */ (globalThis).baiExecutor?.holds(id) === true;
+}
+
+/**
+ * Resolves GONE once the document a delivery went to is gone: the tab committed another document
+ * or a navigation failed (an error page replaces the document in Chromium), and once it loaded,
+ * the executor there does not have the delivery. An executeScript whose document went away is not
+ * always answered (Chromium leaves it pending), so this is how the delivery learns it.
+ */
+function whenDeliveryGone(tabId, deliveryId) {
+  let finish = () => {};
+  const gone = new Promise((resolve) => {
+    let checking = false;
+    const check = async () => {
+      if (checking) return;
+      checking = true;
+      await whenLoaded(tabId, 15000).catch(() => null);
+      const held = await ext.scripting.executeScript({ target: { tabId, frameIds: [0] }, func: holdsInTab, args: [deliveryId] })
+        .then((results) => results?.[0]?.result === true, () => false);
+      checking = false;
+      // An answer sent just before the check may still be on its way: give it a moment.
+      if (!held) sleep(1000).then(() => resolve(GONE));
+    };
+    const navigated = (details) => {
+      if (details.tabId === tabId && details.frameId === 0) check();
+    };
+    const removed = (id) => {
+      if (id === tabId) resolve(GONE);
+    };
+    ext.webNavigation?.onCommitted.addListener(navigated);
+    ext.webNavigation?.onErrorOccurred.addListener(navigated);
+    ext.tabs.onRemoved.addListener(removed);
+    finish = () => {
+      ext.webNavigation?.onCommitted.removeListener(navigated);
+      ext.webNavigation?.onErrorOccurred.removeListener(navigated);
+      ext.tabs.onRemoved.removeListener(removed);
+    };
+  });
+  return { gone, stop: () => finish() };
+}
+
+/** Ends what still runs of the workflow's action in the tab (not the workflow). */
+const cancelInFlight = (tabId, workflowId) => ext.tabs.sendMessage(tabId, { type: Msg.CANCEL_ACTIONS, workflowIds: [workflowId], inFlightOnly: true }, { frameId: 0 }).catch(() => {});
 
 /** Sends the action once and waits for what it started loading. */
 async function deliverOnce({ workflowId, action, timeoutMs, approval, binding, refFloor, sentFrom, claim }) {
+  /** @type {import('../shared/messages.js').ExecuteActionMsg} */
+  const message = { type: Msg.EXECUTE_ACTION, workflowId, action, timeoutMs, approval: typeof approval === 'string' ? approval : undefined, expectOrigin: binding.origin, refFloor, deliveryId: crypto.randomUUID() };
+  // The executor ends every action by this time (../shared/deadline.js); a tab that has not
+  // answered a little after it never will (its page hangs, or its script died).
+  const limitMs = actionDeadlineMs(action, timeoutMs) + 5000;
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(NOT_RESPONDING), limitMs);
+  });
+  const away = whenDeliveryGone(binding.tabId, message.deliveryId);
   try {
-    const reply = await ext.tabs.sendMessage(binding.tabId, { type: Msg.EXECUTE_ACTION, workflowId, action, timeoutMs, approval: typeof approval === 'string' ? approval : undefined, expectOrigin: binding.origin, refFloor }, { frameId: 0 });
+    const delivered = ext.scripting.executeScript({ target: { tabId: binding.tabId, frameIds: [0] }, func: deliverInTab, args: [message] });
+    const results = await Promise.race([delivered, late, away.gone]);
+    // The page went away before the action answered (handled below).
+    if (results === GONE) {
+      delivered.catch(() => {});
+      throw new Error('gone');
+    }
+    if (results === NOT_RESPONDING) {
+      delivered.catch(() => {});
+      await cancelInFlight(binding.tabId, workflowId);
+      return failure('target_not_responding', `The target tab (${binding.origin}) did not answer within ${Math.round(limitMs / 1000)} s; BAI stopped waiting and did not send the action again. Check the page before going on.`);
+    }
+    const reply = results?.[0]?.result;
+    // The claim stays: the same delivery is made again, and gives it back if it gives up.
+    if (reply?.noExecutor) return NO_EXECUTOR;
+    // No result: the page went away before the action answered (handled below).
+    if (!reply) throw new Error('no answer');
     // Nothing ran: the user is asked, and the approved delivery claims again.
-    if (reply?.needs_approval) await releaseClaim(claim);
-    if (reply?.nextRef) await ext.storage.session.set({ [refKey(binding.tabId)]: Math.max(refFloor, reply.nextRef) });
+    if (reply.needs_approval) await releaseClaim(claim);
+    if (reply.nextRef) await ext.storage.session.set({ [refKey(binding.tabId)]: Math.max(refFloor, reply.nextRef) });
     // The action started loading another page: wait for it, so the next action meets the new
     // page and not the one that is going away.
-    if (reply?.result?.effects?.some((effect) => effect.kind === 'navigation_started')) {
+    if (reply.result?.effects?.some((effect) => effect.kind === 'navigation_started')) {
       await whenNavigating(binding.tabId, 3000);
       const loaded = await whenLoaded(binding.tabId, 15000).catch(() => null);
       if (loaded?.url) reply.result.url = loaded.url;
     }
-    return reply ?? failure('target_reloaded', 'The target page went away before answering; check the page before going on.');
+    return reply;
   } catch {
     // A read-only action cut short by a navigation runs again on the new page.
     if (READ_ONLY_ACTIONS.has(action.type)) return RETRY_DELIVERY;
@@ -576,6 +696,9 @@ async function deliverOnce({ workflowId, action, timeoutMs, approval, binding, r
       return { result: { action: action.type, effects: [{ kind: 'navigation_started', url: loaded.url }], url: loaded.url, note: 'the page navigated before the action reported back' } };
     }
     return failure('target_reloaded', 'The target page reloaded or navigated while the action ran; BAI did not repeat it. Check the page before going on.');
+  } finally {
+    clearTimeout(timer);
+    away.stop();
   }
 }
 

@@ -6,17 +6,20 @@
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { loadSettings, policySettingsJson } from '../shared/settings.js';
+import { actionDeadlineMs } from '../shared/deadline.js';
 
 export function startExecutor(core, { canNavigate }) {
   // One action at a time, in arrival order.
+  /** @type {Promise<unknown>} */
   let chain = Promise.resolve();
   // Workflows the user stopped: their actions still queued here end without running.
   const cancelled = new Set();
   ext.runtime.onMessage.addListener((message, _sender, sendResponse) => {
     if (message?.type === Msg.CANCEL_ACTIONS) {
       // Stop: the action running now (waiting for its element, a wait_for, a review) ends at
-      // its next check, before it touches anything more (crate/src/dom/cancel.rs).
-      for (const id of message.workflowIds ?? []) cancelled.add(id);
+      // its next check, before it touches anything more (crate/src/dom/cancel.rs). `inFlightOnly`
+      // (the background gave up waiting for an action) ends what runs, not the workflow.
+      if (!message.inFlightOnly) for (const id of message.workflowIds ?? []) cancelled.add(id);
       core.cancel_actions();
       sendResponse({ ok: true });
       return false;
@@ -29,18 +32,35 @@ export function startExecutor(core, { canNavigate }) {
       chain = chain.then(() => pageState(core, message)).then(sendResponse, (error) => sendResponse({ error: { code: 'page_state_failed', message: String(error) } }));
       return true;
     }
-    if (message?.type !== Msg.EXECUTE_ACTION) return false;
-    chain = chain
-      .then(() => (cancelled.has(message.workflowId) ? stoppedAnswer(core) : executeHere(core, { ...message, canNavigate })))
-      .then((reply) => {
-        const { navigateTo, ...answer } = reply;
-        sendResponse(answer);
-        // The answer leaves before the page does: navigating first could close the channel
-        // and lose it.
-        if (navigateTo) setTimeout(() => location.assign(navigateTo), 50);
-      }, (error) => sendResponse({ error: { code: 'action_failed', message: String(error) } }));
-    return true;
+    return false;
   });
+  // The background delivers each action by calling this from scripting.executeScript, which runs
+  // in this content script's world (the page's scripts cannot see it). Being found is the proof
+  // the action reached an executor: when it is not there yet, the delivery says so and nothing
+  // ran, so the background can deliver again without a separate ping.
+  // The deliveries this document took and has not answered yet: after the tab navigated, the
+  // background asks whether its delivery is still here (else the page that had it is gone).
+  const unanswered = new Set();
+  /** @type {{ alive: () => boolean, holds: (id: string) => boolean, execute: (message: import('../shared/messages.js').ExecuteActionMsg) => Promise<import('../shared/messages.js').ActionReply> }} */
+  const executor = {
+    // A content script left behind by an extension reload has no runtime; it must not act.
+    alive: () => Boolean(ext.runtime?.id),
+    holds: (id) => unanswered.has(id),
+    execute(message) {
+      const id = message.deliveryId;
+      if (id) unanswered.add(id);
+      const answer = chain.then(() => (cancelled.has(message.workflowId) ? stoppedAnswer(core) : executeHere(core, { ...message, canNavigate })));
+      chain = answer.catch(() => {});
+      answer.finally(() => unanswered.delete(id)).catch(() => {});
+      return answer.then((reply) => {
+        const { navigateTo, ...rest } = reply;
+        // The answer leaves before the page does: navigating first could lose it.
+        if (navigateTo) setTimeout(() => location.assign(navigateTo), 50);
+        return rest;
+      }, () => ({ error: scriptFailure() }));
+    },
+  };
+  Object.defineProperty(globalThis, 'baiExecutor', { value: executor, configurable: true });
 }
 
 /** The answer for an action of a workflow the user stopped: nothing ran. */
@@ -48,12 +68,67 @@ function stoppedAnswer(core) {
   return { error: { code: 'stopped', message: 'You pressed Stop; BAI did not act.' }, nextRef: core.next_ref_number() };
 }
 
+/**
+ * The failure of an action whose code threw or never finished: a page's exception can carry any
+ * text (the page's, or what it read), so nothing of it is kept.
+ * @param {string} [why]
+ */
+function scriptFailure(why = 'threw an unexpected error') {
+  return { code: 'script_error', message: `BAI's action ${why} on this page (the page or the browser broke it), so BAI stopped it. Check the page before going on; observe it before asking for the action again.` };
+}
+
+/** Marks the end of an action's time (see ../shared/deadline.js). */
+const OUT_OF_TIME = Symbol('out of time');
+/** Marks an exception that went through the core while the action ran. */
+const ESCAPED = Symbol('escaped');
+
+/** Called when an exception escapes one of the core's steps (see watchEscapes). */
+const escapeListeners = new Set();
+
+/**
+ * The core's async calls run their steps from queueMicrotask (wasm-bindgen-futures). An exception
+ * the page or the browser throws inside a step (in Firefox, touching an element of a frame that
+ * was removed: a dead object) goes through the core and out of that step, and the call's promise
+ * never settles. Wrapping the world's queueMicrotask (this content script's world only; the page
+ * has its own) tells the action in flight at once; the deadline stays for any other way to hang.
+ */
+function watchEscapes() {
+  const queue = globalThis.queueMicrotask?.bind(globalThis);
+  if (!queue || /** @type {any} */ (queue).baiWatched) return;
+  const watched = (/** @type {() => void} */ callback) => queue(() => {
+    try {
+      callback();
+    } catch (error) {
+      for (const listener of escapeListeners) listener();
+      // Still reported to the browser's console as before (nothing of it goes anywhere else).
+      throw error;
+    }
+  });
+  Object.defineProperty(watched, 'baiWatched', { value: true });
+  globalThis.queueMicrotask = watched;
+}
+watchEscapes();
+
+/** `promise`, or OUT_OF_TIME after `ms`, or ESCAPED when an exception escapes the core first. */
+function within(promise, ms) {
+  let timer;
+  let listener = () => {};
+  const stopped = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(OUT_OF_TIME), ms);
+    listener = () => resolve(ESCAPED);
+    escapeListeners.add(listener);
+  });
+  return Promise.race([promise, stopped]).finally(() => {
+    clearTimeout(timer);
+    escapeListeners.delete(listener);
+  });
+}
+
+/** Why the core refused the call itself (the one rejection it makes: not an action). Anything
+ * else it rejects with is an exception from the page or the browser. */
 function parseFailure(error) {
-  try {
-    return typeof error === 'string' ? JSON.parse(error) : { code: error?.code ?? 'action_failed', message: error?.message ?? String(error) };
-  } catch {
-    return { code: 'action_failed', message: String(error) };
-  }
+  if (error?.code === 'invalid_action' && typeof error.message === 'string') return { code: error.code, message: error.message };
+  return scriptFailure();
 }
 
 /**
@@ -120,7 +195,17 @@ export async function executeHere(core, { action, timeoutMs, expectOrigin, appro
     const context = { site: expectOrigin ?? location.origin, nowMs: Date.now() };
     const hold = typeof approval === 'string' ? approval : undefined;
     // One call: the core sets the ref floor, reviews, acts (or holds), and returns the next ref.
-    const outcome = JSON.parse(await core.perform_action(JSON.stringify(action), policySettingsJson(settings, context), timeoutMs ?? undefined, hold, refFloor || undefined));
+    const performed = await within(core.perform_action(JSON.stringify(action), policySettingsJson(settings, context), timeoutMs ?? undefined, hold, refFloor || undefined), actionDeadlineMs(action, timeoutMs));
+    if (performed === OUT_OF_TIME || performed === ESCAPED) {
+      // Whatever still runs of it ends at its next check, before it touches anything more.
+      try {
+        core.cancel_actions();
+      } catch {
+        // A core an exception broke may throw here too; the failure below stands.
+      }
+      return { error: scriptFailure(performed === ESCAPED ? 'threw an unexpected error' : 'did not finish in time') };
+    }
+    const outcome = JSON.parse(performed);
     if (outcome.needs_approval) return { needs_approval: outcome.needs_approval };
     const nextRef = outcome.next_ref;
     // A failure carries `hints` (close matches with refs), added by the Rust core.

@@ -48,12 +48,15 @@ export const Msg = Object.freeze(/** @type {const} */ ({
   /** content (chat) -> background: may this tab run this action on its own page? (Once only,
    * across every tab showing the conversation.) */
   CLAIM_ACTION: 'claim_action',
-  /** background -> content (target): run this action here and answer with the result. */
+  /** background -> content (target): run this action here and answer with the result. Not a
+   * runtime message: the background hands it to the tab's executor through
+   * scripting.executeScript, and that call's answer says whether an executor was there. */
   EXECUTE_ACTION: 'execute_action',
   /** content (chat) -> background -> content (target): the target page's URL, title and, when
    * asked, what changed since the last observation (for the result posted to the model). */
   PAGE_STATE: 'page_state',
-  /** background -> content (target): are you loaded and listening? (Answered `{pong: true}`.) */
+  /** background -> content (target): are you loaded and listening? (Answered `{pong: true}`;
+   * asked only after an action loaded another page in the bound tab.) */
   PING: 'ping',
   /** panel -> background: the user granted a site's host permission; remember it, register the
    * content script there and start it in the site's open tabs. */
@@ -101,13 +104,13 @@ export const Msg = Object.freeze(/** @type {const} */ ({
  * @typedef {{ type: 'question_due' }} QuestionDueMsg
  * @typedef {{ type: 'questions_changed' }} QuestionsChangedMsg
  * @typedef {{ type: 'stop_workflow', workflowId: string }} StopWorkflowMsg
- * @typedef {{ type: 'cancel_actions', workflowIds: string[] }} CancelActionsMsg
+ * @typedef {{ type: 'cancel_actions', workflowIds: string[], inFlightOnly?: boolean }} CancelActionsMsg
  * @typedef {{ type: 'tab_log', tabId: number }} TabLogMsg
  * @typedef {{ type: 'bind_target', workflowId: string, tabId: number }} BindTargetMsg
  * @typedef {{ type: 'target_for', workflowId: string }} TargetForMsg
  * @typedef {{ type: 'run_action', workflowId: string, actionId: number, action: WireAction, approval?: string | null, timeoutMs?: number, attempt?: number }} RunActionMsg
  * @typedef {{ type: 'claim_action', workflowId: string, actionId: number | string }} ClaimActionMsg
- * @typedef {{ type: 'execute_action', workflowId: string, action: WireAction, timeoutMs?: number, approval?: string, expectOrigin: string, refFloor: number }} ExecuteActionMsg
+ * @typedef {{ type: 'execute_action', workflowId: string, action: WireAction, timeoutMs?: number, approval?: string, expectOrigin: string, refFloor: number, deliveryId?: string }} ExecuteActionMsg
  * @typedef {{ type: 'page_state', workflowId?: string, changes?: boolean, maxElements?: number, refFloor?: number }} PageStateMsg
  * @typedef {{ type: 'ping' }} PingMsg
  * @typedef {{ type: 'grant_site', address: string, kind?: string }} GrantSiteMsg

@@ -193,7 +193,8 @@ pub enum ActionError {
     },
     /// The browser threw an unexpected exception.
     Script {
-        /// The exception text.
+        /// What threw, in BAI's words: the kind of a standard exception (`TypeError`) or what
+        /// was missing (`no document`); never the exception's own text.
         detail: String,
     },
 }
@@ -382,7 +383,9 @@ impl ActionError {
             Self::TargetChanged { element, reason } => format!(
                 "{element} is not the element that was reviewed any more ({reason}); BAI did not act. Observe the page again and ask for the action again"
             ),
-            Self::Script { detail } => format!("the page threw an error: {detail}"),
+            Self::Script { detail } => format!(
+                "the page or the browser threw an unexpected error ({detail}) while BAI acted; BAI stopped the action. Check the page before going on"
+            ),
         }
     }
 

@@ -357,9 +357,38 @@ pub(crate) fn dispatch_plain(element: &Element, kind: &str) -> Result<(), Action
     Ok(())
 }
 
-/// Converts a thrown JS value into a script error.
+/// Converts a thrown JS value into a script error. Only the kind of a standard exception is
+/// kept, never its message: a page's exception can carry any text (the page's, or what it read),
+/// and the error goes to the model and the log.
 pub(crate) fn script_error(err: &wasm_bindgen::JsValue) -> ActionError {
     ActionError::Script {
-        detail: js::error_text(err),
+        detail: exception_kind(err).to_owned(),
     }
+}
+
+/// The standard exception names a thrown value may be reported by; anything else is "an
+/// exception".
+const EXCEPTION_KINDS: &[&str] = &[
+    "TypeError",
+    "RangeError",
+    "ReferenceError",
+    "SyntaxError",
+    "InvalidStateError",
+    "NotSupportedError",
+    "NotAllowedError",
+    "SecurityError",
+    "HierarchyRequestError",
+    "InvalidCharacterError",
+    "NotFoundError",
+    "AbortError",
+    "DataCloneError",
+];
+
+fn exception_kind(err: &wasm_bindgen::JsValue) -> &'static str {
+    let name = js::get_string(err, "name").unwrap_or_default();
+    EXCEPTION_KINDS
+        .iter()
+        .find(|kind| **kind == name)
+        .copied()
+        .unwrap_or("an exception")
 }
