@@ -249,7 +249,8 @@ impl InFlight {
             action_type: action.type_name(),
             retries: extra_attempts(action, on_error),
             attempt: 0,
-            observe: matches!(action, Action::Observe { .. }),
+            // A screenshot's listing is an observation too: the refs its marks show.
+            observe: matches!(action, Action::Observe { .. } | Action::Screenshot { .. }),
             skip_on_error: on_error == OnError::Skip,
         }
     }
@@ -276,7 +277,9 @@ pub(crate) fn success(flight: &InFlight, result: Option<&Value>) -> Recorded {
         Some(Value::Object(mut listing)) if flight.observe => {
             listing.remove("url");
             listing.remove("title");
-            (None, Some(Value::Object(listing)))
+            // A screenshot says what picture it attached (size, marks, masks) as its data.
+            let image = listing.remove("image");
+            (image, Some(Value::Object(listing)))
         }
         other => (other, None),
     };
