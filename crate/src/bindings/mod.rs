@@ -6,6 +6,7 @@ mod bench;
 mod chat_session;
 pub mod held_text;
 pub mod perform;
+pub mod vision;
 
 use wasm_bindgen::prelude::*;
 

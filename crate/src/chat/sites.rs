@@ -42,6 +42,19 @@ pub struct SiteProfile {
     /// Interface text inside a message (buttons, headers, screen-reader labels): never part of the
     /// message text. Code block headers are read for the language only.
     pub ui_selector: &'static str,
+    /// How the composer takes a picture (a `screenshot`'s image, attached to BAI's result
+    /// message); [`ImageInput::None`] where no way is known, and a picture fails there.
+    pub image_input: ImageInput,
+}
+
+/// How a chat's composer takes an image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageInput {
+    /// A `paste` event carrying the image as a file, dispatched on the composer (the site
+    /// attaches pasted images, as when the user pastes one).
+    Paste,
+    /// No known way: BAI posts no picture on this site.
+    None,
 }
 
 /// One way to learn a message's author role.
@@ -327,6 +340,7 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: CHATGPT_CODE_BLOCK,
         code_body_selectors: CHATGPT_CODE_BODY,
         ui_selector: CHATGPT_LI_UI,
+        image_input: ImageInput::Paste,
     },
     SiteProfile {
         name: "chatgpt",
@@ -342,6 +356,7 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: CHATGPT_CODE_BLOCK,
         code_body_selectors: CHATGPT_CODE_BODY,
         ui_selector: CHATGPT_UI,
+        image_input: ImageInput::Paste,
     },
     SiteProfile {
         name: "claude",
@@ -357,6 +372,7 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: CLAUDE_CODE_BLOCK,
         code_body_selectors: GENERIC_CODE_BODY,
         ui_selector: GENERIC_UI,
+        image_input: ImageInput::None,
     },
     SiteProfile {
         name: "gemini",
@@ -372,6 +388,7 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: GEMINI_CODE_BLOCK,
         code_body_selectors: GEMINI_CODE_BODY,
         ui_selector: GEMINI_UI,
+        image_input: ImageInput::None,
     },
     SiteProfile {
         name: "copilot",
@@ -387,6 +404,7 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: COPILOT_CODE_BLOCK,
         code_body_selectors: GENERIC_CODE_BODY,
         ui_selector: GENERIC_UI,
+        image_input: ImageInput::None,
     },
     SiteProfile {
         name: "open-webui",
@@ -402,6 +420,7 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: OPEN_WEBUI_CODE_BLOCK,
         code_body_selectors: GENERIC_CODE_BODY,
         ui_selector: GENERIC_UI,
+        image_input: ImageInput::None,
     },
     SiteProfile {
         name: "librechat",
@@ -417,6 +436,7 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: CHATGPT_CODE_BLOCK,
         code_body_selectors: CHATGPT_CODE_BODY,
         ui_selector: "button, svg, script, style, template, h2, .sr-only",
+        image_input: ImageInput::None,
     },
 ];
 
