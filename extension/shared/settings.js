@@ -18,6 +18,8 @@ export const DEFAULT_SETTINGS = Object.freeze({
   approvalRules: [],
   /** A question nobody answers in this many seconds is denied (`question_timed_out`). */
   questionTimeoutSeconds: 120,
+  /** Show a screenshot's numbered marks on the target page too. */
+  showMarks: true,
 });
 
 /** The shortest question timeout the panel accepts, in seconds. */

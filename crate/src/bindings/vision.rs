@@ -24,32 +24,64 @@ pub fn screen_masks() -> Result<String, JsValue> {
         .map_err(|error| error_object("screenshot_masks_unavailable", &error.to_string()))
 }
 
-/// Attaches an image (`bytes`, of type `mime`) to the composer of this chat page as the site
-/// takes a pasted picture, for the message BAI posts next. `site`: the layout's name, as
-/// [`super::post_line`] takes it. Rejects with `{code, message}`
-/// ([`crate::chat::image::ImageError`]): `vision_unsupported_site` where the site's profile
-/// knows no way.
+/// Whether this chat site's profile knows how to attach a picture: rejects with `{code,
+/// message}` (`vision_unsupported_site`) where it does not, before any picture is taken.
 #[wasm_bindgen]
-pub fn attach_image(
-    bytes: Vec<u8>,
-    mime: String,
-    name: String,
-    site: Option<String>,
-) -> Result<(), JsValue> {
-    let document = web_sys::window()
-        .and_then(|window| window.document())
-        .ok_or_else(|| JsValue::from_str("no document"))?;
-    let hostname = web_sys::window()
-        .and_then(|w| w.location().hostname().ok())
-        .unwrap_or_default();
-    let named = site.and_then(|site| {
+pub fn check_image_input(site: Option<String>) -> Result<(), JsValue> {
+    let supported = site.as_deref().and_then(|site| {
         crate::chat::SITES
             .iter()
             .find(|profile| profile.name == site)
     });
-    let profile = named
-        .or_else(|| crate::chat::choose_profile(&document, &hostname).map(|found| found.profile))
+    match supported {
+        Some(profile) if profile.image_input != crate::chat::sites::ImageInput::None => Ok(()),
+        _ => {
+            let error = crate::chat::image::ImageError::VisionUnsupportedSite;
+            Err(error_object(error.code(), &error.to_string()))
+        }
+    }
+}
+
+/// Posts `line` like [`super::post_line`], with the picture `bytes` (a PNG) attached to the
+/// message first, as the site takes a pasted image. Rejects with `{code, message}` as
+/// `post_line` does, or with the image's code (`vision_unsupported_site`, ...).
+#[wasm_bindgen]
+pub async fn post_line_with_image(
+    line: String,
+    insert_only: bool,
+    site: Option<String>,
+    bytes: Vec<u8>,
+    name: String,
+) -> Result<JsValue, JsValue> {
+    use crate::chat::composer::{self, ComposerError, SendMode};
+    let document = web_sys::window()
+        .and_then(|window| window.document())
+        .ok_or_else(|| JsValue::from_str("no document"))?;
+    let profile = site
+        .and_then(|site| {
+            crate::chat::SITES
+                .iter()
+                .find(|profile| profile.name == site)
+        })
         .ok_or_else(|| error_object("composer_not_found", "this is not a chat page"))?;
-    crate::chat::image::attach_image(&document, profile, &bytes, &mime, &name)
-        .map_err(|error| error_object(error.code(), &error.to_string()))
+    let mode = if insert_only {
+        SendMode::InsertOnly
+    } else {
+        SendMode::Send
+    };
+    let attach = || {
+        crate::chat::image::attach_image(&document, profile, &bytes, "image/png", &name).map_err(
+            |error| ComposerError::ImageNotAttached {
+                image_code: error.code(),
+                message: error.to_string(),
+            },
+        )
+    };
+    match composer::post_line_with(&document, profile, &line, mode, attach).await {
+        Ok(outcome) => Ok(JsValue::from_str(match outcome {
+            composer::PostOutcome::SentAndConfirmed => "sent_and_confirmed",
+            composer::PostOutcome::Inserted => "inserted",
+        })),
+        Err(error) => Err(error_object(error.code(), &error.to_string())),
+    }
 }
