@@ -13,13 +13,16 @@
 // only a click on BAI's own button grants): it is optional, asked for when the user turns on
 // pictures in the panel, and its absence fails with `screenshot_permission_missing`.
 
+import * as core from '../pkg/bai.js';
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 
 /** The optional permission the capture APIs need. */
 export const PICTURE_PERMISSION = { origins: ['<all_urls>'] };
 
-const failure = (code, message) => ({ error: { code, message } });
+/** A picture not taken or not sent: its code and plain message come from the core
+ * (crate/src/pictures.rs). */
+const failure = (code, origin = '', detail = '') => ({ error: JSON.parse(core.picture_failure(code, origin, String(detail))) });
 
 /** Draws the numbered marks, then the masks over everything (nothing is drawn over a mask). */
 function compose(bitmap, viewport, marks, masks) {
@@ -69,7 +72,7 @@ async function capture(tabId, origin) {
   if (ext.tabs.captureTab) return ext.tabs.captureTab(tabId, { format: 'png' });
   const tab = await ext.tabs.get(tabId);
   const window = await ext.windows.get(tab.windowId);
-  const hidden = () => failure('screenshot_target_hidden', `The target page (${origin}) is not the visible tab of its window, and Chromium can take a picture only of that tab. Move the target page into a window of its own (drag its tab out of the window) and keep it open, then ask again. BAI did not switch your tabs.`);
+  const hidden = () => failure('screenshot_target_hidden', origin);
   if (!tab.active || window.state === 'minimized') return hidden();
   const image = await ext.tabs.captureVisibleTab(tab.windowId, { format: 'png' });
   // The user may have switched tabs in that window meanwhile: then the picture is of another
@@ -88,16 +91,16 @@ export async function withPicture(reply, { tabId, origin }) {
   const data = reply?.result?.data;
   const first = data?.vision;
   if (!first || !Array.isArray(first.masks) || !first.viewport?.width) {
-    return failure('screenshot_masks_unavailable', 'BAI could not tell what to hide on the page, so it took no picture.');
+    return failure('screenshot_masks_unavailable');
   }
   if (!(await ext.permissions.contains(PICTURE_PERMISSION))) {
-    return failure('screenshot_permission_missing', 'BAI may not take pictures of pages yet. Turn on “Pictures of pages” in the BAI panel (Settings); the browser asks you once. BAI took no picture.');
+    return failure('screenshot_permission_missing');
   }
   let shot;
   try {
     shot = await capture(tabId, origin);
   } catch (error) {
-    return failure('screenshot_failed', `The browser did not take the picture: ${error?.message ?? error}`);
+    return failure('screenshot_failed', origin, error?.message ?? error);
   }
   if (typeof shot !== 'string') return shot;
   // The masks once more, after the picture: what moved in between is hidden at both places.
@@ -109,11 +112,11 @@ export async function withPicture(reply, { tabId, origin }) {
     second = null;
   }
   if (!second || !Array.isArray(second.masks)) {
-    return failure('screenshot_masks_unavailable', 'BAI could not look at the page again after taking the picture, so it sent none.');
+    return failure('screenshot_masks_unavailable');
   }
   const moved = ['width', 'height', 'scroll_x', 'scroll_y'].some((key) => second.viewport?.[key] !== first.viewport[key]);
   if (moved) {
-    return failure('screenshot_page_moved', 'The page scrolled or changed size while BAI took the picture, so it sent none. Ask again when the page is still.');
+    return failure('screenshot_page_moved');
   }
   let image;
   let width;
@@ -125,7 +128,7 @@ export async function withPicture(reply, { tabId, origin }) {
     bitmap.close();
     image = await dataUrlOf(await canvas.convertToBlob({ type: 'image/png' }));
   } catch (error) {
-    return failure('screenshot_failed', `BAI could not prepare the picture: ${error?.message ?? error}`);
+    return failure('screenshot_failed', origin, error?.message ?? error);
   }
   const { vision: _geometry, ...listing } = data;
   const masked = first.masks.length;

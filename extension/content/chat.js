@@ -439,7 +439,7 @@ export async function startChat(core, banner) {
     if (action.type === 'screenshot') {
       // Before any picture is taken: it must be of a bound target (not this chat), and this
       // chat site must be one BAI can attach a picture to.
-      if (!target) return { error: { code: 'screenshot_needs_target', message: 'A screenshot is of the page you bound with “Copy protocol prompt”, never of the chat itself; bind a target page first.' } };
+      if (!target) return { error: JSON.parse(core.picture_failure('screenshot_needs_target', '', '')) };
       try {
         core.check_image_input(session.site());
       } catch (error) {

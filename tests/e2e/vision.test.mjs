@@ -107,6 +107,14 @@ function boxesOf(target, selectors) {
   })), selectors);
 }
 
+/** BAI's overlay on the target: whether it is there, closed to the page, and out of the pointer's way. */
+function overlayOf(target) {
+  return target.evaluate(() => {
+    const host = document.querySelector('bai-marks');
+    return host ? { present: true, closed: host.shadowRoot === null, pointerEvents: getComputedStyle(host).pointerEvents } : { present: false };
+  });
+}
+
 for (const name of browserNames()) {
   describe(`pictures of the page in ${name}`, () => {
     let server;
@@ -193,6 +201,9 @@ for (const name of browserNames()) {
       const helpBand = { ...boxes.help, x: boxes.help.x - 4, y: boxes.help.y - 4, width: boxes.help.width + 8, height: 10 };
       const band = await pixelsOf(chat, shot.message.id, { band: helpBand });
       assert.ok(band.band.magenta > 0, `no mark at the Help button: ${JSON.stringify(band.band)}`);
+      // The user sees the same marks on the target page: BAI's own element, closed to the page,
+      // never in the pointer's way.
+      assert.deepEqual(await overlayOf(target), { present: true, closed: true, pointerEvents: 'none' });
       await chat.screenshot(`vision-chat-${name}`).catch(() => {});
       // The picture as the model got it, kept with the test output (for the README).
       const [picture] = await chat.evaluate((id) => window.chatFixture.imageDataUrls(id), shot.message.id);
@@ -231,6 +242,23 @@ for (const name of browserNames()) {
       assert.equal(refused.entry.code, 'screenshot_permission_missing');
       assert.match(refused.entry.reason, /Pictures of pages/);
       assert.deepEqual(refused.message.images, []);
+      // The overlay needs no capture permission: the marks are on the page again.
+      await target.evaluate(() => document.querySelector('bai-marks')?.remove());
+      await say(4, 'screenshot', {});
+      await answerQuestion(chat, 'allow', `${workflowId}:4`);
+      assert.equal((await outcomeOf(chat, 4)).entry.code, 'screenshot_permission_missing');
+      assert.equal((await overlayOf(target)).present, true, 'the overlay without the capture permission');
+
+      // 4. The panel's toggle turns the overlay off.
+      const toggle = await openPanel(browser);
+      await toggle.click('#set-show-marks');
+      await toggle.waitFor(() => document.getElementById('set-show-marks').checked === false, { what: 'the overlay turned off' });
+      assert.equal(await toggle.evaluate(async () => ((await (globalThis.browser ?? globalThis.chrome).storage.local.get('bai:settings'))['bai:settings'] ?? {}).showMarks), false);
+      await toggle.close();
+      await say(5, 'screenshot', {});
+      await answerQuestion(chat, 'allow', `${workflowId}:5`);
+      await outcomeOf(chat, 5);
+      assert.equal((await overlayOf(target)).present, false, 'no overlay when turned off');
       await chat.close();
       await target.close();
     });

@@ -85,3 +85,11 @@ pub async fn post_line_with_image(
         Err(error) => Err(error_object(error.code(), &error.to_string())),
     }
 }
+
+/// The failure `{code, message}` of a picture not taken or not sent (see
+/// [`crate::pictures::PictureError`]): the glue knows what happened, the core says it.
+#[wasm_bindgen]
+pub fn picture_failure(code: &str, origin: &str, detail: &str) -> String {
+    let error = crate::pictures::PictureError::from_code(code, origin, detail);
+    serde_json::json!({ "code": error.code(), "message": error.to_string() }).to_string()
+}

@@ -1,10 +1,13 @@
 //! Attaches a picture (a `screenshot`'s masked image) to the message BAI is about to post, the
-//! way the site takes one from the user: a `paste` event carrying the image as a file,
-//! dispatched on the composer (see [`super::sites::ImageInput`]).
+//! way the site takes one from the user: through its attachment file input, or as a pasted
+//! file (see [`super::sites::ImageInput`]).
 
 use serde::Serialize;
 use wasm_bindgen::JsCast;
-use web_sys::{ClipboardEvent, ClipboardEventInit, DataTransfer, Document, File, FilePropertyBag};
+use web_sys::{
+    ClipboardEvent, ClipboardEventInit, DataTransfer, Document, Event, EventInit, File,
+    FilePropertyBag, HtmlInputElement,
+};
 
 use super::sites::{ImageInput, SiteProfile};
 
@@ -13,7 +16,8 @@ use super::sites::{ImageInput, SiteProfile};
 #[serde(tag = "code", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ImageError {
-    /// The site's profile knows no way to attach an image.
+    /// The site's profile knows no way to attach an image, or its file input is not on the
+    /// page.
     #[error("BAI does not know how to attach a picture on this chat site, so it sent none")]
     VisionUnsupportedSite,
     /// No composer matched the site table.
@@ -48,8 +52,8 @@ fn browser_error(error: wasm_bindgen::JsValue) -> ImageError {
     )
 }
 
-/// Hands `bytes` (a `mime` image named `name`) to the composer of `profile` as the user's
-/// paste would.
+/// Hands `bytes` (a `mime` image named `name`) to the chat of `profile` as the user attaching a
+/// file would.
 pub fn attach_image(
     document: &Document,
     profile: &SiteProfile,
@@ -60,9 +64,6 @@ pub fn attach_image(
     if profile.image_input == ImageInput::None {
         return Err(ImageError::VisionUnsupportedSite);
     }
-    let composer = profile
-        .find_composer(document)
-        .ok_or(ImageError::ComposerNotFound)?;
     let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
     let options = FilePropertyBag::new();
     options.set_type(mime);
@@ -73,10 +74,40 @@ pub fn attach_image(
         .items()
         .add_with_file(&file)
         .map_err(browser_error)?;
+    match profile.image_input {
+        ImageInput::None => Err(ImageError::VisionUnsupportedSite),
+        ImageInput::FileInput(selectors) => {
+            let input = selectors
+                .iter()
+                .find_map(|selector| document.query_selector(selector).ok().flatten())
+                .and_then(|found| found.dyn_into::<HtmlInputElement>().ok())
+                .ok_or(ImageError::VisionUnsupportedSite)?;
+            input.set_files(transfer.files().as_ref());
+            for name in ["input", "change"] {
+                let init = EventInit::new();
+                init.set_bubbles(true);
+                let event = Event::new_with_event_init_dict(name, &init).map_err(browser_error)?;
+                input.dispatch_event(&event).map_err(browser_error)?;
+            }
+            Ok(())
+        }
+        ImageInput::Paste => paste(document, profile, &transfer),
+    }
+}
+
+/// A `paste` of `transfer` on the composer.
+fn paste(
+    document: &Document,
+    profile: &SiteProfile,
+    transfer: &DataTransfer,
+) -> Result<(), ImageError> {
+    let composer = profile
+        .find_composer(document)
+        .ok_or(ImageError::ComposerNotFound)?;
     let init = ClipboardEventInit::new();
     init.set_bubbles(true);
     init.set_cancelable(true);
-    init.set_clipboard_data(Some(&transfer));
+    init.set_clipboard_data(Some(transfer));
     let event = ClipboardEvent::new_with_event_init_dict("paste", &init).map_err(browser_error)?;
     composer
         .unchecked_ref::<web_sys::EventTarget>()

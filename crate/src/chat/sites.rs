@@ -50,8 +50,13 @@ pub struct SiteProfile {
 /// How a chat's composer takes an image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImageInput {
-    /// A `paste` event carrying the image as a file, dispatched on the composer (the site
-    /// attaches pasted images, as when the user pastes one).
+    /// The site's own file input for attachments (the first of these selectors that matches):
+    /// BAI sets its files and fires `input` and `change`, as choosing a file does. Works in
+    /// both browsers.
+    FileInput(&'static [&'static str]),
+    /// A `paste` event carrying the image as a file, dispatched on the composer. Chromium only:
+    /// Firefox drops the `clipboardData` of a paste event a script builds (measured in Firefox
+    /// ESR 153), so there the site sees an empty paste.
     Paste,
     /// No known way: BAI posts no picture on this site.
     None,
@@ -115,6 +120,12 @@ const CHATGPT_CODE_BLOCK: &str = "[data-markdown-copy=code-block], pre, .cm-edit
 const CHATGPT_CODE_BODY: &[&str] = &[".cm-content", "code"];
 const CHATGPT_UI: &str = "button, svg, script, style, template, \
     [data-markdown-copy=exclude], h4[data-conversation-role], h5.sr-only, h6.sr-only";
+// The composer's attachment input ("Add photos and files"); hidden, outside the editor.
+const CHATGPT_FILE_INPUT: &[&str] = &[
+    "form[data-type=unified-composer] input[type=file]",
+    "form input[type=file][multiple]",
+    "input[type=file][accept*=image]",
+];
 // Signed in: ProseMirror. Signed out ("lightweight" shell, July 2026): a React-controlled
 // textarea.
 const CHATGPT_COMPOSER: &[&str] = &[
@@ -340,7 +351,7 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: CHATGPT_CODE_BLOCK,
         code_body_selectors: CHATGPT_CODE_BODY,
         ui_selector: CHATGPT_LI_UI,
-        image_input: ImageInput::Paste,
+        image_input: ImageInput::FileInput(CHATGPT_FILE_INPUT),
     },
     SiteProfile {
         name: "chatgpt",
@@ -356,7 +367,7 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: CHATGPT_CODE_BLOCK,
         code_body_selectors: CHATGPT_CODE_BODY,
         ui_selector: CHATGPT_UI,
-        image_input: ImageInput::Paste,
+        image_input: ImageInput::FileInput(CHATGPT_FILE_INPUT),
     },
     SiteProfile {
         name: "claude",

@@ -415,6 +415,31 @@ mod tests {
     }
 
     #[test]
+    fn a_screenshot_keeps_its_listing_as_the_observation_and_its_picture_as_data() {
+        let flight = InFlight::new(
+            3,
+            &Action::Screenshot { max_elements: None },
+            OnError::default(),
+        );
+        assert!(flight.observe);
+        let result = serde_json::json!({"effects":[{"kind":"observed"}],"data":{"url":"u","title":"t",
+            "elements":["@e1 button \"Help\""],"total":1,"more":0,
+            "image":{"type":"image/png","width":800,"height":600,"marks":[1],"masked":2}}});
+        let recorded = success(&flight, Some(&result));
+        assert_eq!(
+            recorded.observation,
+            Some(serde_json::json!({"elements":["@e1 button \"Help\""],"total":1,"more":0}))
+        );
+        assert_eq!(
+            recorded.result.data,
+            Some(
+                serde_json::json!({"type":"image/png","width":800,"height":600,"marks":[1],"masked":2})
+            )
+        );
+        assert_eq!(recorded.result.action_type.as_deref(), Some("screenshot"));
+    }
+
+    #[test]
     fn an_observation_is_kept_apart_without_its_address() {
         let flight = InFlight {
             action_id: 2,
