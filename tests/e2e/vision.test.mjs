@@ -167,6 +167,8 @@ for (const name of browserNames()) {
       assert.match(question.text, new RegExp(`BAI will send a picture of ${server.origin.replace(/[.]/g, '\\.')} to the chat`));
       await answerQuestion(chat, 'allow', `${workflowId}:1`);
       const shot = await outcomeOf(chat, 1);
+      // Action ids go 1, 2, 3… (Chromium has one step more than Firefox).
+      let lastId = 1;
       assert.equal(shot.entry.status, 'ok', JSON.stringify(shot.entry));
       assert.equal(shot.message.images.length, 1, 'one picture rides on the result message');
       assert.equal(shot.message.images[0].type, 'image/png');
@@ -218,9 +220,10 @@ for (const name of browserNames()) {
           await chrome.tabs.create({ windowId: tab.windowId, url: 'about:blank', active: true });
           return true;
         }, targetUrl);
-        await say(2, 'screenshot', {});
-        await answerQuestion(chat, 'allow', `${workflowId}:2`);
-        const hidden = await outcomeOf(chat, 2);
+        const id = ++lastId;
+        await say(id, 'screenshot', {});
+        await answerQuestion(chat, 'allow', `${workflowId}:${id}`);
+        const hidden = await outcomeOf(chat, id);
         assert.equal(hidden.entry.code, 'screenshot_target_hidden');
         assert.match(hidden.entry.reason, /window of its own/);
         assert.deepEqual(hidden.message.images, []);
@@ -235,18 +238,20 @@ for (const name of browserNames()) {
       await off.waitFor(() => document.body.dataset.pictures === 'off', { what: 'pictures turned off' });
       assert.equal(await off.evaluate(() => (globalThis.browser ?? globalThis.chrome).permissions.contains({ origins: ['<all_urls>'] })), false);
       await off.close();
-      await say(3, 'screenshot', {});
-      await answerQuestion(chat, 'allow', `${workflowId}:3`);
-      const refused = await outcomeOf(chat, 3);
+      const offId = ++lastId;
+      await say(offId, 'screenshot', {});
+      await answerQuestion(chat, 'allow', `${workflowId}:${offId}`);
+      const refused = await outcomeOf(chat, offId);
       assert.equal(refused.entry.status, 'failed');
       assert.equal(refused.entry.code, 'screenshot_permission_missing');
       assert.match(refused.entry.reason, /Pictures of pages/);
       assert.deepEqual(refused.message.images, []);
       // The overlay needs no capture permission: the marks are on the page again.
       await target.evaluate(() => document.querySelector('bai-marks')?.remove());
-      await say(4, 'screenshot', {});
-      await answerQuestion(chat, 'allow', `${workflowId}:4`);
-      assert.equal((await outcomeOf(chat, 4)).entry.code, 'screenshot_permission_missing');
+      const againId = ++lastId;
+      await say(againId, 'screenshot', {});
+      await answerQuestion(chat, 'allow', `${workflowId}:${againId}`);
+      assert.equal((await outcomeOf(chat, againId)).entry.code, 'screenshot_permission_missing');
       assert.equal((await overlayOf(target)).present, true, 'the overlay without the capture permission');
 
       // 4. The panel's toggle turns the overlay off.
@@ -255,9 +260,10 @@ for (const name of browserNames()) {
       await toggle.waitFor(() => document.getElementById('set-show-marks').checked === false, { what: 'the overlay turned off' });
       assert.equal(await toggle.evaluate(async () => ((await (globalThis.browser ?? globalThis.chrome).storage.local.get('bai:settings'))['bai:settings'] ?? {}).showMarks), false);
       await toggle.close();
-      await say(5, 'screenshot', {});
-      await answerQuestion(chat, 'allow', `${workflowId}:5`);
-      await outcomeOf(chat, 5);
+      const hiddenMarksId = ++lastId;
+      await say(hiddenMarksId, 'screenshot', {});
+      await answerQuestion(chat, 'allow', `${workflowId}:${hiddenMarksId}`);
+      await outcomeOf(chat, hiddenMarksId);
       assert.equal((await overlayOf(target)).present, false, 'no overlay when turned off');
       await chat.close();
       await target.close();
