@@ -372,7 +372,7 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approval, 
         continue;
       }
       // A screenshot's report becomes the masked picture (see vision.js).
-      if (action.type === 'screenshot' && reply?.result) return await withPicture(reply, { tabId: binding.tabId, origin: binding.origin });
+      if (action.type === 'screenshot' && 'result' in reply && reply.result) return await withPicture(reply, { tabId: binding.tabId, origin: binding.origin });
       if (!('needs_approval' in reply && reply.needs_approval) && !READ_ONLY_ACTIONS.has(action.type)) {
         // A click handler's window.open or a target=_blank link opens its tab a moment after
         // the click reported back: give it that moment, then let what opened finish loading.

@@ -539,7 +539,7 @@ export async function startChat(core, banner) {
       actionsRun += 1;
       const reply = await attemptAction(summary, action, { timeoutMs: options.timeout_ms, attempt });
       // The picture stays in memory for the result message, out of the log and the engine.
-      if (reply?.image) {
+      if (reply && 'image' in reply && typeof reply.image === 'string') {
         pictures.set(workflow_id, [...(pictures.get(workflow_id) ?? []), { actionId: action_id, image: reply.image }]);
         delete reply.image;
       }
