@@ -107,6 +107,26 @@ function boxesOf(target, selectors) {
   })), selectors);
 }
 
+/** Adds a rule with the panel's form, as the user would: typed fields, a real click on Add. */
+async function addRuleInPanel(browser, { verdict, actions, site }) {
+  const panel = await browser.openExtensionPage('extension/panel/panel.html');
+  await panel.waitFor(() => document.body.dataset.ready && document.body.dataset.rulesShown);
+  const before = await panel.evaluate(() => document.querySelectorAll('#rules li').length);
+  await panel.evaluate((value) => {
+    const select = document.getElementById('rule-verdict');
+    select.value = value;
+    select.dispatchEvent(new Event('change'));
+    document.getElementById('rule-site').value = '';
+  }, verdict);
+  await panel.type('#rule-actions', actions);
+  await panel.type('#rule-site', site);
+  await panel.click('#add-rule');
+  await panel.waitFor((n) => document.querySelectorAll('#rules li').length > n, { args: [before], what: 'the rule in the panel list' });
+  const shown = await panel.evaluate(() => [...document.querySelectorAll('#rules li .rule-text')].map((li) => li.textContent));
+  await panel.close();
+  return shown;
+}
+
 /** BAI's overlay on the target: whether it is there, closed to the page, and out of the pointer's way. */
 function overlayOf(target) {
   return target.evaluate(() => {
@@ -132,6 +152,38 @@ for (const name of browserNames()) {
     after(async () => {
       await browser?.close();
       await server?.close();
+    });
+
+    test('the user\'s rule for screenshot on the site takes the picture without asking', async () => {
+      const targetUrl = `${server.origin}/vision/index.html?rule-${name}`;
+      const target = name === 'chromium' ? await browser.newWindow(targetUrl) : await browser.newTab(targetUrl);
+      await target.waitFor(() => document.getElementById('password'), { what: 'the vision page' });
+      // Pictures on (in Chromium the grant was recorded before launch; the main test below
+      // turns them off at its end, and Chromium's dialog cannot be clicked to turn them on again).
+      const panel = await openPanel(browser);
+      if (await panel.evaluate(() => document.body.dataset.pictures) !== 'on') {
+        await panel.click('#set-pictures');
+        await panel.waitFor(() => document.body.dataset.pictures === 'on', { what: 'pictures turned on' });
+      }
+      await panel.close();
+      const listed = await addRuleInPanel(browser, { verdict: 'allow', actions: 'screenshot', site: server.origin });
+      assert.ok(listed.includes(`Allow screenshot on ${server.origin}`), listed.join('; '));
+      const { chat, say } = await startWorkflow(browser, server, targetUrl, `rule-${name}`, VISION);
+      await say(1, 'screenshot', {});
+      const shot = await outcomeOf(chat, 1);
+      assert.equal(shot.entry.status, 'ok', JSON.stringify(shot.entry));
+      assert.equal(shot.message.images.length, 1);
+      assert.equal(await chat.evaluate(() => document.querySelector('bai-banner')?.dataset.question ?? null), null, 'no question was asked');
+      await chat.close();
+      await target.close();
+      // The rule goes again: the next test asks.
+      const cleanup = await openPanel(browser);
+      await cleanup.evaluate(async () => {
+        const ext = globalThis.browser ?? globalThis.chrome;
+        const stored = (await ext.storage.local.get('bai:settings'))['bai:settings'] ?? {};
+        await ext.storage.local.set({ 'bai:settings': { ...stored, approvalRules: [] } });
+      });
+      await cleanup.close();
     });
 
     test('asked by default, refused without the permission, then posted masked and marked into the composer', async () => {
