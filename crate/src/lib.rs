@@ -13,6 +13,7 @@
 //!    `chat` (wasm32 only) is the part of that layer that reads chat pages.
 //! 3. `bindings` (wasm32 only): thin wasm-bindgen entry points used by the extension's JS glue.
 
+pub mod pictures;
 pub mod policy;
 pub mod protocol;
 pub mod sites;

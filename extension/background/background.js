@@ -5,6 +5,7 @@
 import init, * as core from '../pkg/bai.js';
 import { ext, isFirefox } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
+import { withPicture } from './vision.js';
 import { CONVERSATION_PART_PREFIX, CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, SITES_KEY, addApprovalRule, loadSettings, loadSites, questionTimeoutMs } from '../shared/settings.js';
 import { alwaysAllowRule, questionFingerprint } from '../shared/questions.js';
 import { actionDeadlineMs } from '../shared/deadline.js';
@@ -128,7 +129,11 @@ async function siteOf(address) {
 async function hasAccess(origin) {
   const site = await siteOf(origin);
   if (!site) return false;
-  return site.built_in || ext.permissions.contains({ origins: [site.pattern] });
+  if (site.built_in) return true;
+  // The permission for pictures (`<all_urls>`, see vision.js) covers every host: only a site
+  // the user added (and still grants) counts.
+  const listed = (await loadSites()).some((entry) => entry.pattern === site.pattern);
+  return listed && ext.permissions.contains({ origins: [site.pattern] });
 }
 
 // Changes to the list and to the registrations run one at a time: a grant arriving while the
@@ -297,7 +302,7 @@ async function releaseClaim(key) {
 
 /** Actions that only read the page: after a navigation cut one short, it may run again on the
  * new page without doing anything twice. */
-const READ_ONLY_ACTIONS = new Set(['observe', 'wait_for', 'extract', 'assert', 'wait']);
+const READ_ONLY_ACTIONS = new Set(['observe', 'wait_for', 'extract', 'assert', 'wait', 'screenshot']);
 
 /** The next element ref number of a tab: refs stay unique across the pages a tab shows, so a
  * ref from an earlier page can never name an element of a later one. */
@@ -373,6 +378,8 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approval, 
         await sleep(100);
         continue;
       }
+      // A screenshot's report becomes the masked picture (see vision.js).
+      if (action.type === 'screenshot' && 'result' in reply && reply.result) return await withPicture(reply, { tabId: binding.tabId, origin: binding.origin });
       if (!('needs_approval' in reply && reply.needs_approval) && !READ_ONLY_ACTIONS.has(action.type)) {
         // A click handler's window.open or a target=_blank link opens its tab a moment after
         // the click reported back: give it that moment, then let what opened finish loading.

@@ -32,6 +32,14 @@ function freshNonce() {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The bytes of a `data:image/png;base64,…` URL. */
+function pictureBytes(dataUrl) {
+  const binary = atob(dataUrl.slice(dataUrl.indexOf(',') + 1));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
 /**
  * @param {typeof import('../pkg/bai.js')} core the Rust core (its calls are checked against the
  *   declarations wasm-bindgen writes; the JavaScript build has the same exports)
@@ -84,6 +92,10 @@ export async function startChat(core, banner) {
   marksLayer.setEnabled(settings.lineMarks !== false);
 
   const pendingHandshakes = new Map();
+  // Screenshots' masked pictures, per workflow, until its result message carries them (memory
+  // only: never stored, logged or reported).
+  /** @type {Map<string, Array<{ actionId: number, image: string }>>} */
+  const pictures = new Map();
   let actionChain = Promise.resolve();
 
   /**
@@ -331,7 +343,7 @@ export async function startChat(core, banner) {
 
   /** Posts one line (ACK or result) into the chat through the composer, retrying with
    * back-off; never overwrites what the user is typing (waits for an empty composer). */
-  async function postLine(line, { what, posted, failed }) {
+  async function postLine(line, { what, posted, failed, images = [] }) {
     const delays = [0, 500, 1000, 2000, 4000];
     let lastError = null;
     const conversation = key;
@@ -344,7 +356,11 @@ export async function startChat(core, banner) {
         break;
       }
       try {
-        posted(await core.post_line(line, settings.insertOnly, session.site()));
+        // A screenshot's picture joins the result message (the last one, if several).
+        const picture = images[images.length - 1];
+        posted(picture
+          ? await core.post_line_with_image(line, settings.insertOnly, session.site(), pictureBytes(picture.image), `bai-screenshot-${picture.actionId}.png`)
+          : await core.post_line(line, settings.insertOnly, session.site()));
         return true;
       } catch (error) {
         lastError = error;
@@ -354,6 +370,7 @@ export async function startChat(core, banner) {
         // The site does not take the text BAI inserts (its send button stays disabled, or the
         // box rejects it): trying again cannot help, and the panel must say so.
         if (error?.code === 'send_disabled' || error?.code === 'insert_rejected') break;
+        if (error?.code === 'vision_unsupported_site' || error?.code === 'image_not_attached') break;
         if (error?.code === 'user_is_typing' || error?.code === 'composer_changed') {
           banner.setNote(`BAI will post its ${what} when the message box is empty.`);
           continue;
@@ -403,8 +420,11 @@ export async function startChat(core, banner) {
     }
     // The same conversation open in two tabs: one of them posts.
     const claim = await ext.runtime.sendMessage({ type: Msg.CLAIM_ACTION, workflowId: workflow_id, actionId: `result@${message_index}` });
+    const images = pictures.get(workflow_id) ?? [];
+    pictures.delete(workflow_id);
     if (claim?.error) return;
     await postLine(line, {
+      images,
       what: 'result',
       posted: (outcome) => report({ kind: 'result_posted', workflow_id, outcome, actions: due.executed.length + due.rejected.length }),
       failed: (error) => report({ kind: 'result_failed', workflow_id, code: error?.code ?? 'unknown', message: error?.message ?? String(error) }),
@@ -427,6 +447,16 @@ export async function startChat(core, banner) {
    * held for that question), else null. */
   async function perform(workflow_id, action_id, action, approval, { timeoutMs, attempt }) {
     const target = await targetOf(workflow_id);
+    if (action.type === 'screenshot') {
+      // Before any picture is taken: it must be of a bound target (not this chat), and this
+      // chat site must be one BAI can attach a picture to.
+      if (!target) return { error: JSON.parse(core.picture_failure('screenshot_needs_target', '', '')) };
+      try {
+        core.check_image_input(session.site());
+      } catch (error) {
+        return { error: { code: error?.code ?? 'vision_unsupported_site', message: String(error?.message ?? error) } };
+      }
+    }
     if (!target) {
       // Claimed once, before the first try (the approved retry of the same action is that try).
       if (!approval) {
@@ -522,6 +552,11 @@ export async function startChat(core, banner) {
       report({ kind: 'executing', ...summary, ...(attempt ? { attempt } : {}) });
       actionsRun += 1;
       const reply = await attemptAction(summary, action, { timeoutMs: options.timeout_ms, attempt });
+      // The picture stays in memory for the result message, out of the log and the engine.
+      if (reply && 'image' in reply && typeof reply.image === 'string') {
+        pictures.set(workflow_id, [...(pictures.get(workflow_id) ?? []), { actionId: action_id, image: reply.image }]);
+        delete reply.image;
+      }
       const step = JSON.parse(session.record_outcome(workflow_id, action_id, JSON.stringify(reply ?? null)));
       marksLayer.refresh();
       if (step.failure) report({ kind: 'failed', ...summary, error: step.failure });

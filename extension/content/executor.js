@@ -7,6 +7,7 @@ import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { loadSettings, policySettingsJson } from '../shared/settings.js';
 import { actionDeadlineMs } from '../shared/deadline.js';
+import { hideMarks, showMarks } from './marks-overlay.js';
 
 export function startExecutor(core, { canNavigate }) {
   // One action at a time, in arrival order.
@@ -26,6 +27,16 @@ export function startExecutor(core, { canNavigate }) {
     }
     if (message?.type === Msg.PING) {
       sendResponse({ pong: true });
+      return false;
+    }
+    if (message?.type === Msg.SCREEN_MASKS) {
+      // Right away, not behind the queue: the picture was just taken while the screenshot
+      // action's answer was on its way, and nothing else runs in between.
+      try {
+        sendResponse({ masks: JSON.parse(core.screen_masks()) });
+      } catch (error) {
+        sendResponse({ error: parseFailure(error) });
+      }
       return false;
     }
     if (message?.type === Msg.PAGE_STATE) {
@@ -219,6 +230,11 @@ export async function executeHere(core, { action, timeoutMs, expectOrigin, appro
         navigateTo: destination.url,
         nextRef,
       };
+    }
+    // A screenshot's marks, shown to the user on this page too (the panel's setting).
+    if (action.type === 'screenshot') {
+      if (settings.showMarks === false) hideMarks();
+      else showMarks(outcome.result?.data?.vision?.marks);
     }
     return { result: outcome.result, nextRef };
   } catch (error) {

@@ -364,6 +364,30 @@ async function sendStop(workflowId) {
   ]);
 }
 
+/** The permission the browsers' capture APIs need (see extension/background/vision.js). */
+const PICTURE_PERMISSION = { origins: ['<all_urls>'] };
+
+/** "Pictures of pages": asks the browser for the capture permission only when the user turns
+ * pictures on (in this click), and gives it back when they turn them off. */
+async function setupPictures() {
+  const box = $('set-pictures');
+  const status = $('pictures-status');
+  box.checked = await ext.permissions.contains(PICTURE_PERMISSION);
+  box.addEventListener('change', async () => {
+    if (box.checked) {
+      const granted = await ext.permissions.request(PICTURE_PERMISSION).catch(() => false);
+      box.checked = granted;
+      status.textContent = granted ? 'Pictures are on. BAI asks before each picture unless a rule allows screenshot on the site.' : 'The browser did not allow it; pictures stay off.';
+    } else {
+      await ext.permissions.remove(PICTURE_PERMISSION).catch(() => false);
+      box.checked = await ext.permissions.contains(PICTURE_PERMISSION);
+      status.textContent = box.checked ? 'The browser kept the permission.' : 'Pictures are off.';
+    }
+    document.body.dataset.pictures = box.checked ? 'on' : 'off';
+  });
+  document.body.dataset.pictures = box.checked ? 'on' : 'off';
+}
+
 async function setupSettings() {
   const settings = await loadSettings();
   const defaults = JSON.parse(core.default_policy_settings());
@@ -382,6 +406,10 @@ async function setupSettings() {
   const lineMarks = $('set-line-marks');
   lineMarks.checked = settings.lineMarks !== false;
   lineMarks.addEventListener('change', () => saveSetting('lineMarks', lineMarks.checked));
+  setupPictures();
+  const showMarks = $('set-show-marks');
+  showMarks.checked = settings.showMarks !== false;
+  showMarks.addEventListener('change', () => saveSetting('showMarks', showMarks.checked));
   const retention = $('set-retention-days');
   retention.value = String(settings.conversationRetentionDays);
   retention.addEventListener('change', () => {
@@ -593,7 +621,7 @@ function addChatSite() {
 // The panel only writes the rules the user made and lists them; the Rust policy decides with
 // them (crate/src/policy/rules.rs).
 
-const ACTION_TYPES = new Set(['click', 'input_text', 'scroll', 'select_option', 'check', 'uncheck', 'press_key', 'hover', 'navigate', 'wait', 'observe', 'wait_for', 'extract', 'assert']);
+const ACTION_TYPES = new Set(['click', 'input_text', 'scroll', 'select_option', 'check', 'uncheck', 'press_key', 'hover', 'navigate', 'wait', 'observe', 'wait_for', 'extract', 'assert', 'screenshot']);
 
 async function renderRules() {
   const { approvalRules: rules = [] } = await loadSettings();

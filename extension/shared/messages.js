@@ -55,6 +55,9 @@ export const Msg = Object.freeze(/** @type {const} */ ({
   /** content (chat) -> background -> content (target): the target page's URL, title and, when
    * asked, what changed since the last observation (for the result posted to the model). */
   PAGE_STATE: 'page_state',
+  /** background -> content (target): what a picture of this page must hide now (a
+   * `screenshot`'s second look, after the picture). */
+  SCREEN_MASKS: 'screen_masks',
   /** background -> content (target): are you loaded and listening? (Answered `{pong: true}`;
    * asked only after an action loaded another page in the bound tab.) */
   PING: 'ping',
@@ -113,6 +116,7 @@ export const Msg = Object.freeze(/** @type {const} */ ({
  * @typedef {{ type: 'execute_action', workflowId: string, action: WireAction, timeoutMs?: number, approval?: string, expectOrigin: string, refFloor: number, deliveryId?: string }} ExecuteActionMsg
  * @typedef {{ type: 'page_state', workflowId?: string, changes?: boolean, maxElements?: number, refFloor?: number }} PageStateMsg
  * @typedef {{ type: 'ping' }} PingMsg
+ * @typedef {{ type: 'screen_masks' }} ScreenMasksMsg
  * @typedef {{ type: 'grant_site', address: string, kind?: string }} GrantSiteMsg
  * @typedef {{ type: 'remove_site', pattern: string }} RemoveSiteMsg
  * @typedef {{ type: 'held_texts_save', conversation: string, texts: string | null }} HeldTextsSaveMsg
@@ -123,7 +127,7 @@ export const Msg = Object.freeze(/** @type {const} */ ({
 
 /**
  * Every message, tagged by `type`.
- * @typedef {ContentReadyMsg | TabStatusMsg | ChatEventMsg | UserDecisionMsg | AskUserMsg | WithdrawQuestionMsg | ShowQuestionsMsg | PendingQuestionsMsg | AnswerQuestionMsg | QuestionAnsweredMsg | QuestionDueMsg | QuestionsChangedMsg | StopWorkflowMsg | CancelActionsMsg | TabLogMsg | BindTargetMsg | TargetForMsg | RunActionMsg | ClaimActionMsg | ExecuteActionMsg | PageStateMsg | PingMsg | GrantSiteMsg | RemoveSiteMsg | HeldTextsSaveMsg | HeldTextsLoadMsg | ClearConversationsMsg | StatusChangedMsg} Message
+ * @typedef {ContentReadyMsg | TabStatusMsg | ChatEventMsg | UserDecisionMsg | AskUserMsg | WithdrawQuestionMsg | ShowQuestionsMsg | PendingQuestionsMsg | AnswerQuestionMsg | QuestionAnsweredMsg | QuestionDueMsg | QuestionsChangedMsg | StopWorkflowMsg | CancelActionsMsg | TabLogMsg | BindTargetMsg | TargetForMsg | RunActionMsg | ClaimActionMsg | ExecuteActionMsg | PageStateMsg | PingMsg | ScreenMasksMsg | GrantSiteMsg | RemoveSiteMsg | HeldTextsSaveMsg | HeldTextsLoadMsg | ClearConversationsMsg | StatusChangedMsg} Message
  */
 
 /**
@@ -132,7 +136,8 @@ export const Msg = Object.freeze(/** @type {const} */ ({
  */
 /**
  * An action's answer: what it did, why it failed, or the reasons the user must approve first.
- * @typedef {{ result?: any, needs_approval?: { reasons: string[], target?: string, [field: string]: unknown }, nextRef?: number } & MaybeFailure} ActionReply
+ * `image`: a screenshot's masked picture (PNG data URL), from the background to the chat tab only.
+ * @typedef {{ result?: any, needs_approval?: { reasons: string[], target?: string, [field: string]: unknown }, nextRef?: number, image?: string } & MaybeFailure} ActionReply
  */
 /** A workflow's bound target tab. @typedef {{ tabId: number, origin: string, url: string, title: string, at: number }} Binding */
 
@@ -161,6 +166,7 @@ export const Msg = Object.freeze(/** @type {const} */ ({
  *   execute_action: ActionReply,
  *   page_state: PageStateReply,
  *   ping: { pong: true },
+ *   screen_masks: { masks?: { viewport: any, masks: any[] } } & MaybeFailure,
  *   grant_site: OkReply & { [field: string]: unknown },
  *   remove_site: OkReply & { [field: string]: unknown },
  *   held_texts_save: OkReply,

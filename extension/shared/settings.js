@@ -20,6 +20,8 @@ export const DEFAULT_SETTINGS = Object.freeze({
   questionTimeoutSeconds: 120,
   /** Status marks beside the BAI lines of the chat, and the pasted protocol prompt folded. */
   lineMarks: true,
+  /** Show a screenshot's numbered marks on the target page too. */
+  showMarks: true,
 });
 
 /** The shortest question timeout the panel accepts, in seconds. */

@@ -7,6 +7,7 @@ mod chat_session;
 pub mod held_text;
 mod line_marks;
 pub mod perform;
+pub mod vision;
 
 use wasm_bindgen::prelude::*;
 

@@ -195,6 +195,7 @@ fn reads_only(action: &Action) -> bool {
             | Action::Wait { .. }
             | Action::Done { .. }
             | Action::More { .. }
+            | Action::Screenshot { .. }
     )
 }
 

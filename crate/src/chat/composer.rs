@@ -64,6 +64,15 @@ pub enum ComposerError {
         "the message box changed while BAI was posting; nothing was sent: clear the box and BAI will post again"
     )]
     ComposerChanged,
+    /// A picture for the message could not be attached (see
+    /// [`crate::chat::image::ImageError`]); nothing was posted.
+    #[error("{message}")]
+    ImageNotAttached {
+        /// The image error's code (`vision_unsupported_site`, ...).
+        image_code: &'static str,
+        /// Its message.
+        message: String,
+    },
 }
 
 impl ComposerError {
@@ -77,6 +86,7 @@ impl ComposerError {
             Self::SendDisabled => "send_disabled",
             Self::NotConfirmed => "not_confirmed",
             Self::ComposerChanged => "composer_changed",
+            Self::ImageNotAttached { image_code, .. } => image_code,
         }
     }
 }
@@ -94,12 +104,25 @@ pub async fn post_line(
     line: &str,
     mode: SendMode,
 ) -> Result<PostOutcome, ComposerError> {
+    post_line_with(document, profile, line, mode, || Ok(())).await
+}
+
+/// [`post_line`], calling `attach` once the composer is known to be empty and before the line
+/// goes in (a `screenshot`'s picture joins the message there; its failure stops the post).
+pub async fn post_line_with(
+    document: &Document,
+    profile: &SiteProfile,
+    line: &str,
+    mode: SendMode,
+    attach: impl FnOnce() -> Result<(), ComposerError>,
+) -> Result<PostOutcome, ComposerError> {
     let composer = profile
         .find_composer(document)
         .ok_or(ComposerError::ComposerNotFound)?;
     if !composer_text(&composer).trim().is_empty() {
         return Err(ComposerError::UserIsTyping);
     }
+    attach()?;
     let before = user_messages_containing(document, profile, line);
     insert_text(document, &composer, line)?;
     if composer_text(&composer).trim() != line.trim() {

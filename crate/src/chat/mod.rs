@@ -2,6 +2,7 @@
 //! UI) and, from it, reads the transcript the protocol engine consumes. Built only for wasm32.
 
 pub mod composer;
+pub mod image;
 pub mod observer;
 pub mod sites;
 pub mod text;

@@ -42,6 +42,24 @@ pub struct SiteProfile {
     /// Interface text inside a message (buttons, headers, screen-reader labels): never part of the
     /// message text. Code block headers are read for the language only.
     pub ui_selector: &'static str,
+    /// How the composer takes a picture (a `screenshot`'s image, attached to BAI's result
+    /// message); [`ImageInput::None`] where no way is known, and a picture fails there.
+    pub image_input: ImageInput,
+}
+
+/// How a chat's composer takes an image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageInput {
+    /// The site's own file input for attachments (the first of these selectors that matches):
+    /// BAI sets its files and fires `input` and `change`, as choosing a file does. Works in
+    /// both browsers.
+    FileInput(&'static [&'static str]),
+    /// A `paste` event carrying the image as a file, dispatched on the composer. Chromium only:
+    /// Firefox drops the `clipboardData` of a paste event a script builds (measured in Firefox
+    /// ESR 153), so there the site sees an empty paste.
+    Paste,
+    /// No known way: BAI posts no picture on this site.
+    None,
 }
 
 /// One way to learn a message's author role.
@@ -102,6 +120,12 @@ const CHATGPT_CODE_BLOCK: &str = "[data-markdown-copy=code-block], pre, .cm-edit
 const CHATGPT_CODE_BODY: &[&str] = &[".cm-content", "code"];
 const CHATGPT_UI: &str = "button, svg, script, style, template, \
     [data-markdown-copy=exclude], h4[data-conversation-role], h5.sr-only, h6.sr-only";
+// The composer's attachment input ("Add photos and files"); hidden, outside the editor.
+const CHATGPT_FILE_INPUT: &[&str] = &[
+    "form[data-type=unified-composer] input[type=file]",
+    "form input[type=file][multiple]",
+    "input[type=file][accept*=image]",
+];
 // Signed in: ProseMirror. Signed out ("lightweight" shell, July 2026): a React-controlled
 // textarea.
 const CHATGPT_COMPOSER: &[&str] = &[
@@ -327,6 +351,7 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: CHATGPT_CODE_BLOCK,
         code_body_selectors: CHATGPT_CODE_BODY,
         ui_selector: CHATGPT_LI_UI,
+        image_input: ImageInput::FileInput(CHATGPT_FILE_INPUT),
     },
     SiteProfile {
         name: "chatgpt",
@@ -342,6 +367,7 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: CHATGPT_CODE_BLOCK,
         code_body_selectors: CHATGPT_CODE_BODY,
         ui_selector: CHATGPT_UI,
+        image_input: ImageInput::FileInput(CHATGPT_FILE_INPUT),
     },
     SiteProfile {
         name: "claude",
@@ -357,6 +383,7 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: CLAUDE_CODE_BLOCK,
         code_body_selectors: GENERIC_CODE_BODY,
         ui_selector: GENERIC_UI,
+        image_input: ImageInput::None,
     },
     SiteProfile {
         name: "gemini",
@@ -372,6 +399,7 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: GEMINI_CODE_BLOCK,
         code_body_selectors: GEMINI_CODE_BODY,
         ui_selector: GEMINI_UI,
+        image_input: ImageInput::None,
     },
     SiteProfile {
         name: "copilot",
@@ -387,6 +415,7 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: COPILOT_CODE_BLOCK,
         code_body_selectors: GENERIC_CODE_BODY,
         ui_selector: GENERIC_UI,
+        image_input: ImageInput::None,
     },
     SiteProfile {
         name: "open-webui",
@@ -402,6 +431,7 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: OPEN_WEBUI_CODE_BLOCK,
         code_body_selectors: GENERIC_CODE_BODY,
         ui_selector: GENERIC_UI,
+        image_input: ImageInput::None,
     },
     SiteProfile {
         name: "librechat",
@@ -417,6 +447,7 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: CHATGPT_CODE_BLOCK,
         code_body_selectors: CHATGPT_CODE_BODY,
         ui_selector: "button, svg, script, style, template, h2, .sr-only",
+        image_input: ImageInput::None,
     },
 ];
 

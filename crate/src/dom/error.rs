@@ -191,6 +191,12 @@ pub enum ActionError {
         /// What changed, in plain words.
         reason: String,
     },
+    /// A `screenshot` could not work out what to hide (secret fields, frames), so no picture
+    /// was taken: fail closed.
+    ScreenshotMasksUnavailable {
+        /// What could not be read.
+        detail: String,
+    },
     /// The browser threw an unexpected exception.
     Script {
         /// What threw, in BAI's words: the kind of a standard exception (`TypeError`) or what
@@ -233,6 +239,7 @@ impl ActionError {
             Self::NotExecutable { .. } => "not_executable",
             Self::Stopped => "stopped",
             Self::TargetChanged { .. } => "target_changed",
+            Self::ScreenshotMasksUnavailable { .. } => "screenshot_masks_unavailable",
             Self::Script { .. } => "script_error",
         }
     }
@@ -382,6 +389,9 @@ impl ActionError {
             Self::Stopped => "the user pressed Stop; BAI did not act".to_owned(),
             Self::TargetChanged { element, reason } => format!(
                 "{element} is not the element that was reviewed any more ({reason}); BAI did not act. Observe the page again and ask for the action again"
+            ),
+            Self::ScreenshotMasksUnavailable { detail } => format!(
+                "BAI could not tell what to hide on this page ({detail}), so it took no picture"
             ),
             Self::Script { detail } => format!(
                 "the page or the browser threw an unexpected error ({detail}) while BAI acted; BAI stopped the action. Check the page before going on"

@@ -62,6 +62,7 @@ pub mod selector;
 pub mod settle;
 pub mod tree;
 pub mod visibility;
+pub mod vision;
 
 pub use action::execute;
 pub use error::ActionError;

@@ -254,6 +254,12 @@ pub enum AskReason {
         /// The element that gets it, described.
         element: String,
     },
+    /// A `screenshot`: a picture of the page goes to the chat (and so to the model). Asked
+    /// about unless the user's allow rule for `screenshot` on this site says yes.
+    Picture {
+        /// The site pictured (the workflow's bound origin), or "this page" when unknown.
+        origin: String,
+    },
 }
 
 impl AskReason {
@@ -278,6 +284,9 @@ impl AskReason {
                 format!("BAI cannot tell what {element} does (no role, name, text or address)")
             }
             Self::Rule { rule } => format!("your rule “{rule}” says so"),
+            Self::Picture { origin } => {
+                format!("BAI will send a picture of {origin} to the chat")
+            }
             Self::PageBoundKey { key, element } => format!(
                 "it presses {key} on {element}, which is not a text field: only the page decides what that does, and pages use it to delete things"
             ),
@@ -360,7 +369,8 @@ fn touch_of(action: &Action) -> Touch {
         | Action::Extract { .. }
         | Action::Assert { .. }
         | Action::Done { .. }
-        | Action::More { .. } => Touch::ReadsOnly,
+        | Action::More { .. }
+        | Action::Screenshot { .. } => Touch::ReadsOnly,
         // Scroll, hover, navigate, other keys; and, fail closed, any action added later.
         _ => Touch::Moves,
     }
@@ -451,6 +461,16 @@ fn builtin_reasons(
             reasons.push(AskReason::TargetUnchecked);
         }
         _ => {}
+    }
+    // A picture shows whatever the page shows: never sent without the question or the user's
+    // own allow rule for this site.
+    if let Action::Screenshot { .. } = action {
+        reasons.push(AskReason::Picture {
+            origin: settings
+                .site
+                .clone()
+                .unwrap_or_else(|| "this page".to_owned()),
+        });
     }
     if let Action::Navigate { url } = action {
         if let Some(word) = find_risky(url, &settings.risky_words, Position::Address) {

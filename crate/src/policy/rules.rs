@@ -328,6 +328,8 @@ pub(super) fn allow_waives(rule: &ApprovalRule, reason: &AskReason) -> bool {
         AskReason::RiskyDestination { url, .. } => NamePattern::parse(&rule.name).matches(url),
         // The address is what a navigate rule's pattern was matched against.
         AskReason::EachActionMode | AskReason::RiskyNavigation { .. } => true,
+        // The user's own "allow screenshot on this site": what the picture question asks.
+        AskReason::Picture { .. } => true,
     }
 }
 
@@ -729,6 +731,66 @@ mod tests {
                 )),
                 ["risky_click"]
             );
+        }
+
+        #[test]
+        fn a_picture_is_asked_about_unless_the_users_rule_for_this_site_allows_it() {
+            let shot = Action::Screenshot { max_elements: None };
+            for mode in [ApprovalMode::Auto, ApprovalMode::EachAction] {
+                let verdict = review(&settings(mode, Vec::new()), &shot, None);
+                assert_eq!(codes(&verdict), ["picture"], "{mode:?}");
+                let Verdict::Ask { reasons } = verdict else {
+                    unreachable!()
+                };
+                assert_eq!(
+                    reasons[0].message(),
+                    "BAI will send a picture of https://shop.example to the chat"
+                );
+            }
+            // The user's allow rule for screenshots on this site.
+            let allowed = settings(
+                ApprovalMode::EachAction,
+                vec![rule(RuleVerdict::Allow, &["screenshot"], "")],
+            );
+            assert!(matches!(
+                review(&allowed, &shot, None),
+                Verdict::AllowedByRule { .. }
+            ));
+            // A rule for other actions, a named rule, another site's rule, an expired rule, or
+            // no site at all: the question stays.
+            let mut elsewhere = rule(RuleVerdict::Allow, &["screenshot"], "");
+            elsewhere.site = "https://other.example".into();
+            let mut expired = rule(RuleVerdict::Allow, &["screenshot"], "");
+            expired.expires_at_ms = Some(9_000);
+            for other in [
+                rule(RuleVerdict::Allow, &["click", "observe"], ""),
+                rule(RuleVerdict::Allow, &["screenshot"], "checkout"),
+                elsewhere,
+                expired,
+            ] {
+                let verdict = review(
+                    &settings(ApprovalMode::Auto, vec![other.clone()]),
+                    &shot,
+                    None,
+                );
+                assert_eq!(codes(&verdict), ["picture"], "{other:?}");
+            }
+            let siteless = PolicySettings {
+                site: None,
+                ..allowed.clone()
+            };
+            let verdict = review(&siteless, &shot, None);
+            assert_eq!(codes(&verdict), ["picture"]);
+            let Verdict::Ask { reasons } = verdict else {
+                unreachable!()
+            };
+            assert!(reasons[0].message().contains("this page"));
+            // A deny rule refuses it.
+            let denied = settings(
+                ApprovalMode::Auto,
+                vec![rule(RuleVerdict::Deny, &["screenshot"], "")],
+            );
+            assert!(matches!(review(&denied, &shot, None), Verdict::Deny { .. }));
         }
 
         #[test]

@@ -126,6 +126,15 @@ pub enum Action {
         #[serde(flatten)]
         expect: Expectation,
     },
+    /// A picture of the target's visible area, attached to the result message: password and
+    /// secret fields and every frame painted over, each listed element boxed with the number of
+    /// its ref (the same `observe` runs in the call, so the picture and the refs agree). Asked
+    /// about by default. Needs `vision`.
+    Screenshot {
+        /// At most this many elements listed and marked (as `observe`'s `max_elements`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        max_elements: Option<u32>,
+    },
     /// The model says the workflow is over.
     Done {
         /// Whether the model thinks it reached the goal.
@@ -371,6 +380,7 @@ impl Action {
             Self::Assert { .. } => "assert",
             Self::Done { .. } => "done",
             Self::More { .. } => "more",
+            Self::Screenshot { .. } => "screenshot",
         }
     }
 
@@ -394,6 +404,7 @@ impl Action {
             | Self::Done { .. }
             | Self::More { .. }
             | Self::Observe { .. }
+            | Self::Screenshot { .. }
             | Self::Navigate { .. }
             | Self::WaitFor { .. } => None,
         }

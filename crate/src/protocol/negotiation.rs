@@ -66,6 +66,10 @@ pub enum Capability {
     /// [`crate::protocol::action::EXTRACT_LARGE_MAX_CHARS`] characters). Only with
     /// [`Capability::ResultLines`]: without results there is nothing to continue.
     ChunkedResults,
+    /// The `screenshot` action: a picture of the target's visible area, secrets masked and the
+    /// elements numbered by their refs, attached to the result message. Only with
+    /// [`Capability::ResultLines`]: the picture rides on a result message.
+    Vision,
 }
 
 impl Capability {
@@ -75,6 +79,7 @@ impl Capability {
         Self::Observe,
         Self::ExtendedActions,
         Self::ChunkedResults,
+        Self::Vision,
     ];
 
     /// The wire name (`"result_lines"`, ...).
@@ -84,6 +89,7 @@ impl Capability {
             Self::Observe => "observe",
             Self::ExtendedActions => "extended_actions",
             Self::ChunkedResults => "chunked_results",
+            Self::Vision => "vision",
         }
     }
 

@@ -249,7 +249,8 @@ impl InFlight {
             action_type: action.type_name(),
             retries: extra_attempts(action, on_error),
             attempt: 0,
-            observe: matches!(action, Action::Observe { .. }),
+            // A screenshot's listing is an observation too: the refs its marks show.
+            observe: matches!(action, Action::Observe { .. } | Action::Screenshot { .. }),
             skip_on_error: on_error == OnError::Skip,
         }
     }
@@ -276,7 +277,9 @@ pub(crate) fn success(flight: &InFlight, result: Option<&Value>) -> Recorded {
         Some(Value::Object(mut listing)) if flight.observe => {
             listing.remove("url");
             listing.remove("title");
-            (None, Some(Value::Object(listing)))
+            // A screenshot says what picture it attached (size, marks, masks) as its data.
+            let image = listing.remove("image");
+            (image, Some(Value::Object(listing)))
         }
         other => (other, None),
     };
@@ -409,6 +412,31 @@ mod tests {
         );
         let ok: ActionReply = serde_json::from_str(r#"{"result":{"effects":[]}}"#).unwrap();
         assert_eq!(ActionReply::failure(Some(&ok)), None);
+    }
+
+    #[test]
+    fn a_screenshot_keeps_its_listing_as_the_observation_and_its_picture_as_data() {
+        let flight = InFlight::new(
+            3,
+            &Action::Screenshot { max_elements: None },
+            OnError::default(),
+        );
+        assert!(flight.observe);
+        let result = serde_json::json!({"effects":[{"kind":"observed"}],"data":{"url":"u","title":"t",
+            "elements":["@e1 button \"Help\""],"total":1,"more":0,
+            "image":{"type":"image/png","width":800,"height":600,"marks":[1],"masked":2}}});
+        let recorded = success(&flight, Some(&result));
+        assert_eq!(
+            recorded.observation,
+            Some(serde_json::json!({"elements":["@e1 button \"Help\""],"total":1,"more":0}))
+        );
+        assert_eq!(
+            recorded.result.data,
+            Some(
+                serde_json::json!({"type":"image/png","width":800,"height":600,"marks":[1],"masked":2})
+            )
+        );
+        assert_eq!(recorded.result.action_type.as_deref(), Some("screenshot"));
     }
 
     #[test]

@@ -141,10 +141,11 @@ pub fn parse_handshake(json: &str, form: HandshakeForm) -> Result<Handshake, Ref
             .copied()
             .filter(|c| listed.contains(&c.as_str()))
             .collect();
-        // `chunked_results` continues result lines: without `result_lines` it means nothing, and
-        // is dropped like an unknown name (the ACK does not echo it).
+        // `chunked_results` continues result lines and `vision` attaches its picture to one:
+        // without `result_lines` they mean nothing, and are dropped like an unknown name (the
+        // ACK does not echo them).
         if !capabilities.contains(&Capability::ResultLines) {
-            capabilities.retain(|c| *c != Capability::ChunkedResults);
+            capabilities.retain(|c| !matches!(c, Capability::ChunkedResults | Capability::Vision));
         }
         if !listed.contains(&CAPABILITY_ACTION_LINES) {
             return Err(Refusal::HandshakeNoActionLines);

@@ -937,8 +937,8 @@ impl std::fmt::Display for Refusal {
                 write!(f, "action type {:?} is not known", excerpt(type_name))
             }
             Self::NotNegotiated { what, capability } => {
-                // `chunked_results` counts only beside `result_lines`.
-                let with = if *capability == Capability::ChunkedResults {
+                // `chunked_results` and `vision` count only beside `result_lines`.
+                let with = if matches!(capability, Capability::ChunkedResults | Capability::Vision) {
                     format!("\"{}\",", Capability::ResultLines)
                 } else {
                     String::new()

@@ -247,6 +247,15 @@ class ChromiumBrowser {
   async openExtensionPage(pathAndQuery) {
     return this.newTab(`${this.extensionOrigin}/${pathAndQuery}`);
   }
+  /** Opens `url` in a new window of its own (its tab is the visible tab of that window), as a
+   * user who drags a tab out; the window the tests use keeps its tabs. */
+  async newWindow(url) {
+    const opened = this.context.waitForEvent('page', { timeout: DEFAULT_TIMEOUT });
+    await this.inBackground((address) => chrome.windows.create({ url: address, focused: false, width: 1000, height: 760 }).then(() => true), url);
+    const page = await opened;
+    await page.waitForLoadState('load');
+    return new ChromiumTab(this, page);
+  }
   /** The question window the background opened (a popup window of the extension's own page). */
   async questionWindow({ timeout = DEFAULT_TIMEOUT } = {}) {
     const url = `${this.extensionOrigin}/${QUESTION_PAGE}`;

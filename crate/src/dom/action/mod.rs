@@ -15,6 +15,7 @@ mod hover;
 mod input_text;
 mod observe;
 mod press_key;
+mod screenshot;
 mod scroll;
 mod select_option;
 mod wait;
@@ -114,6 +115,7 @@ pub async fn execute_on(
         Action::Wait { ms } => wait::run(*ms).await,
         Action::Scroll { x, y } => scroll::run(*x, *y).await,
         Action::Observe { max_elements } => observe::run(*max_elements),
+        Action::Screenshot { max_elements } => screenshot::run(*max_elements),
         Action::SelectOption { selector, option } => {
             select_option::run(target(selector), option, options).await
         }

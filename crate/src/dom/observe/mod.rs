@@ -96,14 +96,21 @@ fn page_identity(root: &QueryRoot) -> (String, String) {
 /// Lists the page's interactive elements (at most `max_elements`; 0 means the default 60) and
 /// makes this the baseline of the next [`observe_changes`].
 pub fn observe(max_elements: u32) -> Observation {
+    observe_listed(max_elements).0
+}
+
+/// [`observe`], with the listed elements and their ref numbers (a `screenshot` draws their
+/// boxes, so the picture and the listing agree).
+pub fn observe_listed(max_elements: u32) -> (Observation, Vec<(u32, web_sys::Element)>) {
     let Some(root) = QueryRoot::current() else {
-        return Observation {
+        let empty = Observation {
             url: String::new(),
             title: String::new(),
             elements: Vec::new(),
             total: 0,
             more: 0,
         };
+        return (empty, Vec::new());
     };
     let items = snapshot(&root);
     let lines: Vec<String> = items.iter().map(Item::line).collect();
@@ -117,13 +124,19 @@ pub fn observe(max_elements: u32) -> Observation {
     let max = budget(max_elements);
     let total = lines.len();
     let (url, title) = page_identity(&root);
-    Observation {
+    let listed = items
+        .into_iter()
+        .take(max)
+        .map(|item| (item.number, item.element))
+        .collect();
+    let observation = Observation {
         url,
         title,
         elements: lines.into_iter().take(max).collect(),
         total,
         more: total.saturating_sub(max),
-    }
+    };
+    (observation, listed)
 }
 
 /// Observes again and reports what changed since the previous observation of this document

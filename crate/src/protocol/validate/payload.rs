@@ -219,6 +219,26 @@ pub fn action_from_wire(
             }
             Ok(Action::More { token })
         }
+        "screenshot" => {
+            let max_elements = match fields.get("max_elements") {
+                None | Some(Value::Null) => None,
+                Some(value) => Some(
+                    value
+                        .as_u64()
+                        .filter(|n| (1..=u64::from(OBSERVE_MAX_ELEMENTS)).contains(n))
+                        .and_then(|n| u32::try_from(n).ok())
+                        .ok_or_else(|| {
+                            bad(
+                                type_name,
+                                PayloadProblem::MaxElementsOutOfRange {
+                                    max: OBSERVE_MAX_ELEMENTS,
+                                },
+                            )
+                        })?,
+                ),
+            };
+            Ok(Action::Screenshot { max_elements })
+        }
         "assert" => {
             let selector = wire.selector()?;
             let expect = wire.expectation()?;

@@ -347,3 +347,45 @@ fn options() {
         assert_eq!(code, RejectCode::InvalidRecord, "{bad}");
     }
 }
+
+#[test]
+fn screenshot_needs_vision_and_takes_an_element_budget() {
+    let (code, reason) = ext("screenshot", json!({})).split_err();
+    assert_eq!(code, RejectCode::CapabilityNotNegotiated);
+    assert!(reason.contains("\"vision\""), "{reason}");
+    // The refusal says that `vision` needs `result_lines` beside it.
+    assert!(reason.contains("\"result_lines\",\"vision\""), "{reason}");
+    let vision = [Capability::ResultLines, Capability::Vision];
+    assert_eq!(
+        action_from_wire("screenshot", &json!({}), Some(&vision)).unwrap(),
+        Action::Screenshot { max_elements: None }
+    );
+    assert_eq!(
+        action_from_wire("screenshot", &json!({"max_elements": 40}), Some(&vision)).unwrap(),
+        Action::Screenshot {
+            max_elements: Some(40)
+        }
+    );
+    for bad in [json!(0), json!(301), json!("40"), json!(2.5)] {
+        let refused = action_from_wire("screenshot", &json!({"max_elements": bad}), Some(&vision));
+        assert_eq!(refused.unwrap_err().code(), RejectCode::InvalidPayload);
+    }
+    // BAI/0.2 cannot negotiate it: the type is simply unknown there.
+    assert_eq!(
+        action_from_wire("screenshot", &json!({}), None)
+            .unwrap_err()
+            .code(),
+        RejectCode::UnknownActionType
+    );
+    // Saved and read back in wire form.
+    let shot = Action::Screenshot {
+        max_elements: Some(12),
+    };
+    let wire = serde_json::to_value(&shot).unwrap();
+    assert_eq!(
+        wire,
+        json!({"type": "screenshot", "payload": {"max_elements": 12}})
+    );
+    assert_eq!(shot.type_name(), "screenshot");
+    assert!(shot.selector().is_none());
+}

@@ -1,0 +1,195 @@
+//! What a picture of the page must hide and may number: the boxes a `screenshot` paints opaque
+//! before the image leaves the browser (secret fields, text the secret scan would redact, every
+//! frame) and the boxes it draws around listed elements with their ref numbers.
+//!
+//! Rectangles are in CSS pixels of the top viewport (what `getBoundingClientRect` gives),
+//! clipped to it. The glue scales them to the captured image. Frames are masked whole, same
+//! origin or not: a cross-origin frame cannot be scanned at all (a payment form), and a
+//! same-origin one has its own viewport, whose fields the top-level rectangles do not place.
+
+use serde::Serialize;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlInputElement, HtmlTextAreaElement};
+
+use super::redact::redact_secrets;
+use super::secret::SecretScan;
+use super::tree::QueryRoot;
+
+/// A rectangle in CSS pixels of the top viewport.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Rect {
+    /// Left edge.
+    pub x: f64,
+    /// Top edge.
+    pub y: f64,
+    /// Width.
+    pub width: f64,
+    /// Height.
+    pub height: f64,
+}
+
+/// The top viewport, for scaling rectangles to the captured image.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Viewport {
+    /// `innerWidth` (CSS pixels).
+    pub width: f64,
+    /// `innerHeight` (CSS pixels).
+    pub height: f64,
+    /// `devicePixelRatio`.
+    pub device_pixel_ratio: f64,
+    /// `scrollX`, to tell whether the page moved between two looks.
+    pub scroll_x: f64,
+    /// `scrollY`.
+    pub scroll_y: f64,
+}
+
+/// Why a box is masked (for the result's counts and the tests; never what it hid).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MaskKind {
+    /// A password or other secret field (see [`crate::dom::secret`]).
+    SecretField,
+    /// A field or an element whose own text the secret scan would redact.
+    SecretText,
+    /// A frame, embed or object: its content cannot be scanned from here.
+    Frame,
+}
+
+/// One opaque box.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Mask {
+    /// What is hidden.
+    pub kind: MaskKind,
+    /// Where.
+    #[serde(flatten)]
+    pub rect: Rect,
+}
+
+/// One numbered box: the element with ref `@e{number}`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Mark {
+    /// The ref's number.
+    pub number: u32,
+    /// Where.
+    #[serde(flatten)]
+    pub rect: Rect,
+}
+
+/// What a picture of the page hides, and the viewport it was computed in.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Masks {
+    /// The viewport.
+    pub viewport: Viewport,
+    /// The boxes to paint opaque.
+    pub masks: Vec<Mask>,
+}
+
+/// Why masks could not be computed: the picture must not be taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MasksUnavailable(pub &'static str);
+
+fn viewport() -> Result<Viewport, MasksUnavailable> {
+    let window = web_sys::window().ok_or(MasksUnavailable("no window"))?;
+    let number = |value: Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue>| {
+        value.ok().and_then(|v| v.as_f64())
+    };
+    let width = number(window.inner_width()).ok_or(MasksUnavailable("no viewport width"))?;
+    let height = number(window.inner_height()).ok_or(MasksUnavailable("no viewport height"))?;
+    Ok(Viewport {
+        width,
+        height,
+        device_pixel_ratio: window.device_pixel_ratio(),
+        scroll_x: window.scroll_x().unwrap_or(0.0),
+        scroll_y: window.scroll_y().unwrap_or(0.0),
+    })
+}
+
+/// `element`'s box clipped to the viewport; `None` when nothing of it is in view or it has no
+/// area.
+pub fn visible_rect(element: &Element, viewport: &Viewport) -> Option<Rect> {
+    let r = element.get_bounding_client_rect();
+    let left = r.left().max(0.0);
+    let top = r.top().max(0.0);
+    let right = r.right().min(viewport.width);
+    let bottom = r.bottom().min(viewport.height);
+    (right > left && bottom > top).then_some(Rect {
+        x: left,
+        y: top,
+        width: right - left,
+        height: bottom - top,
+    })
+}
+
+/// A field's current value, when it is a text field (never logged or returned: only tested).
+fn field_value(element: &Element) -> Option<String> {
+    if let Some(input) = element.dyn_ref::<HtmlInputElement>() {
+        return Some(input.value());
+    }
+    element
+        .dyn_ref::<HtmlTextAreaElement>()
+        .map(HtmlTextAreaElement::value)
+}
+
+/// Whether `element`'s own text (its text-node children) holds something the secret scan
+/// redacts.
+fn own_text_is_secret(element: &Element) -> bool {
+    let children = element.child_nodes();
+    (0..children.length()).any(|i| {
+        children.item(i).is_some_and(|node| {
+            node.node_type() == web_sys::Node::TEXT_NODE
+                && node.text_content().is_some_and(|text| {
+                    text.trim().chars().count() >= 4 && redact_secrets(&text) != text
+                })
+        })
+    })
+}
+
+/// The boxes a picture of the page must hide, now. Fails (and so does the picture) when the
+/// page cannot be read.
+pub fn masks() -> Result<Masks, MasksUnavailable> {
+    let root = QueryRoot::current().ok_or(MasksUnavailable("no document"))?;
+    let viewport = viewport()?;
+    let walked = root.walk();
+    let scan = SecretScan::of_walked(&walked);
+    let mut masks = Vec::new();
+    for element in &walked.elements {
+        // Elements of a frame's document live in the frame's viewport; the frame is masked
+        // whole below.
+        if element.owner_document().as_ref() != Some(&root.document) {
+            continue;
+        }
+        let kind = match element.local_name().as_str() {
+            "iframe" | "frame" | "embed" | "object" | "portal" | "fencedframe" => {
+                Some(MaskKind::Frame)
+            }
+            _ if scan.is_secret_field(element) => Some(MaskKind::SecretField),
+            _ if field_value(element).is_some_and(|v| redact_secrets(&v) != v) => {
+                Some(MaskKind::SecretText)
+            }
+            _ if own_text_is_secret(element) => Some(MaskKind::SecretText),
+            _ => None,
+        };
+        if let Some(kind) = kind {
+            if let Some(rect) = visible_rect(element, &viewport) {
+                masks.push(Mask { kind, rect });
+            }
+        }
+    }
+    Ok(Masks { viewport, masks })
+}
+
+/// The numbered boxes of `items` (ref number and element) that are in view in the top
+/// document.
+pub fn marks(items: &[(u32, Element)], viewport: &Viewport) -> Vec<Mark> {
+    let top = web_sys::window().and_then(|w| w.document());
+    items
+        .iter()
+        .filter(|(_, element)| element.owner_document() == top)
+        .filter_map(|(number, element)| {
+            visible_rect(element, viewport).map(|rect| Mark {
+                number: *number,
+                rect,
+            })
+        })
+        .collect()
+}

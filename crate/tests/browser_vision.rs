@@ -1,0 +1,138 @@
+#![cfg(target_arch = "wasm32")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "tests"
+)]
+//! What a `screenshot` hides and numbers: secret fields (a password, a card field by its
+//! autocomplete), text the secret scan would redact (a card number in a paragraph, in a plain
+//! field's value), every frame (another origin's and the page's own), and nothing else; marks
+//! whose numbers are the refs of the same listing, in view only.
+
+use bai::dom::fixture::Fixture;
+use bai::dom::vision::{MaskKind, marks, masks};
+use bai::dom::{ExecOptions, execute};
+use bai::protocol::Action;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const PAGE: &str = r##"
+<h1>Pay</h1>
+<label>Email <input id="email" type="email" value="ann@x.io"></label>
+<label>Password <input id="password" type="password" value="hunter2hunter2"></label>
+<label>Card <input id="card" autocomplete="cc-number"></label>
+<label>Note <input id="note" value="card 4111 1111 1111 1111"></label>
+<p id="on-file">Card on file: 4111 1111 1111 1111</p>
+<p id="plain">Nothing secret here at all</p>
+<iframe id="other" title="Payment" style="width:200px;height:60px" src="data:text/html,pay"></iframe>
+<iframe id="own" title="Own" style="width:200px;height:60px" srcdoc="<input type=password>"></iframe>
+<button id="help">Help</button>
+"##;
+
+fn rect_of(f: &Fixture, css: &str) -> (f64, f64) {
+    let r = f.find(css).unwrap().get_bounding_client_rect();
+    (r.left(), r.top())
+}
+
+#[wasm_bindgen_test]
+fn masks_secret_fields_redactable_text_and_every_frame_and_nothing_else() {
+    let f = Fixture::mount(PAGE).unwrap();
+    let window = web_sys::window().unwrap();
+    window.scroll_to_with_x_and_y(0.0, 0.0);
+    let found = masks().unwrap();
+    let at = |css: &str| {
+        let (x, y) = rect_of(&f, css);
+        found
+            .masks
+            .iter()
+            .find(|m| (m.rect.x - x.max(0.0)).abs() < 0.5 && (m.rect.y - y.max(0.0)).abs() < 0.5)
+            .map(|m| m.kind)
+    };
+    assert_eq!(at("#password"), Some(MaskKind::SecretField));
+    assert_eq!(at("#card"), Some(MaskKind::SecretField));
+    assert_eq!(at("#note"), Some(MaskKind::SecretText));
+    assert_eq!(at("#on-file"), Some(MaskKind::SecretText));
+    assert_eq!(at("#other"), Some(MaskKind::Frame));
+    assert_eq!(at("#own"), Some(MaskKind::Frame));
+    assert_eq!(at("#email"), None);
+    assert_eq!(at("#plain"), None);
+    assert_eq!(at("#help"), None);
+    assert!(found.viewport.width > 0.0 && found.viewport.height > 0.0);
+    assert!(found.viewport.device_pixel_ratio > 0.0);
+    // Every box lies inside the viewport.
+    for mask in &found.masks {
+        assert!(mask.rect.x >= 0.0 && mask.rect.y >= 0.0);
+        assert!(mask.rect.x + mask.rect.width <= found.viewport.width + 0.5);
+        assert!(mask.rect.y + mask.rect.height <= found.viewport.height + 0.5);
+    }
+}
+
+#[wasm_bindgen_test]
+fn an_element_out_of_view_gets_no_box() {
+    let f = Fixture::mount(
+        r#"<div style="height:5000px"></div><input id="far" type="password" value="x">"#,
+    )
+    .unwrap();
+    web_sys::window().unwrap().scroll_to_with_x_and_y(0.0, 0.0);
+    let far = f.find("#far").unwrap();
+    assert!(far.get_bounding_client_rect().top() > 1000.0);
+    let found = masks().unwrap();
+    assert!(found.masks.iter().all(|m| m.rect.y < 1000.0));
+    let viewport = found.viewport;
+    assert!(marks(&[(7, far)], &viewport).is_empty());
+}
+
+#[wasm_bindgen_test]
+async fn a_screenshot_lists_like_observe_and_marks_the_listed_refs() {
+    let f = Fixture::mount(PAGE).unwrap();
+    web_sys::window().unwrap().scroll_to_with_x_and_y(0.0, 0.0);
+    let report = execute(
+        &Action::Screenshot { max_elements: None },
+        &ExecOptions::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(report.action, "screenshot");
+    let data = report.data.unwrap();
+    let elements: Vec<String> = data["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_owned())
+        .collect();
+    let help = elements
+        .iter()
+        .find(|l| l.contains("button \"Help\""))
+        .unwrap();
+    let password = elements
+        .iter()
+        .find(|l| l.contains("textbox \"Password\""))
+        .unwrap();
+    assert!(password.contains("value=<hidden>"));
+    assert!(!data.to_string().contains("hunter2"));
+    let number = |line: &str| -> u64 {
+        line.trim_start_matches("@e")
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let marks = data["vision"]["marks"].as_array().unwrap();
+    let help_mark = marks
+        .iter()
+        .find(|m| m["number"].as_u64() == Some(number(help)))
+        .unwrap();
+    let r = f.find("#help").unwrap().get_bounding_client_rect();
+    assert!((help_mark["x"].as_f64().unwrap() - r.left()).abs() < 0.5);
+    assert!((help_mark["y"].as_f64().unwrap() - r.top()).abs() < 0.5);
+    // Every mark is a listed ref.
+    let listed: Vec<u64> = elements.iter().map(|l| number(l)).collect();
+    for mark in marks {
+        assert!(listed.contains(&mark["number"].as_u64().unwrap()));
+    }
+    assert!(data["vision"]["masks"].as_array().unwrap().len() >= 6);
+}
