@@ -444,7 +444,8 @@ export async function startChat(core, banner) {
 
   /** Runs an action on the workflow's target tab (through the background), or here.
    * `approval`: the hold id of the question the user allowed (the core acts on the element it
-   * held for that question), else null. */
+   * held for that question), else null.
+   * @returns {Promise<import('../shared/messages.js').ActionReply>} */
   async function perform(workflow_id, action_id, action, approval, { timeoutMs, attempt }) {
     const target = await targetOf(workflow_id);
     if (action.type === 'screenshot') {
