@@ -11,11 +11,13 @@
 // that is not the visible tab of its window fails with `screenshot_target_hidden` (BAI never
 // switches the user's tabs). Both need the `<all_urls>` host permission (or `activeTab`, which
 // only a click on BAI's own button grants): it is optional, asked for when the user turns on
-// pictures in the panel, and its absence fails with `screenshot_permission_missing`.
+// pictures in the panel; pictures off (BAI's setting) or the permission missing fails with
+// `screenshot_permission_missing`.
 
 import * as core from '../pkg/bai.js';
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
+import { loadSettings } from '../shared/settings.js';
 
 /** The optional permission the capture APIs need. */
 export const PICTURE_PERMISSION = { origins: ['<all_urls>'] };
@@ -93,7 +95,9 @@ export async function withPicture(reply, { tabId, origin }) {
   if (!first || !Array.isArray(first.masks) || !first.viewport?.width) {
     return failure('screenshot_masks_unavailable');
   }
-  if (!(await ext.permissions.contains(PICTURE_PERMISSION))) {
+  // Pictures are on only when the user turned them on (BAI's setting) and the browser still
+  // grants the capture permission (see panel.js setupPictures for why Chromium keeps it).
+  if (!(await loadSettings()).pictures || !(await ext.permissions.contains(PICTURE_PERMISSION))) {
     return failure('screenshot_permission_missing');
   }
   let shot;

@@ -3,7 +3,7 @@
 // no protocol logic: states and reasons come from the Rust engine as they are.
 
 import init, * as core from '../pkg/bai.js';
-import { ext } from '../shared/browser.js';
+import { ext, isFirefox } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { MIN_QUESTION_TIMEOUT_SECONDS, SETTINGS_KEY, SITES_KEY, addApprovalRule, describeRule, loadSettings, loadSites, removeApprovalRule, saveSetting } from '../shared/settings.js';
 import { armAnswers, questionFingerprint, renderQuestion, timeLeftText } from '../shared/questions.js';
@@ -368,20 +368,28 @@ async function sendStop(workflowId) {
 const PICTURE_PERMISSION = { origins: ['<all_urls>'] };
 
 /** "Pictures of pages": asks the browser for the capture permission only when the user turns
- * pictures on (in this click), and gives it back when they turn them off. */
+ * pictures on (in this click). Turning them off is BAI's own setting, which the background checks
+ * before every picture. Firefox also gets the permission back; Chromium does not, because taking
+ * back `<all_urls>` there also withholds every other site BAI holds (the sites the user added and
+ * the chat sites), so BAI would stop working everywhere; the user can take it back on
+ * chrome://extensions. */
 async function setupPictures() {
   const box = $('set-pictures');
   const status = $('pictures-status');
-  box.checked = await ext.permissions.contains(PICTURE_PERMISSION);
+  const settings = await loadSettings();
+  box.checked = Boolean(settings.pictures) && await ext.permissions.contains(PICTURE_PERMISSION);
   box.addEventListener('change', async () => {
     if (box.checked) {
       const granted = await ext.permissions.request(PICTURE_PERMISSION).catch(() => false);
       box.checked = granted;
+      await saveSetting('pictures', granted);
       status.textContent = granted ? 'Pictures are on. BAI asks before each picture unless a rule allows screenshot on the site.' : 'The browser did not allow it; pictures stay off.';
     } else {
-      await ext.permissions.remove(PICTURE_PERMISSION).catch(() => false);
-      box.checked = await ext.permissions.contains(PICTURE_PERMISSION);
-      status.textContent = box.checked ? 'The browser kept the permission.' : 'Pictures are off.';
+      await saveSetting('pictures', false);
+      if (isFirefox) await ext.permissions.remove(PICTURE_PERMISSION).catch(() => false);
+      status.textContent = isFirefox
+        ? 'Pictures are off, and the browser permission is given back.'
+        : 'Pictures are off: BAI takes none. Chromium keeps the browser permission (giving it back would also take back the other sites BAI works on); remove it on chrome://extensions if you wish.';
     }
     document.body.dataset.pictures = box.checked ? 'on' : 'off';
   });

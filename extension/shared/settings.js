@@ -20,6 +20,9 @@ export const DEFAULT_SETTINGS = Object.freeze({
   questionTimeoutSeconds: 120,
   /** Status marks beside the BAI lines of the chat, and the pasted protocol prompt folded. */
   lineMarks: true,
+  /** "Pictures of pages": the user turned on `screenshot` pictures (the browser's capture
+   * permission is needed as well; see extension/panel/panel.js setupPictures). */
+  pictures: false,
   /** Show a screenshot's numbered marks on the target page too. */
   showMarks: true,
 });
