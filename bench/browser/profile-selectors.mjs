@@ -57,9 +57,21 @@ try {
       total += ms;
       self.set(key, (self.get(key) ?? 0) + ms);
     });
+    // The callers of the heaviest DOM call, three frames up.
+    const parent = new Map();
+    for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+    const callers = new Map();
+    profile.samples.forEach((id, i) => {
+      if (byId.get(id).callFrame.functionName !== (process.env.CALLERS_OF ?? 'querySelectorAll')) return;
+      const chain = [];
+      for (let p = parent.get(id), k = 0; p && k < 4; p = parent.get(p), k++) chain.push(byId.get(p).callFrame.functionName.replace(/::h[0-9a-f]{16}$/, ''));
+      const key = chain.join(' < ');
+      callers.set(key, (callers.get(key) ?? 0) + (deltas[i + 1] ?? 0) / 1000);
+    });
     const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
     process.stdout.write(`\n## ${name}: ${result.count} match(es), times ${result.times_ms.map((t) => t.toFixed(1)).join(' ')} ms; profiled ${total.toFixed(0)} ms (self time, per query)\n`);
     for (const [key, ms] of top) process.stdout.write(`${(ms / 10).toFixed(2).padStart(8)}  ${key}\n`);
+    for (const [key, ms] of [...callers.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5)) process.stdout.write(`  caller ${(ms / 10).toFixed(2)}  ${key}\n`);
   }
 } finally {
   await browser.close();
