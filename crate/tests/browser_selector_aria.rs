@@ -97,3 +97,42 @@ fn ambiguity_lists_candidates() {
     );
     assert!(message.contains("add more words"), "{message}");
 }
+
+/// Forty buttons and one more: enough names for the engine to read the style sheets first.
+fn many_buttons(extra: &str) -> String {
+    let mut html: String = (0..40)
+        .map(|i| format!(r#"<button id="b{i}">Save {i}</button>"#))
+        .collect();
+    html.push_str(extra);
+    html
+}
+
+#[wasm_bindgen_test]
+fn many_names_without_generated_content() {
+    let _f = Fixture::mount(&many_buttons(r#"<button id="x">Send now</button>"#)).unwrap();
+    assert_eq!(aria("Send now", false), ["x"]);
+    assert_eq!(aria("Save 39", false), ["b39"]);
+}
+
+#[wasm_bindgen_test]
+fn many_names_with_generated_content() {
+    let _f = Fixture::mount(&many_buttons(
+        r#"<style>#x::before { content: "Send " } #y::after { content: "ok" / "Confirm" }</style><button id="x">now</button><button id="y">go</button>"#,
+    ))
+    .unwrap();
+    assert_eq!(aria("Send now", false), ["x"]);
+    assert_eq!(aria("go Confirm", false), ["y"]);
+}
+
+#[wasm_bindgen_test]
+fn many_names_with_generated_content_in_a_shadow_root() {
+    let f = Fixture::mount(&many_buttons(r#"<div id="host"></div>"#)).unwrap();
+    let host = f.find("#host").unwrap();
+    let shadow = host
+        .attach_shadow(&web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open))
+        .unwrap();
+    shadow.set_inner_html(
+        r#"<style>button::before { content: "Send " }</style><button id="x">now</button>"#,
+    );
+    assert_eq!(aria("Send now", false), ["x"]);
+}

@@ -80,3 +80,19 @@ fn open_shadow_roots_are_searched() {
     root.set_inner_html(r#"<span id="in-shadow">Shadow text</span>"#);
     assert_eq!(text("shadow text", false), ["in-shadow"]);
 }
+
+#[wasm_bindgen_test]
+fn a_secret_field_in_a_shadow_root_has_no_text() {
+    // The walk meets the shadow root's secret fields as it enters it.
+    let f = Fixture::mount(r#"<div id="host"></div><p id="plain">ZXCV outside</p>"#).unwrap();
+    let host = f.find("#host").unwrap();
+    let root = host
+        .attach_shadow(&web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open))
+        .unwrap();
+    root.set_inner_html(
+        r#"<label>Recovery code <textarea id="rc">ZXCV-9876</textarea></label><span id="s">Shown</span>"#,
+    );
+    assert_eq!(text("ZXCV-9876", false), Vec::<String>::new());
+    assert_eq!(text("ZXCV", false), ["plain"]);
+    assert_eq!(text("Shown", false), ["s"]);
+}

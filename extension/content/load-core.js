@@ -21,6 +21,20 @@ export function wasmBlockedByPage() {
   }
 }
 
+/** The compiled wasm module at `url`: streamed (compiled while it downloads) where possible. */
+async function compileWasm(url) {
+  if (typeof WebAssembly.compileStreaming === 'function') {
+    try {
+      return await WebAssembly.compileStreaming(fetch(url));
+    } catch (error) {
+      // A response without the wasm MIME type cannot be streamed; any other failure is real.
+      if (!(error instanceof TypeError)) throw error;
+    }
+  }
+  const response = await fetch(url);
+  return WebAssembly.compile(await response.arrayBuffer());
+}
+
 /**
  * Resolves to `{ core, flavor, error }`: the core's module namespace and which build it is
  * ('wasm' | 'js'), or `core: null, flavor: null` and the error when neither build could start.
@@ -32,8 +46,13 @@ export async function loadCore(ext) {
   let wasmError = null;
   if (!wasmBlockedByPage()) {
     try {
+      // Fetching and compiling the module (the larger part of start-up, most of all in Firefox)
+      // starts before the glue is imported, so the two overlap; the glue then only instantiates.
+      const compiling = compileWasm(ext.runtime.getURL('extension/pkg/bai_bg.wasm'));
+      // Settled here too, so a failed import leaves no unhandled rejection behind.
+      compiling.catch(() => {});
       const core = await import('../pkg/bai.js');
-      await core.default({ module_or_path: ext.runtime.getURL('extension/pkg/bai_bg.wasm') });
+      await core.default({ module_or_path: await compiling });
       return { core, flavor: 'wasm', error: null };
     } catch (error) {
       // Only a page that forbids wasm is a reason for the JS build; any other failure is a bug

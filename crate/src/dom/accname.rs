@@ -134,6 +134,75 @@ impl JsNames {
 
 thread_local! {
     static JS_NAMES: JsNames = JsNames::new();
+    /// Set while a query runs on a page none of whose style sheets can give a `::before` or
+    /// `::after` any `content` (see [`with_generated_content_scan`]): the two pseudo-element
+    /// style reads per named element, most of a name's cost on large pages, are skipped.
+    static NO_GENERATED_CONTENT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Style rules read at most per query before giving up on proving that no generated content
+/// exists (the scan would then cost more than the reads it saves).
+const MAX_SCANNED_RULES: u32 = 4000;
+
+/// Runs `query` (which computes names with [`accessible_name_with`]) knowing, when it can be
+/// proved, that no style sheet of `scopes` (documents and shadow roots, each with its own and
+/// adopted sheets) styles a `::before` or `::after`: then no element has generated content and
+/// its reads are skipped. Any sheet that cannot be read (cross-origin, `@import`) counts as
+/// possibly styling them. The proof holds for a synchronous query (no script runs meanwhile).
+/// The user-agent sheet's only generated content is the quotes of `<q>`, which contribute no
+/// text.
+pub(crate) fn with_generated_content_scan<R>(scopes: &[Node], query: impl FnOnce() -> R) -> R {
+    let absent = !generated_content_possible(scopes);
+    let before = NO_GENERATED_CONTENT.with(|flag| flag.replace(absent));
+    let out = query();
+    NO_GENERATED_CONTENT.with(|flag| flag.set(before));
+    out
+}
+
+fn generated_content_possible(scopes: &[Node]) -> bool {
+    let mut budget = MAX_SCANNED_RULES;
+    for scope in scopes {
+        for list in ["styleSheets", "adoptedStyleSheets"] {
+            let sheets = js::get(scope, list);
+            if sheets.is_undefined() || sheets.is_null() {
+                continue;
+            }
+            let count = js::get(&sheets, "length").as_f64().unwrap_or(0.0) as u32;
+            for i in 0..count {
+                let sheet = js::get(&sheets, &i.to_string());
+                if sheet_may_generate(&sheet, &mut budget) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Whether `sheet` may give a pseudo-element content: some rule mentions `before` or `after`
+/// (a grouping or nesting rule's text includes its inner rules), or a rule cannot be read.
+fn sheet_may_generate(sheet: &JsValue, budget: &mut u32) -> bool {
+    // Reading `cssRules` of a cross-origin sheet throws: `get` answers undefined.
+    let rules = js::get(sheet, "cssRules");
+    if rules.is_undefined() || rules.is_null() {
+        return true;
+    }
+    let count = js::get(&rules, "length").as_f64().unwrap_or(0.0) as u32;
+    if count > *budget {
+        return true;
+    }
+    *budget -= count;
+    for i in 0..count {
+        let rule = js::get(&rules, &i.to_string());
+        let Some(text) = js::get_string(&rule, "cssText") else {
+            return true;
+        };
+        let text = text.to_ascii_lowercase();
+        if text.starts_with("@import") || text.contains("before") || text.contains("after") {
+            return true;
+        }
+    }
+    false
 }
 
 /// The accessible name of `element`, opening shadow roots with `shadow`.
@@ -692,6 +761,9 @@ impl Computation<'_> {
     fn pseudo_content(&self, element: &Element, tag: &str, after: bool) -> String {
         if is_void(tag) {
             // Replaced and void elements have no ::before / ::after boxes.
+            return String::new();
+        }
+        if NO_GENERATED_CONTENT.with(std::cell::Cell::get) {
             return String::new();
         }
         let Some(window) = &self.window else {

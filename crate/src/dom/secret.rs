@@ -37,6 +37,7 @@
 //! reads `[redacted password]`, `[redacted card number]`, `[redacted security code]`…; `assert`
 //! on its text or value and any selector that could test its value fail with `secret_field`.
 
+use wasm_bindgen::JsCast;
 use web_sys::{Element, Node};
 
 use super::error::ActionError;
@@ -441,8 +442,28 @@ impl SecretScan {
     /// Finds every secret field of a query's walk. Only the elements [`is_field`] may accept
     /// are classified, found with one selector.
     pub fn of_walked(walked: &Walked) -> Self {
+        Self::of_fields(walked.matching(&CssFilter::new(FIELD_CANDIDATES)))
+    }
+
+    /// Adds the secret fields of one scope (a document, shadow root or frame document, not
+    /// the scopes nested in it): for a query that meets the scopes as it walks, and asks
+    /// about an element only after adding the scope it is in.
+    pub fn add_scope(&mut self, scope: &Node) {
+        let Ok(Some(list)) = js::call(scope, "querySelectorAll", &[FIELD_CANDIDATES.into()]) else {
+            return;
+        };
+        let Some(list) = list.dyn_ref::<web_sys::NodeList>() else {
+            return;
+        };
+        let fields = (0..list.length())
+            .filter_map(|i| list.item(i))
+            .filter_map(|node| as_element(&node).cloned());
+        self.found.extend(Self::of_fields(fields).found);
+    }
+
+    fn of_fields(fields: impl IntoIterator<Item = Element>) -> Self {
         let mut found = Vec::new();
-        for element in walked.matching(&CssFilter::new(FIELD_CANDIDATES)) {
+        for element in fields {
             if let Some(kind) = classify(&element) {
                 let mut ancestors = Vec::new();
                 let mut current = composed_parent(&element);

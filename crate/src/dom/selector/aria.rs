@@ -6,6 +6,7 @@
 use web_sys::Element;
 
 use super::{QueryRoot, SelectorEngine, SelectorError};
+use crate::dom::accname::with_generated_content_scan;
 use crate::dom::js;
 use crate::dom::matching::TextMatcher;
 use crate::dom::roles::{KNOWN_ROLES, implicit_tags, role_of};
@@ -13,6 +14,10 @@ use crate::dom::secret::SecretScan;
 use crate::dom::tree::CssFilter;
 use crate::dom::visibility::is_hidden_for_accessibility;
 use crate::protocol::Selector;
+
+/// From how many names a query first reads the page's style sheets (see
+/// [`with_generated_content_scan`]).
+pub(crate) const SCAN_STYLES_ABOVE: usize = 32;
 
 /// The accessible-name engine.
 #[derive(Debug, Clone, Copy)]
@@ -30,17 +35,30 @@ impl SelectorEngine for AriaEngine {
         let scan = SecretScan::of_walked(&walked);
         // One selector drops what cannot have a name before any attribute is read.
         let candidates = CssFilter::new(&name_candidates_css());
-        Ok(walked
+        let candidates: Vec<Element> = walked
             .matching(&candidates)
             .into_iter()
             .filter(can_have_name)
-            // The name first: few elements match, and the hidden check walks all ancestors.
-            .filter(|element| {
-                scan.safe_name(&root.shadow, element)
-                    .is_some_and(|name| matcher.matches(&name))
-            })
-            .filter(|element| !is_hidden_for_accessibility(element))
-            .collect())
+            .collect();
+        let many = candidates.len() > SCAN_STYLES_ABOVE;
+        let name_all = || {
+            candidates
+                .into_iter()
+                // The name first: few elements match, and the hidden check walks all ancestors.
+                .filter(|element| {
+                    scan.safe_name(&root.shadow, element)
+                        .is_some_and(|name| matcher.matches(&name))
+                })
+                .filter(|element| !is_hidden_for_accessibility(element))
+                .collect()
+        };
+        // Many names: first prove, if the page allows, that no element has CSS generated
+        // content (two style reads saved per name).
+        Ok(if many {
+            with_generated_content_scan(&walked.scopes, name_all)
+        } else {
+            name_all()
+        })
     }
 }
 

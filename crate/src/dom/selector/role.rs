@@ -3,7 +3,9 @@
 
 use web_sys::Element;
 
+use super::aria::SCAN_STYLES_ABOVE;
 use super::{QueryRoot, SelectorEngine, SelectorError};
+use crate::dom::accname::with_generated_content_scan;
 use crate::dom::matching::TextMatcher;
 use crate::dom::roles::{role_candidates_css, role_of};
 use crate::dom::secret::SecretScan;
@@ -32,18 +34,31 @@ impl SelectorEngine for RoleEngine {
         // Cheapest first: one selector drops what cannot have the role, then the exact role,
         // then the name, then visibility (which walks the ancestors).
         let candidates = CssFilter::new(&role_candidates_css(&wanted));
-        Ok(walked
+        let with_role: Vec<Element> = walked
             .matching(&candidates)
             .into_iter()
             .filter(|element| role_of(element).is_some_and(|role| canonical(&role) == wanted))
-            .filter(|element| match (&matcher, &scan) {
-                (Some(matcher), Some(scan)) => scan
-                    .safe_name(&root.shadow, element)
-                    .is_some_and(|name| matcher.matches(&name)),
-                _ => true,
-            })
-            .filter(|element| !is_hidden_for_accessibility(element))
-            .collect())
+            .collect();
+        let many = matcher.is_some() && with_role.len() > SCAN_STYLES_ABOVE;
+        let name_all = || {
+            with_role
+                .into_iter()
+                .filter(|element| match (&matcher, &scan) {
+                    (Some(matcher), Some(scan)) => scan
+                        .safe_name(&root.shadow, element)
+                        .is_some_and(|name| matcher.matches(&name)),
+                    _ => true,
+                })
+                .filter(|element| !is_hidden_for_accessibility(element))
+                .collect()
+        };
+        // Many names: first prove, if the page allows, that no element has CSS generated
+        // content (two style reads saved per name).
+        Ok(if many {
+            with_generated_content_scan(&walked.scopes, name_all)
+        } else {
+            name_all()
+        })
     }
 }
 

@@ -23,13 +23,13 @@ impl SelectorEngine for TextEngine {
         root: &QueryRoot,
         selector: &Selector,
     ) -> Result<Vec<Element>, SelectorError> {
-        let walked = root.walk();
+        // One walk: the secret fields of each scope (document, shadow root, frame) are found
+        // as the walk enters it, before any of its elements is asked about.
+        let mut scan = SecretScan::default();
+        scan.add_scope(root.document.as_ref());
         let mut walk = Walk {
             root,
-            scan: SecretScan::of_walked(&walked),
-            // A page the walk found no shadow root or frame in (this query is synchronous, so
-            // none appears meanwhile) needs no shadow-root lookup per element.
-            may_have_shadow: walked.scopes.len() > 1,
+            scan,
             matcher: TextMatcher::new(&selector.value, selector.exact),
             out: Vec::new(),
         };
@@ -44,8 +44,6 @@ struct Walk<'a> {
     root: &'a QueryRoot,
     /// Secret fields contribute no text and never match.
     scan: SecretScan,
-    /// Whether any element may host a shadow root.
-    may_have_shadow: bool,
     matcher: TextMatcher,
     out: Vec<Element>,
 }
@@ -82,8 +80,11 @@ impl Walk<'_> {
             }
         } else {
             if tag == "iframe" {
-                if let Some(body) = iframe_document(element).and_then(|d| d.body()) {
-                    self.element_text(&body, &body.local_name());
+                if let Some(document) = iframe_document(element) {
+                    self.scan.add_scope(document.as_ref());
+                    if let Some(body) = document.body() {
+                        self.element_text(&body, &body.local_name());
+                    }
                 }
             }
             let mut text = String::new();
@@ -92,10 +93,11 @@ impl Walk<'_> {
                 child = current.next_sibling();
                 text.push_str(&self.node_text(&current));
             }
-            let shadow = (self.may_have_shadow && can_host_shadow(tag))
+            let shadow = can_host_shadow(tag)
                 .then(|| self.root.shadow.open(element))
                 .flatten();
             if let Some(shadow) = shadow {
+                self.scan.add_scope(shadow.as_ref());
                 for child in children(shadow.as_ref()) {
                     text.push_str(&self.node_text(&child));
                 }
