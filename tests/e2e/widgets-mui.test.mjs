@@ -101,7 +101,6 @@ for (const name of browserNames()) {
 
       // 1. Look at the page.
       const seen = (await say([['observe', {}]])).observation.elements;
-      console.log(seen.join('\n'));
       const age = refOf(seen, /combobox "Age"/);
       const country = refOf(seen, /combobox "Country"/);
 
@@ -111,7 +110,6 @@ for (const name of browserNames()) {
         ['select_option', { selector: byRef(age), option: 'Thirty' }],
         ['select_option', { selector: byRef(country), option: 'Portugal' }],
       ]);
-      console.log(JSON.stringify(chosen.actions, null, 1));
       assert.deepEqual(outcomes(chosen), [
         { type: 'select_option', status: 'ok', effects: ['option_selected'] },
         { type: 'select_option', status: 'ok', effects: ['option_selected'] },
@@ -125,8 +123,7 @@ for (const name of browserNames()) {
       const calendar = await say([['click', { selector: byRef(seenDate) }], ['observe', {}]]);
       assert.deepEqual(outcomes(calendar).map((o) => o.status), ['ok', 'ok'], JSON.stringify(calendar.actions));
       const days = calendar.observation.elements;
-      console.log(days.join('\n'));
-      const day15 = refOf(days, /(gridcell|button) "15"/);
+      const day15 = refOf(days, /gridcell "15"/);
       const picked = await say([['click', { selector: byRef(day15) }]]);
       assert.deepEqual(outcomes(picked).map((o) => o.status), ['ok'], JSON.stringify(picked.actions));
       state = await pageState(server, key, (s) => s.date === '2026-06-15' && s.visibleCalendars === 0, 'the date picked and the calendar closed');
@@ -136,16 +133,16 @@ for (const name of browserNames()) {
       const gift = refOf(seen, /button "Gift options"/);
       const opened = await say([['click', { selector: byRef(gift) }], ['observe', {}]]);
       const inDialog = opened.observation.elements;
-      console.log(inDialog.join('\n'));
       const wrap = refOf(inDialog, /checkbox "Gift wrap"/);
       const save = refOf(inDialog, /button "Save"/);
       const saved = await say([['check', { selector: byRef(wrap) }], ['click', { selector: byRef(save) }]]);
       assert.deepEqual(outcomes(saved).map((o) => o.status), ['ok', 'ok'], JSON.stringify(saved.actions));
       state = await pageState(server, key, (s) => s.gift === 'wrapped' && s.dialog === 'closed' && s.visibleDialogs === 0, 'the gift options saved and the dialog gone');
 
-      // 5. The observation shows every value now.
+      // 5. Look again.
       const values = (await say([['observe', {}]])).observation.elements;
-      console.log(values.join('\n'));
+      // The observation shows every widget's value now, as the page holds it.
+      for (const pattern of [/combobox "Age" value="Thirty"/, /combobox "Country" value="Portugal"/, /spinbutton "Month" value="June"/, /spinbutton "Day" value="15"/, /spinbutton "Year" value="2026"/]) refOf(values, pattern);
 
       // 6. A country that does not exist: typed, not found, and the Autocomplete is left as
       // found (closed, still Portugal).
@@ -154,6 +151,15 @@ for (const name of browserNames()) {
       state = await pageState(server, key, (s) => s.visibleLists === 0 && s.countryText === 'Portugal', 'the country list closed with its text back');
       assert.equal(state.country, 'Portugal');
       assert.equal(state.age, '30');
+      assert.equal(state.date, '2026-06-15');
+
+      // 7. A date typed into MUI's sectioned field (each part a contenteditable spinbutton
+      // that reads key presses, not a value) is not supported yet: the action fails with its
+      // code and the field keeps its date.
+      const month = refOf(values, /spinbutton "Month"/);
+      const typed = await say([['input_text', { selector: byRef(month), text: '07/20/2026' }]]);
+      assert.deepEqual(outcomes(typed), [{ type: 'input_text', status: 'failed', code: 'value_mismatch' }], JSON.stringify(typed.actions));
+      state = await pageState(server, key, (s) => s.dateText === '06/15/2026', 'the date field unchanged');
       assert.equal(state.date, '2026-06-15');
 
       // All along the target stayed in the background and the user's focus stayed in the chat.
