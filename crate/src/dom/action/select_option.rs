@@ -140,8 +140,9 @@ async fn choose_in_popup(
     })
     .await?;
     let listbox = match (listbox_option(root, &listbox, wanted), filter_field(opener)) {
-        (Err(ActionError::OptionNotFound { .. }), Some(field)) => {
-            let (listbox, more) = type_to_filter(root, widget, &field, before, wanted).await?;
+        (Err(missing @ ActionError::OptionNotFound { .. }), Some(field)) => {
+            let (listbox, more) =
+                type_to_filter(root, widget, &field, before, wanted, missing).await?;
             attempts += more;
             listbox
         }
@@ -167,14 +168,16 @@ fn filter_field(opener: &Element) -> Option<Element> {
 
 /// Types the wanted option's text into an autocomplete's field, as a user does when the list
 /// shows only some matches, and waits (bounded) for a list that holds the option. On failure
-/// the field gets its text back (the caller then closes the list) and the error is
-/// `option_not_found` with the options the filtered list showed.
+/// the field gets its text back (the caller then closes the list) and the error is `missing`,
+/// the `option_not_found` of the list as it opened (its options help the model more than an
+/// empty filtered list).
 async fn type_to_filter(
     root: &QueryRoot,
     widget: &Element,
     field: &Element,
     before: &[Element],
     wanted: &str,
+    missing: ActionError,
 ) -> Result<(Element, u32), ActionError> {
     let original = js::get_string(field, "value").unwrap_or_default();
     let text = normalize_whitespace(wanted);
@@ -184,18 +187,14 @@ async fn type_to_filter(
     let quick = ExecOptions {
         timeout_ms: FILTER_WAIT_MS,
     };
-    let mut last_missing: Option<ActionError> = None;
     let found = retry(&quick, |_| {
         let found = listbox_of(root, widget, field, before)
             .and_then(|listbox| listbox_option(root, &listbox, wanted).map(|_| listbox));
         let result = match found {
-            Err(missing @ ActionError::OptionNotFound { .. }) => {
-                last_missing = Some(missing);
-                // Retriable while the list may still be filtering.
-                Err(ActionError::NotVisible {
-                    element: format!("the option {text:?} in {}", describe(widget)),
-                })
-            }
+            // Retriable while the list may still be filtering.
+            Err(ActionError::OptionNotFound { .. }) => Err(ActionError::NotVisible {
+                element: format!("the option {text:?} in {}", describe(widget)),
+            }),
             other => other,
         };
         async move { result }
@@ -206,15 +205,9 @@ async fn type_to_filter(
         Err(error) => {
             let _ = set_native_value(field, &original);
             let _ = dispatch_input(field, &original);
-            Err(match (error, last_missing) {
-                (ActionError::NotVisible { .. }, Some(missing)) => missing,
-                (ActionError::NotVisible { .. }, None) => ActionError::OptionNotFound {
-                    element: describe(widget),
-                    option: wanted.to_owned(),
-                    available: Vec::new(),
-                    total: 0,
-                },
-                (other, _) => other,
+            Err(match error {
+                ActionError::NotVisible { .. } => missing,
+                other => other,
             })
         }
     }
