@@ -8,13 +8,13 @@
 //! and their values (like those of every secret field, see [`crate::dom::secret`]) never appear
 //! in reports or errors.
 
-use js_sys::{Object, Reflect};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use web_sys::{Element, HtmlSelectElement, InputEvent, InputEventInit};
+use web_sys::{Element, HtmlSelectElement};
 
 use super::{
-    Target, check_actionable, dispatch_plain, find, focus, retry, script_error, scroll_into_view,
+    Target, check_actionable, dispatch_input, dispatch_plain, find, focus, retry, script_error,
+    scroll_into_view, set_native_value,
 };
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
@@ -261,46 +261,6 @@ pub fn targets_password_explicitly(selector: &Selector, element: &Element) -> bo
         | SelectorKind::Role => selector.exact,
         _ => false,
     }
-}
-
-/// Calls the `value` setter of the element's own prototype chain, bypassing any instance-level
-/// override a framework installed (React's value tracker), so the framework sees a change.
-pub(super) fn set_native_value(element: &Element, text: &str) -> Result<(), ActionError> {
-    let key = JsValue::from_str("value");
-    let mut proto = Object::get_prototype_of(element);
-    while !proto.is_null() && !proto.is_undefined() {
-        let descriptor = Object::get_own_property_descriptor(&proto, &key);
-        if !descriptor.is_undefined() {
-            if let Ok(setter) = js::get(&descriptor, "set").dyn_into::<js_sys::Function>() {
-                setter
-                    .call1(element, &JsValue::from_str(text))
-                    .map_err(|e| script_error(&e))?;
-                return Ok(());
-            }
-        }
-        proto = Object::get_prototype_of(&proto);
-    }
-    Reflect::set(element, &key, &JsValue::from_str(text)).map_err(|e| script_error(&e))?;
-    Ok(())
-}
-
-pub(super) fn dispatch_input(element: &Element, text: &str) -> Result<(), ActionError> {
-    let init = InputEventInit::new();
-    init.set_bubbles(true);
-    init.set_composed(true);
-    if text.is_empty() {
-        init.set_input_type("deleteContentBackward");
-        init.set_data(None);
-    } else {
-        init.set_input_type("insertText");
-        init.set_data(Some(text));
-    }
-    let event =
-        InputEvent::new_with_event_init_dict("input", &init).map_err(|e| script_error(&e))?;
-    element
-        .dispatch_event(&event)
-        .map_err(|e| script_error(&e))?;
-    Ok(())
 }
 
 /// Select the editable's contents and replace them with `insertText` (an undoable edit that

@@ -23,7 +23,10 @@ mod wait_for;
 
 use std::future::Future;
 
-use web_sys::Element;
+use js_sys::{Object, Reflect};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::JsValue;
+use web_sys::{Element, InputEvent, InputEventInit};
 
 use super::describe::describe;
 use super::error::ActionError;
@@ -393,4 +396,44 @@ fn exception_kind(err: &wasm_bindgen::JsValue) -> &'static str {
         .find(|kind| **kind == name)
         .copied()
         .unwrap_or("an exception")
+}
+
+/// Calls the `value` setter of the element's own prototype chain, bypassing any instance-level
+/// override a framework installed (React's value tracker), so the framework sees a change.
+pub(crate) fn set_native_value(element: &Element, text: &str) -> Result<(), ActionError> {
+    let key = JsValue::from_str("value");
+    let mut proto = Object::get_prototype_of(element);
+    while !proto.is_null() && !proto.is_undefined() {
+        let descriptor = Object::get_own_property_descriptor(&proto, &key);
+        if !descriptor.is_undefined() {
+            if let Ok(setter) = js::get(&descriptor, "set").dyn_into::<js_sys::Function>() {
+                setter
+                    .call1(element, &JsValue::from_str(text))
+                    .map_err(|e| script_error(&e))?;
+                return Ok(());
+            }
+        }
+        proto = Object::get_prototype_of(&proto);
+    }
+    Reflect::set(element, &key, &JsValue::from_str(text)).map_err(|e| script_error(&e))?;
+    Ok(())
+}
+
+pub(crate) fn dispatch_input(element: &Element, text: &str) -> Result<(), ActionError> {
+    let init = InputEventInit::new();
+    init.set_bubbles(true);
+    init.set_composed(true);
+    if text.is_empty() {
+        init.set_input_type("deleteContentBackward");
+        init.set_data(None);
+    } else {
+        init.set_input_type("insertText");
+        init.set_data(Some(text));
+    }
+    let event =
+        InputEvent::new_with_event_init_dict("input", &init).map_err(|e| script_error(&e))?;
+    element
+        .dispatch_event(&event)
+        .map_err(|e| script_error(&e))?;
+    Ok(())
 }

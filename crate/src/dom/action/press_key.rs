@@ -30,7 +30,7 @@ use web_sys::{Document, Element, InputEvent, InputEventInit, KeyboardEvent, Keyb
 
 use super::click::{Watch, is_focusable};
 use super::dispatch_plain;
-use super::input_text::set_native_value;
+use super::set_native_value;
 use super::{Target, check_actionable, find, focus, retry, script_error, scroll_into_view};
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;

@@ -25,8 +25,9 @@
 //!
 //! On failure after opening, the page is left as found: Escape is sent to the focused element
 //! and, if the list is still open, the opener is clicked again.
-//! Typing to filter a combobox is not done: use `input_text` first when the list only shows
-//! matches.
+//! An autocomplete (a combobox that is an editable `<input>`) whose open list lacks the option
+//! gets the option's text typed into it, as a user does when the list shows only some matches;
+//! the filtered list is waited for (bounded), and on failure the field gets its text back.
 //!
 //! A missing option is `option_not_found` (listing up to 10 labels); a disabled one `disabled`.
 
@@ -36,7 +37,10 @@ use web_sys::{Element, HtmlOptionElement, HtmlSelectElement, KeyboardEvent, Keyb
 
 use super::Target as ActionTarget;
 use super::click::click_found;
-use super::{check_actionable, dispatch_plain, find, focus, retry, scroll_into_view};
+use super::{
+    check_actionable, dispatch_input, dispatch_plain, find, focus, retry, scroll_into_view,
+    set_native_value,
+};
 use crate::dom::accname::accessible_name_with;
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
@@ -135,10 +139,78 @@ async fn choose_in_popup(
         listbox_of(root, widget, opener, before)
     })
     .await?;
+    let listbox = match (listbox_option(root, &listbox, wanted), filter_field(opener)) {
+        (Err(missing @ ActionError::OptionNotFound { .. }), Some(field)) => {
+            let (listbox, more) =
+                type_to_filter(root, widget, &field, before, wanted, missing).await?;
+            attempts += more;
+            listbox
+        }
+        _ => listbox,
+    };
     let (chosen, more) = click_option(root, &listbox, wanted, options, reviewed).await?;
     attempts += more;
     let (effect, more) = confirm(widget, opener, Some(&listbox), &chosen, options).await?;
     Ok((effect, attempts + more))
+}
+
+/// How long a list may take to show the matches of typed text (a filter that runs on the
+/// server answers within this or is taken as having no such option).
+const FILTER_WAIT_MS: u32 = 1500;
+
+/// The text field of an autocomplete: a combobox that is an editable `<input>`, whose list
+/// shows only the options matching its text.
+fn filter_field(opener: &Element) -> Option<Element> {
+    let input = as_tag::<web_sys::HtmlInputElement>(opener, "input")?;
+    let text_like = matches!(input.type_().as_str(), "text" | "search" | "");
+    (text_like && !input.read_only() && !input.disabled()).then(|| opener.clone())
+}
+
+/// Types the wanted option's text into an autocomplete's field, as a user does when the list
+/// shows only some matches, and waits (bounded) for a list that holds the option. On failure
+/// the field gets its text back (the caller then closes the list) and the error is `missing`,
+/// the `option_not_found` of the list as it opened (its options help the model more than an
+/// empty filtered list).
+async fn type_to_filter(
+    root: &QueryRoot,
+    widget: &Element,
+    field: &Element,
+    before: &[Element],
+    wanted: &str,
+    missing: ActionError,
+) -> Result<(Element, u32), ActionError> {
+    let original = js::get_string(field, "value").unwrap_or_default();
+    let text = normalize_whitespace(wanted);
+    focus(field);
+    set_native_value(field, &text)?;
+    dispatch_input(field, &text)?;
+    let quick = ExecOptions {
+        timeout_ms: FILTER_WAIT_MS,
+    };
+    let found = retry(&quick, |_| {
+        let found = listbox_of(root, widget, field, before)
+            .and_then(|listbox| listbox_option(root, &listbox, wanted).map(|_| listbox));
+        let result = match found {
+            // Retriable while the list may still be filtering.
+            Err(ActionError::OptionNotFound { .. }) => Err(ActionError::NotVisible {
+                element: format!("the option {text:?} in {}", describe(widget)),
+            }),
+            other => other,
+        };
+        async move { result }
+    })
+    .await;
+    match found {
+        Ok(found) => Ok(found),
+        Err(error) => {
+            let _ = set_native_value(field, &original);
+            let _ = dispatch_input(field, &original);
+            Err(match error {
+                ActionError::NotVisible { .. } => missing,
+                other => other,
+            })
+        }
+    }
 }
 
 fn prepare(
