@@ -382,6 +382,7 @@ async fn clickable_elements_named_by_aria_label_are_listed() {
         <table><tr><td role="gridcell" aria-label="20 March"><span onclick="">20</span></td></tr></table>
         <button role="gridcell" type="button">21</button>
         <div aria-label="Decoration">not clickable</div>
+        <div role="grid"><div role="row"><div role="gridcell">30</div></div></div>
         "#,
     )
     .unwrap();
@@ -392,9 +393,17 @@ async fn clickable_elements_named_by_aria_label_are_listed() {
         r#"clickable "13 March""#,
         r#"clickable "20 March""#,
         r#"gridcell "21""#,
+        // The grid is listed for its name (the month a model picks a day in).
+        r#"grid "March 2024""#,
     ] {
         assert!(lines.iter().any(|l| l == line), "no {line:?} in {lines:#?}");
     }
+    // An unnamed grid says nothing and is not listed.
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("grid ")).count(),
+        1,
+        "{lines:#?}"
+    );
     assert!(
         !lines
             .iter()

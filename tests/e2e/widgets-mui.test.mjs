@@ -123,6 +123,9 @@ for (const name of browserNames()) {
       const calendar = await say([['click', { selector: byRef(seenDate) }], ['observe', {}]]);
       assert.deepEqual(outcomes(calendar).map((o) => o.status), ['ok', 'ok'], JSON.stringify(calendar.actions));
       const days = calendar.observation.elements;
+      // The month shown is in the listing (the day grid is named by it), so the model knows
+      // which month the days belong to before it picks one.
+      assert.ok(days.some((line) => /grid "June 2026"/.test(line)), days.join('\n'));
       const day15 = refOf(days, /gridcell "15"/);
       const picked = await say([['click', { selector: byRef(day15) }]]);
       assert.deepEqual(outcomes(picked).map((o) => o.status), ['ok'], JSON.stringify(picked.actions));

@@ -17,8 +17,9 @@ use crate::dom::visibility::{is_aria_hidden, is_disabled, is_visible};
 
 use super::widgets::{Widgets, clickable_role, custom_value, named_container};
 
-/// Roles an element is listed for (the widget roles a model acts on, plus `heading` for
-/// context).
+/// Roles an element is listed for (the widget roles a model acts on, plus `heading` and a named
+/// `grid` for context: a date picker's day grid is named by the month it shows, "June 2026",
+/// which the model needs before it picks a day).
 const LISTED_ROLES: &[&str] = &[
     "button",
     "link",
@@ -38,6 +39,7 @@ const LISTED_ROLES: &[&str] = &[
     "spinbutton",
     "treeitem",
     "heading",
+    "grid",
 ];
 
 /// Roles whose named ancestor tells two same-named elements apart.
@@ -143,7 +145,12 @@ pub(crate) fn snapshot(root: &QueryRoot) -> Vec<Item> {
                 name = label.clone();
             }
         }
-        if name.is_empty() && role != "heading" && !scan.name_may_include_secret(&element) {
+        if role == "grid" {
+            // Listed only for its name (context); an unnamed grid says nothing.
+            if name.is_empty() {
+                continue;
+            }
+        } else if name.is_empty() && role != "heading" && !scan.name_may_include_secret(&element) {
             name = named_container(&element).unwrap_or_default();
         }
         let heading = if role == "heading" {
