@@ -360,7 +360,8 @@ fn touch_of(action: &Action) -> Touch {
         | Action::Extract { .. }
         | Action::Assert { .. }
         | Action::Done { .. }
-        | Action::More { .. } => Touch::ReadsOnly,
+        | Action::More { .. }
+        | Action::Tabs {} => Touch::ReadsOnly,
         // Scroll, hover, navigate, other keys; and, fail closed, any action added later.
         _ => Touch::Moves,
     }
@@ -452,7 +453,7 @@ fn builtin_reasons(
         }
         _ => {}
     }
-    if let Action::Navigate { url } = action {
+    if let Action::Navigate { url } | Action::OpenTab { url } = action {
         if let Some(word) = find_risky(url, &settings.risky_words, Position::Address) {
             reasons.push(AskReason::RiskyNavigation {
                 word: word.to_owned(),

@@ -90,6 +90,16 @@ pub enum Action {
         /// Where to go.
         url: String,
     },
+    /// Open a new tab on the workflow's bound site at `url` (an absolute `http(s)` URL or a path
+    /// starting with `/`), judged like a `navigate`; the result names the new tab (`"t2"`).
+    /// Needs `tabs`.
+    OpenTab {
+        /// What the new tab loads.
+        url: String,
+    },
+    /// List the workflow's tabs (name, origin, title, whether alive). Touches no page. Needs
+    /// `tabs`.
+    Tabs {},
     /// Wait until a condition holds (or the action's timeout passes). Needs `extended_actions`.
     WaitFor {
         /// What to wait for (its fields are the payload's).
@@ -338,6 +348,10 @@ pub struct ActionOptions {
     /// Why the model wants this, shown to the user in the approval prompt and the log.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Which of the workflow's tabs the action acts on (`"t2"`; `tabs` only); the bound tab
+    /// when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tab: Option<String>,
 }
 
 fn is_default_on_error(on_error: &OnError) -> bool {
@@ -371,6 +385,8 @@ impl Action {
             Self::Assert { .. } => "assert",
             Self::Done { .. } => "done",
             Self::More { .. } => "more",
+            Self::OpenTab { .. } => "open_tab",
+            Self::Tabs {} => "tabs",
         }
     }
 
@@ -393,6 +409,8 @@ impl Action {
             | Self::Scroll { .. }
             | Self::Done { .. }
             | Self::More { .. }
+            | Self::OpenTab { .. }
+            | Self::Tabs {}
             | Self::Observe { .. }
             | Self::Navigate { .. }
             | Self::WaitFor { .. } => None,
@@ -490,6 +508,10 @@ mod tests {
             Action::More {
                 token: "m_0123456789abcdef".into(),
             },
+            Action::OpenTab {
+                url: "/cart".into(),
+            },
+            Action::Tabs {},
             Action::Done {
                 success: true,
                 summary: None,

@@ -66,6 +66,9 @@ pub enum Capability {
     /// [`crate::protocol::action::EXTRACT_LARGE_MAX_CHARS`] characters). Only with
     /// [`Capability::ResultLines`]: without results there is nothing to continue.
     ChunkedResults,
+    /// Several tabs per workflow: `open_tab` opens a tab on the bound site, `tabs` lists the
+    /// workflow's tabs, and a `tab` field beside `type` picks which of them an action acts on.
+    Tabs,
 }
 
 impl Capability {
@@ -75,6 +78,7 @@ impl Capability {
         Self::Observe,
         Self::ExtendedActions,
         Self::ChunkedResults,
+        Self::Tabs,
     ];
 
     /// The wire name (`"result_lines"`, ...).
@@ -84,6 +88,7 @@ impl Capability {
             Self::Observe => "observe",
             Self::ExtendedActions => "extended_actions",
             Self::ChunkedResults => "chunked_results",
+            Self::Tabs => "tabs",
         }
     }
 

@@ -44,6 +44,9 @@ pub const OBSERVE_ACTION_TYPES: &[&str] = &["observe"];
 /// The action types `chunked_results` adds.
 pub const CHUNKED_ACTION_TYPES: &[&str] = &["more"];
 
+/// The action types `tabs` adds.
+pub const TABS_ACTION_TYPES: &[&str] = &["open_tab", "tabs"];
+
 /// Which capability an action type needs: `Some(None)` for a base type, `None` for an unknown one.
 pub(super) fn type_capability(type_name: &str) -> Option<Option<Capability>> {
     if WIRE_ACTION_TYPES.contains(&type_name) {
@@ -54,6 +57,8 @@ pub(super) fn type_capability(type_name: &str) -> Option<Option<Capability>> {
         Some(Some(Capability::Observe))
     } else if CHUNKED_ACTION_TYPES.contains(&type_name) {
         Some(Some(Capability::ChunkedResults))
+    } else if TABS_ACTION_TYPES.contains(&type_name) {
+        Some(Some(Capability::Tabs))
     } else {
         None
     }
@@ -81,6 +86,9 @@ pub fn allowed_action_types(capabilities: &[Capability]) -> Vec<&'static str> {
     }
     if capabilities.contains(&Capability::ChunkedResults) {
         types.extend_from_slice(CHUNKED_ACTION_TYPES);
+    }
+    if capabilities.contains(&Capability::Tabs) {
+        types.extend_from_slice(TABS_ACTION_TYPES);
     }
     types
 }

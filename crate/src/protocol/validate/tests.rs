@@ -318,7 +318,8 @@ fn options() {
             on_error: OnError::Retry {
                 count: RETRY_DEFAULT
             },
-            reason: Some("Open the menu".into())
+            reason: Some("Open the menu".into()),
+            tab: None,
         }
     );
     assert_eq!(
