@@ -414,8 +414,17 @@ export async function startChat(core, banner) {
   /** Runs an action on the workflow's target tab (through the background), or here.
    * `approval`: the hold id of the question the user allowed (the core acts on the element it
    * held for that question), else null. */
-  async function perform(workflow_id, action_id, action, approval, { timeoutMs, attempt }) {
+  async function perform(workflow_id, action_id, action, approval, { timeoutMs, attempt, tab }) {
     const target = await targetOf(workflow_id);
+    // A workflow that negotiated `tabs` acts on the tabs it owns, chosen in the background
+    // (background/tabs.js); without a bound tab it has none to choose from.
+    const ownsTabs = workflowInfo(workflow_id)?.capabilities?.includes('tabs');
+    if (ownsTabs && target) {
+      return ext.runtime.sendMessage({ type: Msg.RUN_TAB_ACTION, workflowId: workflow_id, actionId: action_id, action, approval, timeoutMs, attempt, ...(tab ? { tab } : {}) });
+    }
+    if (ownsTabs && (tab || action.type === 'open_tab' || action.type === 'tabs')) {
+      return { error: { code: 'no_target', message: 'This workflow acts on the chat tab itself, which has no other tabs: bind a tab with "Copy protocol prompt" to use open_tab, tabs or "tab".' } };
+    }
     if (!target) {
       // Claimed once, before the first try (the approved retry of the same action is that try).
       if (!approval) {
@@ -455,6 +464,7 @@ export async function startChat(core, banner) {
   function actionDetail({ type, payload = {} }) {
     switch (type) {
       case 'navigate': return `to ${payload.url}`;
+      case 'open_tab': return `new tab at ${payload.url}`;
       case 'press_key': return payload.key;
       case 'select_option': return `“${payload.option}”`;
       // The payload as the protocol documents it (the core serializes actions in wire form).
@@ -480,10 +490,11 @@ export async function startChat(core, banner) {
    * all (stopped, skipped after a failure, a `done`, over the rate limits), and after each
    * attempt whether to try again, go on or skip the rest of the message; it records the outcome
    * for the result line. This loop only performs, asks the user, and logs.
-   * @param {{ workflow_id: string, action_id: number, action: import('../shared/messages.js').WireAction, options?: { timeout_ms?: number, reason?: string, on_error?: unknown } }} decision
+   * @param {{ workflow_id: string, action_id: number, action: import('../shared/messages.js').WireAction, options?: { timeout_ms?: number, reason?: string, on_error?: unknown, tab?: string } }} decision
    */
   async function runAction({ workflow_id, action_id, action, options = {} }) {
     const summary = { workflow_id, action_id, type: action.type, selector: action.payload?.selector ?? null };
+    if (options.tab) summary.tab = options.tab;
     const detail = actionDetail(action);
     if (detail) summary.detail = detail;
     if (options.reason) summary.reason = options.reason;
@@ -507,7 +518,7 @@ export async function startChat(core, banner) {
     for (;;) {
       report({ kind: 'executing', ...summary, ...(attempt ? { attempt } : {}) });
       actionsRun += 1;
-      const reply = await attemptAction(summary, action, { timeoutMs: options.timeout_ms, attempt });
+      const reply = await attemptAction(summary, action, { timeoutMs: options.timeout_ms, attempt, tab: options.tab });
       const step = JSON.parse(session.record_outcome(workflow_id, action_id, JSON.stringify(reply ?? null)));
       if (step.failure) report({ kind: 'failed', ...summary, error: step.failure });
       else report({ kind: 'executed', ...summary, result: 'result' in reply ? reply.result : undefined });
