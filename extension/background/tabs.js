@@ -42,7 +42,13 @@ export function ownedTabs(deps) {
   }, () => {});
 
   // Changes to the tables run one at a time (a tab closing while an action picks it).
+  /** @type {Promise<unknown>} */
   let chain = Promise.resolve();
+  /**
+   * @template T
+   * @param {() => Promise<T>} task
+   * @returns {Promise<T>}
+   */
   function serially(task) {
     const next = chain.then(task);
     chain = next.catch(() => {});
