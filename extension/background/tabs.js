@@ -254,10 +254,22 @@ export function ownedTabs(deps) {
     const result = {
       action: 'open_tab',
       effects: [{ kind: 'tab_opened' }],
-      data: { tab: name, url: now.url, title: (now.title ?? '').slice(0, 200) },
+      data: { tab: name, url: now.url, title: (await pageTitle(created.id, now.title ?? '')).slice(0, 200) },
       ...(answer?.result?.allowed_by_rule ? { allowed_by_rule: answer.result.allowed_by_rule } : {}),
     };
     return { result, nextRef: answer?.nextRef };
+  }
+
+  /** The page's own title, from its content script once it runs (Firefox reports a tab's title
+   * a moment after the load completes); `fallback` when it does not answer within 3 s. */
+  async function pageTitle(tabId, fallback) {
+    const deadline = Date.now() + 3000;
+    for (;;) {
+      const state = await ext.tabs.sendMessage(tabId, { type: Msg.PAGE_STATE, changes: false }, { frameId: 0 }).catch(() => null);
+      if (typeof state?.title === 'string') return state.title;
+      if (Date.now() > deadline) return fallback;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   /** The `tabs` action: the workflow's tabs with their origin, title and whether alive. */

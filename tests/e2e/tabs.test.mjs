@@ -67,6 +67,36 @@ async function closeTabShowing(browser, url) {
   assert.fail(`no tab shows ${url}`);
 }
 
+/** Binds a new tab showing the list page, starts a `tabs` workflow on it from a new chat, and
+ * answers what the test needs to talk as the model. */
+async function startTabsWorkflow(browser, server, conversation) {
+  const listUrl = `${server.origin}/tabs/list.html`;
+  const target = await browser.newTab(listUrl);
+  await target.waitFor(() => document.getElementById('count'));
+
+  const panel = await browser.openExtensionPage(`extension/panel/panel.html?tabUrl=${encodeURIComponent(listUrl)}`);
+  await panel.waitFor(() => document.body.dataset.ready);
+  await panel.click('#copy-prompt');
+  const workflowId = await panel.waitFor(() => document.body.dataset.lastPromptWorkflow, { what: 'the copied prompt' });
+
+  const chat = await browser.newTab(`${server.origin}/chat/c/${conversation}`);
+  await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session', timeout: 30000 });
+  await chat.evaluate((text) => window.chatFixture.addUserMessage(text), protocolPrompt(workflowId));
+  await chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshake(workflowId));
+  await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
+  await answerBanner(chat, 'allow');
+  const ackText = await chat.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text, { what: 'the ACK' });
+  const ack = JSON.parse(ackText.slice('BAI_ACK '.length));
+  assert.deepEqual(ack.capabilities, CAPABILITIES);
+
+  let nextId = 1;
+  const line = (type, payload, extra = {}) => `BAI_ACTION ${JSON.stringify({ protocol: 'BAI/0.3', workflow_id: workflowId, kind: 'action', ack_nonce: ack.ack_nonce, action_id: nextId++, type, payload, ...extra })}`;
+  const say = (...lines) => chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), lines.join('\n'));
+  let results = 0;
+  const next = () => result(browser, chat, ++results);
+  return { listUrl, target, chat, workflowId, line, say, next };
+}
+
 for (const name of browserNames()) {
   describe(`several tabs in ${name}`, () => {
     let server;
@@ -83,31 +113,8 @@ for (const name of browserNames()) {
     });
 
     test('open a tab, act on both, refuse foreign tabs, refs and origins, go on after one is closed', async () => {
-      const listUrl = `${server.origin}/tabs/list.html`;
+      const { listUrl, target, chat, line, say, next } = await startTabsWorkflow(browser, server, `tabs-${name}`);
       const cartUrl = `${server.origin}/tabs/cart.html`;
-      const target = await browser.newTab(listUrl);
-      await target.waitFor(() => document.getElementById('count'));
-
-      const panel = await browser.openExtensionPage(`extension/panel/panel.html?tabUrl=${encodeURIComponent(listUrl)}`);
-      await panel.waitFor(() => document.body.dataset.ready);
-      await panel.click('#copy-prompt');
-      const workflowId = await panel.waitFor(() => document.body.dataset.lastPromptWorkflow, { what: 'the copied prompt' });
-
-      const chat = await browser.newTab(`${server.origin}/chat/c/tabs-${name}`);
-      await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the chat session', timeout: 30000 });
-      await chat.evaluate((text) => window.chatFixture.addUserMessage(text), protocolPrompt(workflowId));
-      await chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshake(workflowId));
-      await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
-      await answerBanner(chat, 'allow');
-      const ackText = await chat.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text, { what: 'the ACK' });
-      const ack = JSON.parse(ackText.slice('BAI_ACK '.length));
-      assert.deepEqual(ack.capabilities, CAPABILITIES);
-
-      let nextId = 1;
-      const line = (type, payload, extra = {}) => `BAI_ACTION ${JSON.stringify({ protocol: 'BAI/0.3', workflow_id: workflowId, kind: 'action', ack_nonce: ack.ack_nonce, action_id: nextId++, type, payload, ...extra })}`;
-      const say = (...lines) => chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), lines.join('\n'));
-      let results = 0;
-      const next = () => result(browser, chat, ++results);
 
       // 1. A new tab on the bound site, named t2.
       await say(line('open_tab', { url: '/tabs/cart.html' }));
@@ -192,6 +199,31 @@ for (const name of browserNames()) {
 
       await say(line('done', { success: true }));
       await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.workflowState === 'done', { what: 'the workflow to finish' });
+    });
+
+    test('Stop ends an action waiting in a tab the workflow opened; nothing is pressed there later', async () => {
+      const { chat, workflowId, line, say, next } = await startTabsWorkflow(browser, server, `tabs-stop-${name}`);
+      await say(line('open_tab', { url: '/tabs/cart.html?late' }));
+      const opened = await next();
+      assert.equal(opened.actions[0].data?.tab, 't2', JSON.stringify(opened.actions));
+      // The click is delivered to t2 and waits there for #late (8 s after the page loaded).
+      await say(line('click', { selector: '#late' }, { tab: 't2', timeout_ms: 20000 }));
+      // No page-visible signal says that an action waits: a short pause, and in Chromium a look
+      // at the background's delivery ledger.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      if (browser.inBackground) {
+        const delivered = await browser.inBackground(async (key) => Boolean((await chrome.storage.session.get(key))[key]), `ran:${workflowId}:2`);
+        assert.ok(delivered, 'the click was delivered before Stop');
+      }
+      assert.equal(server.state('cart')?.late, false, 'the element is not there yet when Stop is pressed');
+      await chat.clickInShadow('bai-banner', 'button.stop');
+      await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.workflowState === 'stopped', { what: 'the workflow to stop' });
+      // The element appears well within the click's timeout; the stopped click never lands.
+      const deadline = Date.now() + 15000;
+      while (!server.state('cart')?.late && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(server.state('cart')?.late, true, 'the late element appeared');
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.equal(server.state('cart').pressed, 0, 'nothing was clicked in t2 after Stop');
     });
   });
 }
