@@ -867,6 +867,37 @@ mod tests {
         assert_eq!(review(&settings, &docs, None), Verdict::Allow);
     }
 
+    #[test]
+    fn open_tab_is_judged_as_a_navigation() {
+        let auto = PolicySettings {
+            approval_mode: ApprovalMode::Auto,
+            ..Default::default()
+        };
+        let delete = Action::OpenTab {
+            url: "/account/delete?confirm=1".into(),
+        };
+        assert!(matches!(
+            review(&auto, &delete, None),
+            Verdict::Ask { reasons } if matches!(reasons.as_slice(), [AskReason::RiskyNavigation { word, .. }] if word == "delete")
+        ));
+        let docs = Action::OpenTab {
+            url: "/docs/intro".into(),
+        };
+        assert_eq!(review(&auto, &docs, None), Verdict::Allow);
+        let each = PolicySettings {
+            approval_mode: ApprovalMode::EachAction,
+            ..Default::default()
+        };
+        assert_eq!(
+            review(&each, &docs, None),
+            Verdict::Ask {
+                reasons: vec![AskReason::EachActionMode]
+            }
+        );
+        // Listing the workflow's tabs touches no page.
+        assert_eq!(review(&each, &Action::Tabs {}, None), Verdict::Allow);
+    }
+
     /// One review case: what the DOM layer found, and the codes of the reasons expected
     /// (empty: allowed without a question), with the default settings in "never, except for
     /// risky actions" mode.
