@@ -9,6 +9,7 @@ import { withPicture } from './vision.js';
 import { CONVERSATION_PART_PREFIX, CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, SITES_KEY, addApprovalRule, loadSettings, loadSites, questionTimeoutMs } from '../shared/settings.js';
 import { alwaysAllowRule, questionFingerprint } from '../shared/questions.js';
 import { actionDeadlineMs } from '../shared/deadline.js';
+import { ownedTabs } from './tabs.js';
 
 // Service workers may not use top-level await: start the core now, await it where needed.
 const coreReady = init({ module_or_path: ext.runtime.getURL('extension/pkg/bai_bg.wasm') })
@@ -319,8 +320,10 @@ const refKey = (tabId) => `refs:${tabId}`;
  * again otherwise only when it is read-only and a navigation cut it short: after any other
  * failure it may have run, so it is reported, never re-sent.
  */
-async function runOnTarget({ workflowId, actionId, action, timeoutMs, approval, attempt }) {
-  const binding = await targetFor(workflowId);
+async function runOnTarget({ workflowId, actionId, action, timeoutMs, approval, attempt }, ownedTab = null) {
+  // `ownedTab`: another tab the workflow owns (capability `tabs`, see tabs.js), in the binding's
+  // shape; the scope rules and the watch then cover that tab.
+  const binding = ownedTab ?? (await targetFor(workflowId));
   if (!binding) return failure('no_target', 'This workflow has no target tab.');
   if (await isStopped(workflowId)) return stoppedFailure();
   const claim = ledgerKey(workflowId, `${actionId}${attempt ? `#${attempt}` : ''}`);
@@ -1000,9 +1003,29 @@ async function stopWorkflow({ workflowId }) {
   await removeScopeRules(workflowId);
   const binding = await targetFor(workflowId);
   if (binding) await ext.tabs.sendMessage(binding.tabId, { type: Msg.CANCEL_ACTIONS, workflowIds: [workflowId] }, { frameId: 0 }).catch(() => {});
+  await workflowTabs.stopTabs(workflowId).catch(() => {});
   await withdrawQuestions((q) => q.workflowId === workflowId);
   return { ok: true };
 }
+
+// ---- Several tabs (capability `tabs`) ---------------------------------------------------------
+// The tabs each workflow owns, and the choice of tab for each of its actions: tabs.js.
+const workflowTabs = ownedTabs({
+  core,
+  coreReady,
+  failure,
+  originOf,
+  targetFor,
+  runOnTarget,
+  refKey,
+  installScopeRules: async (workflowId, binding) => {
+    await scopeRulesCleared;
+    await installScopeRules(workflowId, binding);
+  },
+  removeScopeRules,
+  isStopped,
+  stoppedFailure,
+});
 
 /** A chat page whose site the user removed keeps running until it reloads; it runs nothing more. */
 const chatSiteRemoved = (url) => failure('site_access_removed', `BAI no longer has access to ${originOf(url) ?? 'this chat site'} (removed in Settings › Sites), so it runs nothing from this chat. Add the site again to go on.`);
@@ -1092,6 +1115,13 @@ async function handle(message, sender) {
       if (sender.tab?.id === undefined || sender.tab.id !== owner) return failure('not_allowed', 'only the chat tab of this workflow runs its actions');
       if (!(await hasAccess(originOf(sender.url)))) return chatSiteRemoved(sender.url);
       return runOnTarget(message);
+    }
+    case Msg.RUN_TAB_ACTION: {
+      const ownerKey = `owner:${message.workflowId}`;
+      const owner = (await ext.storage.session.get(ownerKey))[ownerKey];
+      if (sender.tab?.id === undefined || sender.tab.id !== owner) return failure('not_allowed', 'only the chat tab of this workflow runs its actions');
+      if (!(await hasAccess(originOf(sender.url)))) return chatSiteRemoved(sender.url);
+      return workflowTabs.runTabAction(message);
     }
     case Msg.PAGE_STATE: {
       const ownerKey = `owner:${message.workflowId}`;

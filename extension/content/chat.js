@@ -446,7 +446,7 @@ export async function startChat(core, banner) {
    * `approval`: the hold id of the question the user allowed (the core acts on the element it
    * held for that question), else null.
    * @returns {Promise<import('../shared/messages.js').ActionReply>} */
-  async function perform(workflow_id, action_id, action, approval, { timeoutMs, attempt }) {
+  async function perform(workflow_id, action_id, action, approval, { timeoutMs, attempt, tab }) {
     const target = await targetOf(workflow_id);
     if (action.type === 'screenshot') {
       // Before any picture is taken: it must be of a bound target (not this chat), and this
@@ -457,6 +457,15 @@ export async function startChat(core, banner) {
       } catch (error) {
         return { error: { code: error?.code ?? 'vision_unsupported_site', message: String(error?.message ?? error) } };
       }
+    }
+    // A workflow that negotiated `tabs` acts on the tabs it owns, chosen in the background
+    // (background/tabs.js); without a bound tab it has none to choose from.
+    const ownsTabs = workflowInfo(workflow_id)?.capabilities?.includes('tabs');
+    if (ownsTabs && target) {
+      return ext.runtime.sendMessage({ type: Msg.RUN_TAB_ACTION, workflowId: workflow_id, actionId: action_id, action, approval, timeoutMs, attempt, ...(tab ? { tab } : {}) });
+    }
+    if (ownsTabs && (tab || action.type === 'open_tab' || action.type === 'tabs')) {
+      return { error: { code: 'no_target', message: 'This workflow acts on the chat tab itself, which has no other tabs: bind a tab with "Copy protocol prompt" to use open_tab, tabs or "tab".' } };
     }
     if (!target) {
       // Claimed once, before the first try (the approved retry of the same action is that try).
@@ -499,6 +508,7 @@ export async function startChat(core, banner) {
   function actionDetail({ type, payload = {} }) {
     switch (type) {
       case 'navigate': return `to ${payload.url}`;
+      case 'open_tab': return `new tab at ${payload.url}`;
       case 'press_key': return payload.key;
       case 'select_option': return `“${payload.option}”`;
       // The payload as the protocol documents it (the core serializes actions in wire form).
@@ -524,10 +534,11 @@ export async function startChat(core, banner) {
    * all (stopped, skipped after a failure, a `done`, over the rate limits), and after each
    * attempt whether to try again, go on or skip the rest of the message; it records the outcome
    * for the result line. This loop only performs, asks the user, and logs.
-   * @param {{ workflow_id: string, action_id: number, action: import('../shared/messages.js').WireAction, options?: { timeout_ms?: number, reason?: string, on_error?: unknown } }} decision
+   * @param {{ workflow_id: string, action_id: number, action: import('../shared/messages.js').WireAction, options?: { timeout_ms?: number, reason?: string, on_error?: unknown, tab?: string } }} decision
    */
   async function runAction({ workflow_id, action_id, action, options = {} }) {
     const summary = { workflow_id, action_id, type: action.type, selector: action.payload?.selector ?? null };
+    if (options.tab) summary.tab = options.tab;
     const detail = actionDetail(action);
     if (detail) summary.detail = detail;
     if (options.reason) summary.reason = options.reason;
@@ -552,7 +563,7 @@ export async function startChat(core, banner) {
     for (;;) {
       report({ kind: 'executing', ...summary, ...(attempt ? { attempt } : {}) });
       actionsRun += 1;
-      const reply = await attemptAction(summary, action, { timeoutMs: options.timeout_ms, attempt });
+      const reply = await attemptAction(summary, action, { timeoutMs: options.timeout_ms, attempt, tab: options.tab });
       // The picture stays in memory for the result message, out of the log and the engine.
       if (reply && 'image' in reply && typeof reply.image === 'string') {
         pictures.set(workflow_id, [...(pictures.get(workflow_id) ?? []), { actionId: action_id, image: reply.image }]);

@@ -195,8 +195,10 @@ export async function executeHere(core, { action, timeoutMs, expectOrigin, appro
     return { error: { code: 'target_out_of_scope', message: `This page is ${location.origin}, not ${expectOrigin}; BAI did not act.` } };
   }
   let destination = null;
-  if (action.type === 'navigate') {
-    destination = navigationTarget(action, canNavigate);
+  if (action.type === 'navigate' || action.type === 'open_tab') {
+    // `open_tab` leaves this page where it is (the background opens the new tab), so it may
+    // come from any page; its address must stay on this page's origin all the same.
+    destination = navigationTarget(action, canNavigate || action.type === 'open_tab');
     // Nothing ran on the page, so the tab's refs are where the background has them.
     if (destination.error) return { ...destination, nextRef: refFloor };
   }
@@ -221,6 +223,12 @@ export async function executeHere(core, { action, timeoutMs, expectOrigin, appro
     const nextRef = outcome.next_ref;
     // A failure carries `hints` (close matches with refs), added by the Rust core.
     if (outcome.error) return { error: outcome.error, nextRef };
+    if (destination && outcome.navigate === 'allowed' && action.type === 'open_tab') {
+      // Reviewed and allowed like a navigation: the background opens the tab (tabs.js).
+      const result = { action: 'open_tab', effects: [], attempts: 1, elapsed_ms: 0 };
+      if (outcome.allowed_by_rule) result.allowed_by_rule = outcome.allowed_by_rule;
+      return { result, openTab: destination.url, nextRef };
+    }
     if (destination && outcome.navigate === 'allowed') {
       const result = { action: 'navigate', effects: [{ kind: 'navigation_started', url: destination.url }], attempts: 1, elapsed_ms: 0 };
       // The user's rule that let this run without a question, for the log (audit).

@@ -629,7 +629,7 @@ function addChatSite() {
 // The panel only writes the rules the user made and lists them; the Rust policy decides with
 // them (crate/src/policy/rules.rs).
 
-const ACTION_TYPES = new Set(['click', 'input_text', 'scroll', 'select_option', 'check', 'uncheck', 'press_key', 'hover', 'navigate', 'wait', 'observe', 'wait_for', 'extract', 'assert', 'screenshot']);
+const ACTION_TYPES = new Set(['click', 'input_text', 'scroll', 'select_option', 'check', 'uncheck', 'press_key', 'hover', 'navigate', 'open_tab', 'wait', 'observe', 'wait_for', 'extract', 'assert', 'screenshot']);
 
 async function renderRules() {
   const { approvalRules: rules = [] } = await loadSettings();

@@ -45,6 +45,9 @@ export const Msg = Object.freeze(/** @type {const} */ ({
   TARGET_FOR: 'target_for',
   /** content (chat) -> background: run this validated action on the workflow's target. */
   RUN_ACTION: 'run_action',
+  /** content (chat) -> background: run this validated action of a workflow that negotiated
+   * `tabs`, on the owned tab its `tab` field names (background/tabs.js). */
+  RUN_TAB_ACTION: 'run_tab_action',
   /** content (chat) -> background: may this tab run this action on its own page? (Once only,
    * across every tab showing the conversation.) */
   CLAIM_ACTION: 'claim_action',
@@ -113,6 +116,7 @@ export const Msg = Object.freeze(/** @type {const} */ ({
  * @typedef {{ type: 'target_for', workflowId: string }} TargetForMsg
  * @typedef {{ type: 'run_action', workflowId: string, actionId: number, action: WireAction, approval?: string | null, timeoutMs?: number, attempt?: number }} RunActionMsg
  * @typedef {{ type: 'claim_action', workflowId: string, actionId: number | string }} ClaimActionMsg
+ * @typedef {{ type: 'run_tab_action', workflowId: string, actionId: number, action: WireAction, approval?: string | null, timeoutMs?: number, attempt?: number, tab?: string }} RunTabActionMsg
  * @typedef {{ type: 'execute_action', workflowId: string, action: WireAction, timeoutMs?: number, approval?: string, expectOrigin: string, refFloor: number, deliveryId?: string }} ExecuteActionMsg
  * @typedef {{ type: 'page_state', workflowId?: string, changes?: boolean, maxElements?: number, refFloor?: number }} PageStateMsg
  * @typedef {{ type: 'ping' }} PingMsg
@@ -127,7 +131,7 @@ export const Msg = Object.freeze(/** @type {const} */ ({
 
 /**
  * Every message, tagged by `type`.
- * @typedef {ContentReadyMsg | TabStatusMsg | ChatEventMsg | UserDecisionMsg | AskUserMsg | WithdrawQuestionMsg | ShowQuestionsMsg | PendingQuestionsMsg | AnswerQuestionMsg | QuestionAnsweredMsg | QuestionDueMsg | QuestionsChangedMsg | StopWorkflowMsg | CancelActionsMsg | TabLogMsg | BindTargetMsg | TargetForMsg | RunActionMsg | ClaimActionMsg | ExecuteActionMsg | PageStateMsg | PingMsg | ScreenMasksMsg | GrantSiteMsg | RemoveSiteMsg | HeldTextsSaveMsg | HeldTextsLoadMsg | ClearConversationsMsg | StatusChangedMsg} Message
+ * @typedef {ContentReadyMsg | TabStatusMsg | ChatEventMsg | UserDecisionMsg | AskUserMsg | WithdrawQuestionMsg | ShowQuestionsMsg | PendingQuestionsMsg | AnswerQuestionMsg | QuestionAnsweredMsg | QuestionDueMsg | QuestionsChangedMsg | StopWorkflowMsg | CancelActionsMsg | TabLogMsg | BindTargetMsg | TargetForMsg | RunActionMsg | RunTabActionMsg | ClaimActionMsg | ExecuteActionMsg | PageStateMsg | PingMsg | ScreenMasksMsg | GrantSiteMsg | RemoveSiteMsg | HeldTextsSaveMsg | HeldTextsLoadMsg | ClearConversationsMsg | StatusChangedMsg} Message
  */
 
 /**
@@ -162,6 +166,7 @@ export const Msg = Object.freeze(/** @type {const} */ ({
  *   bind_target: { binding?: Binding } & MaybeFailure,
  *   target_for: { target: Binding | null },
  *   run_action: ActionReply,
+ *   run_tab_action: ActionReply,
  *   claim_action: OkReply,
  *   execute_action: ActionReply,
  *   page_state: PageStateReply,

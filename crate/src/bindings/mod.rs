@@ -8,11 +8,13 @@ pub mod held_text;
 mod line_marks;
 pub mod perform;
 pub mod vision;
+mod tabs;
 
 use wasm_bindgen::prelude::*;
 
 pub use chat_session::ChatSession;
 pub use perform::perform_action;
+pub use tabs::owned_tabs;
 
 /// Runs once when the module is instantiated: route Rust panics to the console with a stack,
 /// instead of an opaque "unreachable executed".

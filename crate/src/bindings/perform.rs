@@ -196,6 +196,7 @@ fn reads_only(action: &Action) -> bool {
             | Action::Done { .. }
             | Action::More { .. }
             | Action::Screenshot { .. }
+            | Action::Tabs {}
     )
 }
 
@@ -264,7 +265,7 @@ async fn first(
                 .as_ref()
                 .map(|facts| facts.description.clone());
             let target_name = match action {
-                Action::Navigate { url } => Some(url.clone()),
+                Action::Navigate { url } | Action::OpenTab { url } => Some(url.clone()),
                 _ => reviewed.facts.as_ref().map(|facts| {
                     if facts.name.trim().is_empty() {
                         facts.text.clone()
@@ -344,7 +345,8 @@ async fn act(
     facts: Option<TargetFacts>,
     options: &ExecOptions,
 ) -> Result<Outcome, ActionError> {
-    if let Action::Navigate { .. } = action {
+    // `open_tab` is a navigation in a new tab: the background opens it, in the same scope.
+    if let Action::Navigate { .. } | Action::OpenTab { .. } = action {
         return Ok(Outcome::Navigate);
     }
     let check = Recheck {

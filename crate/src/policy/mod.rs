@@ -370,7 +370,8 @@ fn touch_of(action: &Action) -> Touch {
         | Action::Assert { .. }
         | Action::Done { .. }
         | Action::More { .. }
-        | Action::Screenshot { .. } => Touch::ReadsOnly,
+        | Action::Screenshot { .. }
+        | Action::Tabs {} => Touch::ReadsOnly,
         // Scroll, hover, navigate, other keys; and, fail closed, any action added later.
         _ => Touch::Moves,
     }
@@ -472,7 +473,7 @@ fn builtin_reasons(
                 .unwrap_or_else(|| "this page".to_owned()),
         });
     }
-    if let Action::Navigate { url } = action {
+    if let Action::Navigate { url } | Action::OpenTab { url } = action {
         if let Some(word) = find_risky(url, &settings.risky_words, Position::Address) {
             reasons.push(AskReason::RiskyNavigation {
                 word: word.to_owned(),
@@ -884,6 +885,37 @@ mod tests {
             url: "/docs/intro".into(),
         };
         assert_eq!(review(&settings, &docs, None), Verdict::Allow);
+    }
+
+    #[test]
+    fn open_tab_is_judged_as_a_navigation() {
+        let auto = PolicySettings {
+            approval_mode: ApprovalMode::Auto,
+            ..Default::default()
+        };
+        let delete = Action::OpenTab {
+            url: "/account/delete?confirm=1".into(),
+        };
+        assert!(matches!(
+            review(&auto, &delete, None),
+            Verdict::Ask { reasons } if matches!(reasons.as_slice(), [AskReason::RiskyNavigation { word, .. }] if word == "delete")
+        ));
+        let docs = Action::OpenTab {
+            url: "/docs/intro".into(),
+        };
+        assert_eq!(review(&auto, &docs, None), Verdict::Allow);
+        let each = PolicySettings {
+            approval_mode: ApprovalMode::EachAction,
+            ..Default::default()
+        };
+        assert_eq!(
+            review(&each, &docs, None),
+            Verdict::Ask {
+                reasons: vec![AskReason::EachActionMode]
+            }
+        );
+        // Listing the workflow's tabs touches no page.
+        assert_eq!(review(&each, &Action::Tabs {}, None), Verdict::Allow);
     }
 
     /// One review case: what the DOM layer found, and the codes of the reasons expected

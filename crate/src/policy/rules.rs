@@ -189,7 +189,7 @@ fn subject_of<'a>(action: &'a Action, target: Option<&'a TargetFacts>) -> Subjec
         others: Vec::new(),
         addresses: Vec::new(),
     };
-    if let Action::Navigate { url } = action {
+    if let Action::Navigate { url } | Action::OpenTab { url } = action {
         subject.own = Some(url.as_str());
         subject.addresses.push(url.as_str());
     }

@@ -90,6 +90,16 @@ pub enum Action {
         /// Where to go.
         url: String,
     },
+    /// Open a new tab on the workflow's bound site at `url` (an absolute `http(s)` URL or a path
+    /// starting with `/`), judged like a `navigate`; the result names the new tab (`"t2"`).
+    /// Needs `tabs`.
+    OpenTab {
+        /// What the new tab loads.
+        url: String,
+    },
+    /// List the workflow's tabs (name, origin, title, whether alive). Touches no page. Needs
+    /// `tabs`.
+    Tabs {},
     /// Wait until a condition holds (or the action's timeout passes). Needs `extended_actions`.
     WaitFor {
         /// What to wait for (its fields are the payload's).
@@ -347,6 +357,10 @@ pub struct ActionOptions {
     /// Why the model wants this, shown to the user in the approval prompt and the log.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Which of the workflow's tabs the action acts on (`"t2"`; `tabs` only); the bound tab
+    /// when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tab: Option<String>,
 }
 
 fn is_default_on_error(on_error: &OnError) -> bool {
@@ -381,6 +395,8 @@ impl Action {
             Self::Done { .. } => "done",
             Self::More { .. } => "more",
             Self::Screenshot { .. } => "screenshot",
+            Self::OpenTab { .. } => "open_tab",
+            Self::Tabs {} => "tabs",
         }
     }
 
@@ -403,6 +419,8 @@ impl Action {
             | Self::Scroll { .. }
             | Self::Done { .. }
             | Self::More { .. }
+            | Self::OpenTab { .. }
+            | Self::Tabs {}
             | Self::Observe { .. }
             | Self::Screenshot { .. }
             | Self::Navigate { .. }
@@ -501,6 +519,10 @@ mod tests {
             Action::More {
                 token: "m_0123456789abcdef".into(),
             },
+            Action::OpenTab {
+                url: "/cart".into(),
+            },
+            Action::Tabs {},
             Action::Done {
                 success: true,
                 summary: None,
@@ -551,7 +573,7 @@ mod tests {
     fn serializes_the_wire_form_and_reads_it_back() {
         let actions = every_action();
         let types: std::collections::BTreeSet<_> = actions.iter().map(Action::type_name).collect();
-        assert_eq!(types.len(), 16, "a variant is missing from every_action");
+        assert_eq!(types.len(), 18, "a variant is missing from every_action");
         for action in actions {
             let value = serde_json::to_value(&action).unwrap();
             let (Some(type_name), Some(payload)) = (value["type"].as_str(), value.get("payload"))

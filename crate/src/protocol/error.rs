@@ -48,7 +48,7 @@ pub const EXCERPT_MAX_CHARS: usize = 200;
 /// | `invalid_payload` | An action payload that does not fit its type (missing field, unknown selector type, value out of range). |
 /// | `too_many_actions` | A workflow went over the action limit ([`MAX_ACTIONS_PER_WORKFLOW`](crate::protocol::MAX_ACTIONS_PER_WORKFLOW)). |
 /// | `too_many_workflows` | Too many workflows are waiting or active at once in this conversation. |
-/// | `capability_not_negotiated` | An action type, selector kind or field (`timeout_ms`, `on_error`, `retries`, `reason`; a selector's `exact`, `index`, `name`) that needs a capability (`extended_actions`, `observe`) the handshake did not list. |
+/// | `capability_not_negotiated` | An action type, selector kind or field (`timeout_ms`, `on_error`, `retries`, `reason`; a selector's `exact`, `index`, `name`; `tab`) that needs a capability (`extended_actions`, `observe`, `chunked_results`, `tabs`) the handshake did not list. |
 /// | `foreign_result` | A `BAI_RESULT` line in a user message that this extension did not issue. |
 /// | `result_from_assistant` | A `BAI_RESULT` line in an assistant message; only the extension writes results. |
 /// | `unknown_continuation` | A `more` whose token this workflow never issued (made up, or another workflow's). |

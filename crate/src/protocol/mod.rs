@@ -11,6 +11,7 @@
 //! - [`validate`]: payload schemas, turning `type` + `payload` into an [`Action`].
 //! - [`result`]: `BAI_RESULT` lines, the extension's report to the model (`result_lines`).
 //! - [`continuation`]: results over several lines (`chunked_results`) and their `more` tokens.
+//! - [`tabs`]: the tabs a workflow owns (`tabs`), their names and their refs.
 //! - [`engine`]: the state machine ([`Engine`]) with exactly-once execution.
 //! - [`error`]: [`RejectCode`] (what the chat did wrong) and [`EngineError`] (what the host did
 //!   wrong). The codes are listed in `ERRORS.md`.
@@ -34,6 +35,7 @@ pub mod replay;
 pub mod result;
 pub mod scanner;
 pub mod selector;
+pub mod tabs;
 pub mod validate;
 pub mod workflow;
 

@@ -70,6 +70,9 @@ pub enum Capability {
     /// elements numbered by their refs, attached to the result message. Only with
     /// [`Capability::ResultLines`]: the picture rides on a result message.
     Vision,
+    /// Several tabs per workflow: `open_tab` opens a tab on the bound site, `tabs` lists the
+    /// workflow's tabs, and a `tab` field beside `type` picks which of them an action acts on.
+    Tabs,
 }
 
 impl Capability {
@@ -80,6 +83,7 @@ impl Capability {
         Self::ExtendedActions,
         Self::ChunkedResults,
         Self::Vision,
+        Self::Tabs,
     ];
 
     /// The wire name (`"result_lines"`, ...).
@@ -90,6 +94,7 @@ impl Capability {
             Self::ExtendedActions => "extended_actions",
             Self::ChunkedResults => "chunked_results",
             Self::Vision => "vision",
+            Self::Tabs => "tabs",
         }
     }
 

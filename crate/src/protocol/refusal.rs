@@ -55,6 +55,10 @@ pub enum OptionsProblem {
     ReasonControl,
     /// `reason` is not a string.
     ReasonNotString { json_type: &'static str },
+    /// `tab` is not a tab name (`"t1"`, `"t2"`, ...).
+    TabNotName,
+    /// `tab` on an action that acts on no page (`done`, `more`, `wait`, `open_tab`, `tabs`).
+    TabNotForAction { type_name: &'static str },
 }
 
 impl std::fmt::Display for OptionsProblem {
@@ -89,6 +93,13 @@ impl std::fmt::Display for OptionsProblem {
             Self::ReasonNotString { json_type } => {
                 write!(f, "\"reason\" must be a string, not {json_type}")
             }
+            Self::TabNotName => f.write_str(
+                "\"tab\" must name one of this workflow's tabs as the results give it (\"t1\" is the bound tab; open_tab gives the others)",
+            ),
+            Self::TabNotForAction { type_name } => write!(
+                f,
+                "\"tab\" goes only with actions on a page; {type_name} acts on none, remove it"
+            ),
         }
     }
 }

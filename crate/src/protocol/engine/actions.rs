@@ -14,7 +14,7 @@ use crate::protocol::record::{
     workflow_field,
 };
 use crate::protocol::refusal::Refusal;
-use crate::protocol::validate::{action_from_wire, options_from_wire};
+use crate::protocol::validate::{action_from_wire, options_from_wire, tab_from_wire};
 use crate::protocol::workflow::{HeldAction, Workflow, WorkflowState};
 
 impl Engine {
@@ -304,6 +304,7 @@ fn action_of(
         refusal: Box::new(refusal),
     };
     let action = action_from_wire(type_name, payload, capabilities).map_err(with_id)?;
-    let options = options_from_wire(map, capabilities).map_err(with_id)?;
+    let mut options = options_from_wire(map, capabilities).map_err(with_id)?;
+    options.tab = tab_from_wire(map, capabilities, &action).map_err(with_id)?;
     Ok((action, options))
 }

@@ -533,6 +533,7 @@ fn decisions_round_trip_with_options() {
             timeout_ms: Some(5000),
             on_error: OnError::Retry { count: 2 },
             reason: Some("Check the total".into()),
+            tab: Some("t2".into()),
         },
     };
     let text = serde_json::to_string(&decision).unwrap();

@@ -47,6 +47,9 @@ pub const CHUNKED_ACTION_TYPES: &[&str] = &["more"];
 /// The action types `vision` adds.
 pub const VISION_ACTION_TYPES: &[&str] = &["screenshot"];
 
+/// The action types `tabs` adds.
+pub const TABS_ACTION_TYPES: &[&str] = &["open_tab", "tabs"];
+
 /// Which capability an action type needs: `Some(None)` for a base type, `None` for an unknown one.
 pub(super) fn type_capability(type_name: &str) -> Option<Option<Capability>> {
     if WIRE_ACTION_TYPES.contains(&type_name) {
@@ -59,6 +62,8 @@ pub(super) fn type_capability(type_name: &str) -> Option<Option<Capability>> {
         Some(Some(Capability::ChunkedResults))
     } else if VISION_ACTION_TYPES.contains(&type_name) {
         Some(Some(Capability::Vision))
+    } else if TABS_ACTION_TYPES.contains(&type_name) {
+        Some(Some(Capability::Tabs))
     } else {
         None
     }
@@ -89,6 +94,9 @@ pub fn allowed_action_types(capabilities: &[Capability]) -> Vec<&'static str> {
     }
     if capabilities.contains(&Capability::Vision) {
         types.extend_from_slice(VISION_ACTION_TYPES);
+    }
+    if capabilities.contains(&Capability::Tabs) {
+        types.extend_from_slice(TABS_ACTION_TYPES);
     }
     types
 }

@@ -22,10 +22,10 @@ pub mod selector;
 
 pub use capabilities::{
     CHUNKED_ACTION_TYPES, EXTENDED_ACTION_TYPES, EXTENDED_RECORD_FIELDS, EXTENDED_SELECTOR_FIELDS,
-    EXTENDED_SELECTOR_KINDS, OBSERVE_ACTION_TYPES, WIRE_ACTION_TYPES, WIRE_SELECTOR_KINDS,
-    allowed_action_types, allowed_selector_kinds,
+    EXTENDED_SELECTOR_KINDS, OBSERVE_ACTION_TYPES, TABS_ACTION_TYPES, WIRE_ACTION_TYPES,
+    WIRE_SELECTOR_KINDS, allowed_action_types, allowed_selector_kinds,
 };
-pub use options::{REASON_MAX_CHARS, RETRY_DEFAULT, options_from_wire};
+pub use options::{REASON_MAX_CHARS, RETRY_DEFAULT, TAB_FIELD, options_from_wire, tab_from_wire};
 pub use payload::{
     ATTRIBUTE_NAME_MAX_CHARS, NAVIGATE_URL_MAX_CHARS, WAIT_MAX_MS, action_from_wire,
 };

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::capabilities::{EXTENDED_RECORD_FIELDS, field_not_negotiated};
-use crate::protocol::action::{ACTION_TIMEOUT_MAX_MS, ActionOptions, OnError, RETRY_MAX};
+use crate::protocol::action::{ACTION_TIMEOUT_MAX_MS, Action, ActionOptions, OnError, RETRY_MAX};
 use crate::protocol::negotiation::Capability;
 use crate::protocol::record::json_type;
 use crate::protocol::refusal::{OptionsProblem, Refusal};
@@ -13,6 +13,52 @@ use crate::protocol::refusal::{OptionsProblem, Refusal};
 pub const REASON_MAX_CHARS: usize = 300;
 /// Extra attempts of `on_error: retry` when `retries` is absent.
 pub const RETRY_DEFAULT: u8 = 2;
+/// The per-action field `tabs` brings: which of the workflow's tabs the action acts on.
+pub const TAB_FIELD: &str = "tab";
+
+/// Whether `name` is a tab name as the extension gives them: `t` and a number from 1 to 999,
+/// without leading zeros. The browser's own tab ids never appear on the wire.
+pub fn is_tab_name(name: &str) -> bool {
+    name.strip_prefix('t').is_some_and(|digits| {
+        (1..=3).contains(&digits.len())
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && !digits.starts_with('0')
+    })
+}
+
+/// The record's `tab` field (capability `tabs`): a tab name on an action that acts on a page.
+/// Whether the workflow owns that tab is the extension's to say when the action runs (it holds
+/// the table of the workflow's tabs).
+pub fn tab_from_wire(
+    record: &Map<String, Value>,
+    capabilities: Option<&[Capability]>,
+    action: &Action,
+) -> Result<Option<String>, Refusal> {
+    let Some(value) = record.get(TAB_FIELD) else {
+        return Ok(None);
+    };
+    if !capabilities.unwrap_or_default().contains(&Capability::Tabs) {
+        return Err(field_not_negotiated(
+            TAB_FIELD,
+            Capability::Tabs,
+            capabilities.is_some(),
+        ));
+    }
+    let name = match value {
+        Value::String(name) if is_tab_name(name) => name.clone(),
+        _ => return Err(Refusal::InvalidOptions(OptionsProblem::TabNotName)),
+    };
+    match action {
+        Action::Done { .. }
+        | Action::More { .. }
+        | Action::Wait { .. }
+        | Action::OpenTab { .. }
+        | Action::Tabs {} => Err(Refusal::InvalidOptions(OptionsProblem::TabNotForAction {
+            type_name: action.type_name(),
+        })),
+        _ => Ok(Some(name)),
+    }
+}
 
 /// The per-action fields beside `type` and `payload` ([`EXTENDED_RECORD_FIELDS`]). Without
 /// `extended_actions` any of them, whatever its value, is refused with

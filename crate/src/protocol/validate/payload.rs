@@ -160,6 +160,13 @@ pub fn action_from_wire(
                 .map_err(|problem| bad(type_name, PayloadProblem::Url(problem)))?;
             Ok(Action::Navigate { url })
         }
+        "open_tab" => {
+            let url = required_string(type_name, fields, "url")?;
+            check_navigate_url(&url)
+                .map_err(|problem| bad(type_name, PayloadProblem::Url(problem)))?;
+            Ok(Action::OpenTab { url })
+        }
+        "tabs" => Ok(Action::Tabs {}),
         "wait_for" => Ok(Action::WaitFor {
             until: wire.wait_condition()?,
         }),

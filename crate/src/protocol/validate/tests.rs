@@ -318,7 +318,8 @@ fn options() {
             on_error: OnError::Retry {
                 count: RETRY_DEFAULT
             },
-            reason: Some("Open the menu".into())
+            reason: Some("Open the menu".into()),
+            tab: None,
         }
     );
     assert_eq!(
@@ -388,4 +389,100 @@ fn screenshot_needs_vision_and_takes_an_element_budget() {
     );
     assert_eq!(shot.type_name(), "screenshot");
     assert!(shot.selector().is_none());
+}
+
+#[test]
+fn tab_field() {
+    use super::options::{is_tab_name, tab_from_wire};
+    let record = |extra: Value| extra.as_object().unwrap().clone();
+    let click = Action::Click {
+        selector: crate::protocol::Selector::css("#a"),
+    };
+    let tabs = Some(&[Capability::Tabs][..]);
+    // Absent: the bound tab, with or without the capability.
+    for caps in [tabs, Some(&[][..]), None] {
+        assert_eq!(
+            tab_from_wire(&record(json!({})), caps, &click).unwrap(),
+            None
+        );
+    }
+    // Without `tabs`, any value is refused, naming the capability (BAI/0.2: it cannot list it).
+    for value in [json!("t1"), json!(null), json!(2)] {
+        let (code, reason) =
+            tab_from_wire(&record(json!({ "tab": value })), Some(&[]), &click).split_err();
+        assert_eq!(code, RejectCode::CapabilityNotNegotiated, "{value}");
+        assert!(reason.contains("\"tabs\""), "{reason}");
+        let (code, reason) =
+            tab_from_wire(&record(json!({ "tab": value })), None, &click).split_err();
+        assert_eq!(code, RejectCode::CapabilityNotNegotiated, "{value}");
+        assert!(reason.contains("BAI/0.3"), "{reason}");
+    }
+    assert_eq!(
+        tab_from_wire(&record(json!({"tab": "t2"})), tabs, &click).unwrap(),
+        Some("t2".to_owned())
+    );
+    // Only names as the extension gives them: never a browser tab id or anything else.
+    for bad in [
+        json!("2"),
+        json!(2),
+        json!("t0"),
+        json!("t01"),
+        json!("t1000"),
+        json!("T1"),
+        json!("t1 "),
+        json!(""),
+        json!(null),
+        json!(["t1"]),
+    ] {
+        let (code, _) = tab_from_wire(&record(json!({ "tab": bad })), tabs, &click).split_err();
+        assert_eq!(code, RejectCode::InvalidRecord, "{bad}");
+    }
+    assert!(is_tab_name("t1") && is_tab_name("t999") && !is_tab_name("t"));
+    // Actions that act on no page take no tab.
+    for action in [
+        Action::Done {
+            success: true,
+            summary: None,
+        },
+        Action::More {
+            token: "m_0123456789abcdef".into(),
+        },
+        Action::Wait { ms: 5 },
+        Action::OpenTab { url: "/x".into() },
+        Action::Tabs {},
+    ] {
+        let (code, reason) =
+            tab_from_wire(&record(json!({"tab": "t2"})), tabs, &action).split_err();
+        assert_eq!(code, RejectCode::InvalidRecord, "{action:?}");
+        assert!(reason.contains(action.type_name()), "{reason}");
+    }
+}
+
+#[test]
+fn tabs_action_types() {
+    let tabs = Some(&[Capability::Tabs][..]);
+    assert_eq!(
+        action_from_wire("open_tab", &json!({"url": "/cart"}), tabs).unwrap(),
+        Action::OpenTab {
+            url: "/cart".into()
+        }
+    );
+    assert_eq!(
+        action_from_wire("tabs", &json!({}), tabs).unwrap(),
+        Action::Tabs {}
+    );
+    for (type_name, payload) in [("open_tab", json!({"url": "/cart"})), ("tabs", json!({}))] {
+        let (code, reason) = action_from_wire(type_name, &payload, Some(&[])).split_err();
+        assert_eq!(code, RejectCode::CapabilityNotNegotiated, "{type_name}");
+        assert!(reason.contains("\"tabs\""), "{reason}");
+    }
+    for bad in [
+        json!({}),
+        json!({"url": ""}),
+        json!({"url": "https://u:p@shop.example/"}),
+        json!({"url": "javascript:alert(1)"}),
+    ] {
+        let (code, _) = action_from_wire("open_tab", &bad, tabs).split_err();
+        assert_eq!(code, RejectCode::InvalidPayload, "{bad}");
+    }
 }
