@@ -259,6 +259,7 @@ for (const name of browserNames()) {
       // never in the pointer's way.
       assert.deepEqual(await overlayOf(target), { present: true, closed: true, pointerEvents: 'none' });
       await chat.screenshot(`vision-chat-${name}`).catch(() => {});
+      await target.screenshot(`vision-overlay-${name}`).catch(() => {});
       // The picture as the model got it, kept with the test output (for the README).
       const [picture] = await chat.evaluate((id) => window.chatFixture.imageDataUrls(id), shot.message.id);
       await fs.mkdir(SCREENSHOTS, { recursive: true });
