@@ -94,9 +94,11 @@ export async function shownQuestion(tab, key) {
   const expected = key ?? (await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'BAI to wait for an answer' }));
   // The window found may be the one the last answer is closing (BAI closes it when no question
   // is left and opens a new one for the next): look it up again until this question is in it.
-  const deadline = Date.now() + 15000;
+  // Bounded at 25 s in all: on the loaded 2-core CI machine a popup window of the extension can
+  // take more than the 10 s default to open (seen once in a full run).
+  const deadline = Date.now() + 25000;
   for (;;) {
-    const window = await tab.browser.questionWindow();
+    const window = await tab.browser.questionWindow({ timeout: Math.max(1000, deadline - Date.now()) });
     try {
       await window.waitFor((k) => document.body.dataset.question === k && document.body.dataset.questionReady, { args: [expected], what: `the question ${expected} to accept answers`, timeout: 1500 });
       const text = await window.evaluate(() => document.getElementById('question-text').textContent);
