@@ -7,8 +7,8 @@ mod chat_session;
 pub mod held_text;
 mod line_marks;
 pub mod perform;
-pub mod vision;
 mod tabs;
+pub mod vision;
 
 use wasm_bindgen::prelude::*;
 
