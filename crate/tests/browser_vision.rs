@@ -12,7 +12,7 @@
 //! whose numbers are the refs of the same listing, in view only.
 
 use bai::dom::fixture::Fixture;
-use bai::dom::vision::{MaskKind, marks, masks};
+use bai::dom::vision::{MaskKind, frames_hidden, marks, masks};
 use bai::dom::{ExecOptions, execute};
 use bai::protocol::Action;
 use wasm_bindgen_test::*;
@@ -135,4 +135,45 @@ async fn a_screenshot_lists_like_observe_and_marks_the_listed_refs() {
         assert!(listed.contains(&mark["number"].as_u64().unwrap()));
     }
     assert!(data["vision"]["masks"].as_array().unwrap().len() >= 6);
+}
+
+#[wasm_bindgen_test]
+fn frames_count_as_hidden_only_when_every_one_paints_nothing() {
+    let f = Fixture::mount(
+        r#"<style id="hide"></style>
+        <iframe id="a" style="width:100px;height:40px" src="data:text/html,a"></iframe>
+        <div id="host"></div>"#,
+    )
+    .unwrap();
+    // One more frame inside a shadow root (open: a test page cannot open closed ones, the
+    // extension can): it must be hidden too.
+    let host = f.find("#host").unwrap();
+    let init = web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open);
+    let shadow = host.attach_shadow(&init).unwrap();
+    shadow.set_inner_html(r#"<iframe id="b" style="width:100px;height:40px"></iframe>"#);
+    assert!(!frames_hidden());
+    let style = f.find("#hide").unwrap();
+    // Opacity alone is not enough (a filter could still make it show), visibility alone neither.
+    style.set_text_content(Some("iframe { opacity: 0 !important }"));
+    assert!(!frames_hidden());
+    style.set_text_content(Some("iframe { visibility: hidden !important }"));
+    assert!(!frames_hidden());
+    // The top document's rule does not reach into the shadow tree: not hidden.
+    style.set_text_content(Some(
+        "iframe { visibility: hidden !important; opacity: 0 !important }",
+    ));
+    assert!(!frames_hidden());
+    shadow.set_inner_html(
+        r#"<style>iframe { visibility: hidden; opacity: 0 }</style><iframe id="b"></iframe>"#,
+    );
+    assert!(frames_hidden());
+}
+
+#[wasm_bindgen_test]
+fn the_viewport_says_whether_it_is_pinch_zoomed() {
+    let _f = Fixture::mount("<p>Hi</p>").unwrap();
+    let viewport = masks().unwrap().viewport;
+    assert_eq!(viewport.visual_scale, 1.0);
+    assert_eq!(viewport.visual_offset_x, 0.0);
+    assert_eq!(viewport.visual_offset_y, 0.0);
 }

@@ -1,9 +1,10 @@
 // The picture of a `screenshot` action. The target page's core listed the page (the same refs
 // as `observe`), and said where each listed element is (numbered marks) and what a picture must
-// hide (masks: secret fields, text the secret scan redacts, every frame). Here the browser takes
-// the picture of the target's visible area, the page is asked for its masks once more (it may
-// have changed meanwhile: both sets are painted), and the masks are painted opaque before the
-// image goes anywhere. The unmasked capture lives only in this function's memory; only the
+// hide (masks: secret fields, text the secret scan redacts, every frame). Here a user
+// stylesheet hides every frame, the browser takes the picture of the target's visible area, the
+// stylesheet goes, the page is asked for its masks once more, the core checks that nothing
+// moved or changed between the two looks (else no picture), and the masks are painted opaque
+// before the image goes anywhere. Only then does the page get BAI's overlay of the marks. The unmasked capture lives only in this function's memory; only the
 // masked image leaves, to the chat tab that attaches it to BAI's result message.
 //
 // Capture APIs: Firefox's `tabs.captureTab(tabId)` pictures any tab, also one in the background.
@@ -26,22 +27,22 @@ export const PICTURE_PERMISSION = { origins: ['<all_urls>'] };
  * (crate/src/pictures.rs). */
 const failure = (code, origin = '', detail = '') => ({ error: JSON.parse(core.picture_failure(code, origin, String(detail))) });
 
-/** Draws the numbered marks, then the masks over everything (nothing is drawn over a mask). */
-function compose(bitmap, viewport, marks, masks) {
-  const scale = bitmap.width / viewport.width;
+/** Draws the numbered marks, then the masks over everything (nothing is drawn over a mask).
+ * `scale`: image pixels per CSS pixel, per axis (checked by the core, see picture_check). */
+function compose(bitmap, scale, marks, masks) {
   const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
   const context = canvas.getContext('2d');
   if (!context) throw new Error('no 2d context');
   context.drawImage(bitmap, 0, 0);
-  const fontPx = Math.max(11, Math.round(12 * scale));
+  const fontPx = Math.max(11, Math.round(12 * scale.y));
   context.font = `bold ${fontPx}px sans-serif`;
   context.textBaseline = 'top';
   for (const mark of marks) {
-    const x = mark.x * scale;
-    const y = mark.y * scale;
-    context.lineWidth = Math.max(2, Math.round(2 * scale));
+    const x = mark.x * scale.x;
+    const y = mark.y * scale.y;
+    context.lineWidth = Math.max(2, Math.round(2 * scale.x));
     context.strokeStyle = '#e0115f';
-    context.strokeRect(x, y, mark.width * scale, mark.height * scale);
+    context.strokeRect(x, y, mark.width * scale.x, mark.height * scale.y);
     const label = String(mark.number);
     const width = context.measureText(label).width + 6;
     const height = fontPx + 4;
@@ -55,9 +56,9 @@ function compose(bitmap, viewport, marks, masks) {
   context.fillStyle = '#000000';
   for (const mask of masks) {
     // Rounded outwards: no edge pixel of what it hides survives.
-    const x = Math.floor(mask.x * scale);
-    const y = Math.floor(mask.y * scale);
-    context.fillRect(x, y, Math.ceil((mask.x + mask.width) * scale) - x, Math.ceil((mask.y + mask.height) * scale) - y);
+    const x = Math.floor(mask.x * scale.x);
+    const y = Math.floor(mask.y * scale.y);
+    context.fillRect(x, y, Math.ceil((mask.x + mask.width) * scale.x) - x, Math.ceil((mask.y + mask.height) * scale.y) - y);
   }
   return canvas;
 }
@@ -85,11 +86,61 @@ async function capture(tabId, origin) {
 }
 
 /**
+ * The user stylesheet in the target's top document while the picture is taken: every frame
+ * paints nothing. Masks are boxes from layout, and a page can paint a frame (another origin's
+ * card form it cannot read) outside its box (an SVG filter, a reflection, `element()`): hidden,
+ * it paints nowhere. A user `!important` declaration beats every author rule and animation; a
+ * transition would still outrank it, so none may start. BAI's own overlay (stale marks of an
+ * earlier picture) is left out of the picture too.
+ */
+const HIDE_FRAMES = {
+  origin: /** @type {'USER'} */ ('USER'),
+  css: 'iframe,frame,embed,object,fencedframe,portal{visibility:hidden!important;opacity:0!important;transition:none!important;animation:none!important}bai-marks{display:none!important}',
+};
+
+/** The picture, taken with every frame hidden; the stylesheet goes again in any case. */
+async function captureWithFramesHidden(tabId, origin) {
+  const injection = { ...HIDE_FRAMES, target: { tabId, frameIds: [0] } };
+  try {
+    await ext.scripting.insertCSS(injection);
+  } catch (error) {
+    // No stylesheet, no picture: the frame masks alone do not stop a page from moving a
+    // frame's painting.
+    return failure('screenshot_failed', origin, error?.message ?? error);
+  }
+  try {
+    let answer;
+    try {
+      answer = await ext.tabs.sendMessage(tabId, { type: Msg.SCREEN_FRAMES_HIDDEN }, { frameId: 0 });
+    } catch {
+      answer = null;
+    }
+    if (answer?.hidden !== true) return failure('screenshot_masks_unavailable');
+    return await capture(tabId, origin);
+  } finally {
+    await ext.scripting.removeCSS(injection).catch(() => {});
+  }
+}
+
+/** The look of the page as `picture_check` reads it. */
+const lookOf = (vision) => JSON.stringify({ viewport: vision.viewport, masks: vision.masks, document: vision.document ?? '', origin: vision.origin ?? '' });
+
+/**
  * Turns the target's screenshot report into the masked picture: answers the reply with
  * `result.data.image` (what was attached: size, marks, masks) instead of the geometry, and the
- * picture itself as `image` (a PNG data URL, for the chat tab only); or a failure.
+ * picture itself as `image` (a PNG data URL, for the chat tab only); or a failure. The user's
+ * overlay of the marks is shown on the target only afterwards.
  */
 export async function withPicture(reply, { tabId, origin }) {
+  const outcome = await picture(reply, { tabId, origin });
+  const first = reply?.result?.data?.vision;
+  if (first) {
+    await ext.tabs.sendMessage(tabId, { type: Msg.SHOW_MARKS, marks: first.marks ?? [], document: first.document }, { frameId: 0 }).catch(() => {});
+  }
+  return outcome;
+}
+
+async function picture(reply, { tabId, origin }) {
   const data = reply?.result?.data;
   const first = data?.vision;
   if (!first || !Array.isArray(first.masks) || !first.viewport?.width) {
@@ -102,12 +153,12 @@ export async function withPicture(reply, { tabId, origin }) {
   }
   let shot;
   try {
-    shot = await capture(tabId, origin);
+    shot = await captureWithFramesHidden(tabId, origin);
   } catch (error) {
     return failure('screenshot_failed', origin, error?.message ?? error);
   }
   if (typeof shot !== 'string') return shot;
-  // The masks once more, after the picture: what moved in between is hidden at both places.
+  // The masks once more, after the picture, from whatever document is in the tab now.
   let second;
   try {
     const answer = await ext.tabs.sendMessage(tabId, { type: Msg.SCREEN_MASKS }, { frameId: 0 });
@@ -118,17 +169,38 @@ export async function withPicture(reply, { tabId, origin }) {
   if (!second || !Array.isArray(second.masks)) {
     return failure('screenshot_masks_unavailable');
   }
-  const moved = ['width', 'height', 'scroll_x', 'scroll_y'].some((key) => second.viewport?.[key] !== first.viewport[key]);
-  if (moved) {
-    return failure('screenshot_page_moved');
+  // The tab's address after the picture: still the bound site (the core compares the two
+  // looks' documents and origins too).
+  let tabUrl = '';
+  try {
+    tabUrl = (await ext.tabs.get(tabId)).url ?? '';
+  } catch {
+    tabUrl = '';
   }
+  let tabOrigin = '';
+  try {
+    tabOrigin = new URL(tabUrl).origin;
+  } catch {
+    tabOrigin = '';
+  }
+  if (tabOrigin !== origin) return failure('screenshot_page_moved');
   let image;
   let width;
   let height;
   try {
     const bitmap = await createImageBitmap(await (await fetch(shot)).blob());
     ({ width, height } = bitmap);
-    const canvas = compose(bitmap, first.viewport, first.marks ?? [], [...first.masks, ...second.masks]);
+    let scale;
+    try {
+      // The core decides: the same document and origin both times, nothing moved, no pinch
+      // zoom, an image the size of the viewport; else no picture.
+      scale = JSON.parse(core.picture_check(lookOf(first), lookOf(second), origin, width, height));
+    } catch (error) {
+      bitmap.close();
+      if (typeof error?.code === 'string') return failure(error.code, origin);
+      throw error;
+    }
+    const canvas = compose(bitmap, scale, first.marks ?? [], [...first.masks, ...second.masks]);
     bitmap.close();
     image = await dataUrlOf(await canvas.convertToBlob({ type: 'image/png' }));
   } catch (error) {

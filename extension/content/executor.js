@@ -9,6 +9,23 @@ import { loadSettings, policySettingsJson } from '../shared/settings.js';
 import { actionDeadlineMs } from '../shared/deadline.js';
 import { hideMarks, showMarks } from './marks-overlay.js';
 
+/** This document's random id (the content script runs once per document): a screenshot's two
+ * looks must come from the same document, not from one the tab went back to meanwhile. Not
+ * `crypto.randomUUID`, which plain-http pages lack. */
+const DOCUMENT_ID = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
+
+/** Resolves after the next frame was painted (two animation frames), or after 200 ms where the
+ * page gets no frames (a background tab in Firefox, whose capture paints the page itself). */
+function nextPaint() {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 200);
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      clearTimeout(timer);
+      resolve(undefined);
+    }));
+  });
+}
+
 export function startExecutor(core, { canNavigate }) {
   // One action at a time, in arrival order.
   /** @type {Promise<unknown>} */
@@ -33,10 +50,28 @@ export function startExecutor(core, { canNavigate }) {
       // Right away, not behind the queue: the picture was just taken while the screenshot
       // action's answer was on its way, and nothing else runs in between.
       try {
-        sendResponse({ masks: JSON.parse(core.screen_masks()) });
+        sendResponse({ masks: { ...JSON.parse(core.screen_masks()), document: DOCUMENT_ID, origin: location.origin } });
       } catch (error) {
         sendResponse({ error: parseFailure(error) });
       }
+      return false;
+    }
+    if (message?.type === Msg.SCREEN_FRAMES_HIDDEN) {
+      // Checked after a frame was painted with the stylesheet, so the capture cannot get an
+      // older frame.
+      nextPaint().then(() => sendResponse({ hidden: core.screen_frames_hidden() }), () => sendResponse({ hidden: false }));
+      return true;
+    }
+    if (message?.type === Msg.SHOW_MARKS) {
+      // Only now, after the picture: an overlay appearing before it would tell the page when
+      // the picture is taken. Marks of another document (the tab went back) are not shown.
+      if (message.document === DOCUMENT_ID) {
+        loadSettings().then((settings) => {
+          if (settings.showMarks === false) hideMarks();
+          else showMarks(message.marks);
+        }, () => {});
+      }
+      sendResponse({ ok: true });
       return false;
     }
     if (message?.type === Msg.PAGE_STATE) {
@@ -239,11 +274,10 @@ export async function executeHere(core, { action, timeoutMs, expectOrigin, appro
         nextRef,
       };
     }
-    // A screenshot's marks, shown to the user on this page too (the panel's setting).
-    if (action.type === 'screenshot') {
-      if (settings.showMarks === false) hideMarks();
-      else showMarks(outcome.result?.data?.vision?.marks);
-    }
+    // A screenshot's first look names its document (see withPicture); the marks are shown to
+    // the user after the picture (SHOW_MARKS).
+    const vision = action.type === 'screenshot' ? outcome.result?.data?.vision : null;
+    if (vision) Object.assign(vision, { document: DOCUMENT_ID, origin: location.origin });
     return { result: outcome.result, nextRef };
   } catch (error) {
     return { error: parseFailure(error) };

@@ -61,6 +61,12 @@ export const Msg = Object.freeze(/** @type {const} */ ({
   /** background -> content (target): what a picture of this page must hide now (a
    * `screenshot`'s second look, after the picture). */
   SCREEN_MASKS: 'screen_masks',
+  /** background -> content (target): the capture's user stylesheet is in; answer, after the
+   * next frame, whether every frame of the page is hidden by it (`{hidden}`). */
+  SCREEN_FRAMES_HIDDEN: 'screen_frames_hidden',
+  /** background -> content (target): the picture was taken (or not); show the user the
+   * screenshot's numbered marks now, if that document is still the one here. */
+  SHOW_MARKS: 'show_marks',
   /** background -> content (target): are you loaded and listening? (Answered `{pong: true}`;
    * asked only after an action loaded another page in the bound tab.) */
   PING: 'ping',
@@ -121,6 +127,8 @@ export const Msg = Object.freeze(/** @type {const} */ ({
  * @typedef {{ type: 'page_state', workflowId?: string, changes?: boolean, maxElements?: number, refFloor?: number }} PageStateMsg
  * @typedef {{ type: 'ping' }} PingMsg
  * @typedef {{ type: 'screen_masks' }} ScreenMasksMsg
+ * @typedef {{ type: 'screen_frames_hidden' }} ScreenFramesHiddenMsg
+ * @typedef {{ type: 'show_marks', marks: any[], document?: string }} ShowMarksMsg
  * @typedef {{ type: 'grant_site', address: string, kind?: string }} GrantSiteMsg
  * @typedef {{ type: 'remove_site', pattern: string }} RemoveSiteMsg
  * @typedef {{ type: 'held_texts_save', conversation: string, texts: string | null }} HeldTextsSaveMsg
@@ -131,7 +139,7 @@ export const Msg = Object.freeze(/** @type {const} */ ({
 
 /**
  * Every message, tagged by `type`.
- * @typedef {ContentReadyMsg | TabStatusMsg | ChatEventMsg | UserDecisionMsg | AskUserMsg | WithdrawQuestionMsg | ShowQuestionsMsg | PendingQuestionsMsg | AnswerQuestionMsg | QuestionAnsweredMsg | QuestionDueMsg | QuestionsChangedMsg | StopWorkflowMsg | CancelActionsMsg | TabLogMsg | BindTargetMsg | TargetForMsg | RunActionMsg | RunTabActionMsg | ClaimActionMsg | ExecuteActionMsg | PageStateMsg | PingMsg | ScreenMasksMsg | GrantSiteMsg | RemoveSiteMsg | HeldTextsSaveMsg | HeldTextsLoadMsg | ClearConversationsMsg | StatusChangedMsg} Message
+ * @typedef {ContentReadyMsg | TabStatusMsg | ChatEventMsg | UserDecisionMsg | AskUserMsg | WithdrawQuestionMsg | ShowQuestionsMsg | PendingQuestionsMsg | AnswerQuestionMsg | QuestionAnsweredMsg | QuestionDueMsg | QuestionsChangedMsg | StopWorkflowMsg | CancelActionsMsg | TabLogMsg | BindTargetMsg | TargetForMsg | RunActionMsg | RunTabActionMsg | ClaimActionMsg | ExecuteActionMsg | PageStateMsg | PingMsg | ScreenMasksMsg | ScreenFramesHiddenMsg | ShowMarksMsg | GrantSiteMsg | RemoveSiteMsg | HeldTextsSaveMsg | HeldTextsLoadMsg | ClearConversationsMsg | StatusChangedMsg} Message
  */
 
 /**
@@ -171,7 +179,9 @@ export const Msg = Object.freeze(/** @type {const} */ ({
  *   execute_action: ActionReply,
  *   page_state: PageStateReply,
  *   ping: { pong: true },
- *   screen_masks: { masks?: { viewport: any, masks: any[] } } & MaybeFailure,
+ *   screen_masks: { masks?: { viewport: any, masks: any[], document: string, origin: string } } & MaybeFailure,
+ *   screen_frames_hidden: { hidden: boolean },
+ *   show_marks: { ok: boolean },
  *   grant_site: OkReply & { [field: string]: unknown },
  *   remove_site: OkReply & { [field: string]: unknown },
  *   held_texts_save: OkReply,

@@ -9,7 +9,12 @@
 //     marks, and the result lists the same refs;
 //   - Chromium can picture only the visible tab of a window: a target behind another tab fails
 //     with `screenshot_target_hidden` and no tab is switched (Firefox pictures a background tab);
-//   - a model that did not negotiate `vision` gets `capability_not_negotiated`.
+//   - a model that did not negotiate `vision` gets `capability_not_negotiated`;
+//   - another origin's frames painted outside their boxes by the page (an SVG filter, all the
+//     time or when BAI's overlay appears) leave no pixel of their colour in the picture; a frame
+//     in a closed shadow root too (Firefox) or no picture (Chromium);
+//   - a secret that moves between the two looks sends no picture (Chromium; Firefox's
+//     background tab may see it still).
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -99,6 +104,37 @@ async function pixelsOf(chat, messageId, boxes) {
   }, messageId, boxes);
 }
 
+/** How many pixels of the picture are near `rgb` (each channel within 24), anywhere. */
+async function pixelsNear(chat, messageId, rgb) {
+  return chat.evaluate(async (id, [r, g, b]) => {
+    const [url] = await window.chatFixture.imageDataUrls(id);
+    const image = new Image();
+    image.src = url;
+    await image.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = image.naturalWidth;
+    canvas.height = image.naturalHeight;
+    const context = canvas.getContext('2d');
+    context.drawImage(image, 0, 0);
+    const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
+    let near = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (Math.abs(data[i] - r) <= 24 && Math.abs(data[i + 1] - g) <= 24 && Math.abs(data[i + 2] - b) <= 24) near++;
+    }
+    return near;
+  }, messageId, rgb);
+}
+
+/** Turns pictures on in the panel (in Chromium the grant was recorded before launch). */
+async function picturesOn(browser) {
+  const panel = await openPanel(browser);
+  if (await panel.evaluate(() => document.body.dataset.pictures) !== 'on') {
+    await panel.click('#set-pictures');
+    await panel.waitFor(() => document.body.dataset.pictures === 'on', { what: 'pictures turned on' });
+  }
+  await panel.close();
+}
+
 /** Where the named elements of the target are, in CSS pixels of its viewport. */
 function boxesOf(target, selectors) {
   return target.evaluate((named) => Object.fromEntries(Object.entries(named).map(([name, selector]) => {
@@ -138,10 +174,13 @@ function overlayOf(target) {
 for (const name of browserNames()) {
   describe(`pictures of the page in ${name}`, () => {
     let server;
+    let otherSite;
     let browser;
 
     before(async () => {
       server = await startServer();
+      // Another origin (another port), for frames the target page cannot read.
+      otherSite = await startServer();
       // Chromium's permission dialog cannot be clicked in automation: the grant is recorded as
       // given before (see recordChromiumGrants); the test takes it back first and turns pictures
       // on in the panel with a real click. Firefox runs its real permission path.
@@ -152,6 +191,80 @@ for (const name of browserNames()) {
     after(async () => {
       await browser?.close();
       await server?.close();
+      await otherSite?.close();
+    });
+
+    /** A screenshot of shift.html (another origin's frames painted outside their boxes). */
+    async function shootShifted(label, frames, query = '') {
+      const targetUrl = `${server.origin}/vision/shift.html?frame=${encodeURIComponent(otherSite.origin)}${query}&${label}`;
+      const target = name === 'chromium' ? await browser.newWindow(targetUrl) : await browser.newTab(targetUrl);
+      await target.waitFor((n) => document.body.dataset.loaded === String(n), { args: [frames], what: 'the card frames' });
+      await picturesOn(browser);
+      const { chat, workflowId, say } = await startWorkflow(browser, server, targetUrl, label, VISION);
+      await say(1, 'screenshot', {});
+      await answerQuestion(chat, 'allow', `${workflowId}:1`);
+      return { target, chat, shot: await outcomeOf(chat, 1) };
+    }
+
+    test('another origin\'s frame painted outside its box by the page is not in the picture', async () => {
+      // The page shifts its card frames' painting 300 px right with an SVG filter (outside the
+      // layout box the frame masks cover): two all the time (another origin's, an opaque one's),
+      // one when BAI's overlay appears.
+      const { target, chat, shot } = await shootShifted(`shift-${name}`, 3);
+      assert.equal(shot.entry.status, 'ok', JSON.stringify(shot.entry));
+      assert.equal(shot.message.images.length, 1);
+      assert.equal(shot.entry.data.masked, 3, JSON.stringify(shot.entry.data));
+      await target.screenshot(`vision-shift-target-${name}`).catch(() => {});
+      const [picture] = await chat.evaluate((id) => window.chatFixture.imageDataUrls(id), shot.message.id);
+      await fs.mkdir(SCREENSHOTS, { recursive: true });
+      await fs.writeFile(path.join(SCREENSHOTS, `vision-shift-${name}.png`), Buffer.from(picture.slice(picture.indexOf(',') + 1), 'base64'));
+      // Not one pixel of the other origin's sentinel colour (#00ff7f).
+      assert.equal(await pixelsNear(chat, shot.message.id, [0x00, 0xff, 0x7f]), 0, 'the frame\'s content is in the picture');
+      // The user's overlay came after the picture (the page shifted the second frame then).
+      assert.equal((await overlayOf(target)).present, true);
+      assert.equal(await target.evaluate(() => document.getElementById('signalled').classList.contains('shifted')), true);
+      await chat.close();
+      await target.close();
+    });
+
+    test('a frame in a closed shadow root is hidden too, or there is no picture', async () => {
+      const { target, chat, shot } = await shootShifted(`shadow-${name}`, 4, '&shadow');
+      if (name === 'firefox') {
+        // Firefox applies the user stylesheet inside shadow trees: the frame paints nothing.
+        assert.equal(shot.entry.status, 'ok', JSON.stringify(shot.entry));
+        assert.equal(shot.entry.data.masked, 4, JSON.stringify(shot.entry.data));
+        assert.equal(await pixelsNear(chat, shot.message.id, [0x00, 0xff, 0x7f]), 0, 'the frame\'s content is in the picture');
+      } else {
+        // Chromium does not (measured): the frame is not hidden, so no picture is taken.
+        assert.equal(shot.entry.code, 'screenshot_masks_unavailable', JSON.stringify(shot.entry));
+        assert.deepEqual(shot.message.images, []);
+      }
+      await chat.close();
+      await target.close();
+    });
+
+    test('a secret that moves between the two looks sends no picture', async () => {
+      const targetUrl = `${server.origin}/vision/moving.html?${name}`;
+      const target = name === 'chromium' ? await browser.newWindow(targetUrl) : await browser.newTab(targetUrl);
+      await target.waitFor(() => document.getElementById('key'), { what: 'the key page' });
+      await picturesOn(browser);
+      const { chat, workflowId, say } = await startWorkflow(browser, server, targetUrl, `moving-${name}`, VISION);
+      await say(1, 'screenshot', {});
+      await answerQuestion(chat, 'allow', `${workflowId}:1`);
+      const shot = await outcomeOf(chat, 1);
+      if (name === 'chromium') {
+        // The key slides 400 CSS px a second in a visible window: the looks differ.
+        assert.equal(shot.entry.code, 'screenshot_page_moved', JSON.stringify(shot.entry));
+        assert.deepEqual(shot.message.images, []);
+      } else if (shot.entry.status === 'ok') {
+        // Firefox updates animations of a background tab about once a second: two looks may
+        // see the key at one place, and the picture (painted then) shows it there, masked.
+        assert.equal(await pixelsNear(chat, shot.message.id, [0x00, 0xff, 0x7f]), 0, 'the key is in the picture');
+      } else {
+        assert.equal(shot.entry.code, 'screenshot_page_moved', JSON.stringify(shot.entry));
+      }
+      await chat.close();
+      await target.close();
     });
 
     test('the user\'s rule for screenshot on the site takes the picture without asking', async () => {

@@ -24,6 +24,36 @@ pub fn screen_masks() -> Result<String, JsValue> {
         .map_err(|error| error_object("screenshot_masks_unavailable", &error.to_string()))
 }
 
+/// Whether every frame of this page is hidden now by the capture's user stylesheet (see
+/// [`crate::dom::vision::frames_hidden`]); no picture is taken otherwise.
+#[wasm_bindgen]
+pub fn screen_frames_hidden() -> bool {
+    crate::dom::vision::frames_hidden()
+}
+
+/// Whether the picture taken between the looks `first` and `second` (JSON, see
+/// [`crate::pictures::Look`]), `width`×`height` image pixels, may be masked and sent for the
+/// target `origin`: answers the scale per axis (JSON `{x, y}`), or rejects with the failure
+/// `{code, message}` (see [`crate::pictures::check_looks`]). A look that does not parse is no
+/// picture (`screenshot_masks_unavailable`).
+#[wasm_bindgen]
+pub fn picture_check(
+    first: &str,
+    second: &str,
+    origin: &str,
+    width: f64,
+    height: f64,
+) -> Result<String, JsValue> {
+    use crate::pictures::{Look, PictureError, check_looks};
+    let fail = |error: PictureError| error_object(error.code(), &error.to_string());
+    let parse = |text: &str| {
+        serde_json::from_str::<Look>(text).map_err(|_| fail(PictureError::MasksUnavailable))
+    };
+    let scale =
+        check_looks(&parse(first)?, &parse(second)?, origin, width, height).map_err(fail)?;
+    serde_json::to_string(&scale).map_err(|_| fail(PictureError::MasksUnavailable))
+}
+
 /// Whether this chat site's profile knows how to attach a picture: rejects with `{code,
 /// message}` (`vision_unsupported_site`) where it does not, before any picture is taken.
 #[wasm_bindgen]

@@ -41,6 +41,15 @@ pub struct Viewport {
     pub scroll_x: f64,
     /// `scrollY`.
     pub scroll_y: f64,
+    /// `visualViewport.scale`: a pinch zoom (not the browser's zoom, which changes
+    /// `devicePixelRatio`). The capture shows the zoomed visual viewport while the rectangles are
+    /// in the layout viewport, so a picture is taken only at 1 (checked in
+    /// [`crate::pictures::check_looks`]).
+    pub visual_scale: f64,
+    /// `visualViewport.offsetLeft`: the visual viewport panned inside the layout viewport.
+    pub visual_offset_x: f64,
+    /// `visualViewport.offsetTop`.
+    pub visual_offset_y: f64,
 }
 
 /// Why a box is masked (for the result's counts and the tests; never what it hid).
@@ -95,13 +104,59 @@ fn viewport() -> Result<Viewport, MasksUnavailable> {
     };
     let width = number(window.inner_width()).ok_or(MasksUnavailable("no viewport width"))?;
     let height = number(window.inner_height()).ok_or(MasksUnavailable("no viewport height"))?;
+    // Read by name: an engine without `visualViewport` fails closed (no picture) rather than
+    // being assumed unzoomed.
+    let visual = js_sys::Reflect::get(&window, &"visualViewport".into())
+        .ok()
+        .filter(|v| v.is_object())
+        .ok_or(MasksUnavailable("no visual viewport"))?;
+    let field = |name: &str| {
+        js_sys::Reflect::get(&visual, &name.into())
+            .ok()
+            .and_then(|v| v.as_f64())
+            .ok_or(MasksUnavailable("no visual viewport"))
+    };
     Ok(Viewport {
         width,
         height,
         device_pixel_ratio: window.device_pixel_ratio(),
         scroll_x: window.scroll_x().unwrap_or(0.0),
         scroll_y: window.scroll_y().unwrap_or(0.0),
+        visual_scale: field("scale")?,
+        visual_offset_x: field("offsetLeft")?,
+        visual_offset_y: field("offsetTop")?,
     })
+}
+
+/// The elements whose content is another document or a plugin: masked whole, and hidden by the
+/// capture's user stylesheet.
+fn is_frame(element: &Element) -> bool {
+    matches!(
+        element.local_name().as_str(),
+        "iframe" | "frame" | "embed" | "object" | "portal" | "fencedframe"
+    )
+}
+
+/// Whether every frame of the top document (shadow trees included) is computed
+/// `visibility: hidden` and `opacity: 0` now: the capture's user stylesheet took effect, so
+/// nothing of another origin's document can be painted, wherever a filter, reflection or
+/// `element()` would move its pixels. `false` (no picture) when the page cannot be read.
+pub fn frames_hidden() -> bool {
+    let Some(root) = QueryRoot::current() else {
+        return false;
+    };
+    let walked = root.walk();
+    walked
+        .elements
+        .iter()
+        .filter(|element| element.owner_document().as_ref() == Some(&root.document))
+        .filter(|element| is_frame(element))
+        .all(|element| {
+            super::visibility::computed_style(element).is_some_and(|style| {
+                style.get_property_value("visibility").ok().as_deref() == Some("hidden")
+                    && style.get_property_value("opacity").ok().as_deref() == Some("0")
+            })
+        })
 }
 
 /// `element`'s box clipped to the viewport; `None` when nothing of it is in view or it has no
@@ -158,10 +213,8 @@ pub fn masks() -> Result<Masks, MasksUnavailable> {
         if element.owner_document().as_ref() != Some(&root.document) {
             continue;
         }
-        let kind = match element.local_name().as_str() {
-            "iframe" | "frame" | "embed" | "object" | "portal" | "fencedframe" => {
-                Some(MaskKind::Frame)
-            }
+        let kind = match element {
+            _ if is_frame(element) => Some(MaskKind::Frame),
             _ if scan.is_secret_field(element) => Some(MaskKind::SecretField),
             _ if field_value(element).is_some_and(|v| redact_secrets(&v) != v) => {
                 Some(MaskKind::SecretText)
