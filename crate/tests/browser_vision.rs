@@ -177,3 +177,80 @@ fn the_viewport_says_whether_it_is_pinch_zoomed() {
     assert_eq!(viewport.visual_offset_x, 0.0);
     assert_eq!(viewport.visual_offset_y, 0.0);
 }
+
+/// The box of the text `element` holds (a `Range` over its contents), in the viewport.
+fn text_box(element: &web_sys::Element) -> (f64, f64, f64, f64) {
+    let range = web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .create_range()
+        .unwrap();
+    range.select_node_contents(element).unwrap();
+    let r = range.get_bounding_client_rect();
+    (r.left(), r.top(), r.right(), r.bottom())
+}
+
+/// Whether one `SecretText` mask covers the whole text of `css` (within half a pixel).
+fn text_is_masked(f: &Fixture, css: &str) -> bool {
+    let (left, top, right, bottom) = text_box(&f.find(css).unwrap());
+    assert!(right > left && bottom > top, "{css} has text on screen");
+    masks().unwrap().masks.iter().any(|m| {
+        m.kind == MaskKind::SecretText
+            && m.rect.x <= left + 0.5
+            && m.rect.y <= top + 0.5
+            && m.rect.x + m.rect.width >= right - 0.5
+            && m.rect.y + m.rect.height >= bottom - 0.5
+    })
+}
+
+#[wasm_bindgen_test]
+fn a_card_number_split_over_spans_is_masked_whole() {
+    web_sys::window().unwrap().scroll_to_with_x_and_y(0.0, 0.0);
+    // A card number in groups of four, each in its own span: no span's text is a secret.
+    let f = Fixture::mount(
+        r#"<p id="split">Card <span>4242</span> <span>4242</span> <span>4242</span> <span>4242</span></p>"#,
+    )
+    .unwrap();
+    assert!(text_is_masked(&f, "#split"));
+    // Plain text split the same way stays unmasked.
+    let f = Fixture::mount(r#"<p id="plain"><span>Order</span> <span>42</span></p>"#).unwrap();
+    assert!(!text_is_masked(&f, "#plain"));
+}
+
+#[wasm_bindgen_test]
+fn a_key_split_over_text_nodes_is_masked() {
+    web_sys::window().unwrap().scroll_to_with_x_and_y(0.0, 0.0);
+    // A key in two text nodes of one element (as React renders adjacent strings).
+    let f = Fixture::mount(r#"<p id="nodes"></p>"#).unwrap();
+    let p = f.find("#nodes").unwrap();
+    let document = web_sys::window().unwrap().document().unwrap();
+    p.append_child(&document.create_text_node("sk_live_4eC39HqLyj"))
+        .unwrap();
+    p.append_child(&document.create_text_node("WDarjtT1zdp7dc"))
+        .unwrap();
+    assert!(text_is_masked(&f, "#nodes"));
+}
+
+#[wasm_bindgen_test]
+fn a_key_overflowing_its_box_is_masked_where_it_is_painted() {
+    web_sys::window().unwrap().scroll_to_with_x_and_y(0.0, 0.0);
+    let f = Fixture::mount(
+        r#"<div id="over" style="width:60px;font:16px monospace;white-space:nowrap">sk_live_4eC39HqLyjWDarjtT1zdp7dc</div>"#,
+    )
+    .unwrap();
+    let over = f.find("#over").unwrap();
+    assert!(text_box(&over).2 > over.get_bounding_client_rect().right() + 50.0);
+    assert!(text_is_masked(&f, "#over"));
+}
+
+#[wasm_bindgen_test]
+fn a_key_in_a_display_contents_element_is_masked() {
+    web_sys::window().unwrap().scroll_to_with_x_and_y(0.0, 0.0);
+    // No box of its own; its text has one.
+    let f = Fixture::mount(
+        r#"<div id="contents" style="display:contents">sk_live_4eC39HqLyjWDarjtT1zdp7dc</div>"#,
+    )
+    .unwrap();
+    assert!(text_is_masked(&f, "#contents"));
+}

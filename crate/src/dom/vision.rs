@@ -58,7 +58,8 @@ pub struct Viewport {
 pub enum MaskKind {
     /// A password or other secret field (see [`crate::dom::secret`]).
     SecretField,
-    /// A field or an element whose own text the secret scan would redact.
+    /// A field or an element whose text the secret scan would redact: its own text, or the
+    /// text of the smallest element a secret split over several children lies in.
     SecretText,
     /// A frame, embed or object: its content cannot be scanned from here.
     Frame,
@@ -163,16 +164,7 @@ pub fn frames_hidden() -> bool {
 /// area.
 pub fn visible_rect(element: &Element, viewport: &Viewport) -> Option<Rect> {
     let r = element.get_bounding_client_rect();
-    let left = r.left().max(0.0);
-    let top = r.top().max(0.0);
-    let right = r.right().min(viewport.width);
-    let bottom = r.bottom().min(viewport.height);
-    (right > left && bottom > top).then_some(Rect {
-        x: left,
-        y: top,
-        width: right - left,
-        height: bottom - top,
-    })
+    clip(r.left(), r.top(), r.right(), r.bottom(), viewport)
 }
 
 /// A field's current value, when it is a text field (never logged or returned: only tested).
@@ -185,17 +177,77 @@ fn field_value(element: &Element) -> Option<String> {
         .map(HtmlTextAreaElement::value)
 }
 
-/// Whether `element`'s own text (its text-node children) holds something the secret scan
-/// redacts.
+/// Whether `text` holds something the secret scan redacts.
+fn is_secret_text(text: &str) -> bool {
+    text.trim().chars().count() >= 4 && redact_secrets(text) != text
+}
+
+/// Whether `element`'s own text (its text-node children, joined: a key may come in several
+/// nodes, as React renders adjacent strings) holds something the secret scan redacts.
 fn own_text_is_secret(element: &Element) -> bool {
     let children = element.child_nodes();
-    (0..children.length()).any(|i| {
-        children.item(i).is_some_and(|node| {
-            node.node_type() == web_sys::Node::TEXT_NODE
-                && node.text_content().is_some_and(|text| {
-                    text.trim().chars().count() >= 4 && redact_secrets(&text) != text
-                })
+    let own: String = (0..children.length())
+        .filter_map(|i| children.item(i))
+        .filter(|node| node.node_type() == web_sys::Node::TEXT_NODE)
+        .filter_map(|node| node.text_content())
+        .collect();
+    is_secret_text(&own)
+}
+
+/// Whether `element` is the smallest element holding a secret split over its children (a
+/// card number in one span per group): its whole text redacts, no child element's does.
+fn joined_text_is_secret(element: &Element) -> bool {
+    if !element
+        .text_content()
+        .is_some_and(|text| is_secret_text(&text))
+    {
+        return false;
+    }
+    let children = element.children();
+    !(0..children.length())
+        .filter_map(|i| children.item(i))
+        .any(|child| {
+            child
+                .text_content()
+                .is_some_and(|text| is_secret_text(&text))
         })
+}
+
+/// Where `element` and its text are painted, clipped to the viewport: its box united with the
+/// box of a `Range` over its contents, which also holds text overflowing the box and the text
+/// of a `display: contents` element (no box of its own).
+fn text_rect(element: &Element, viewport: &Viewport) -> Option<Rect> {
+    let own = element.get_bounding_client_rect();
+    let mut rects = vec![(own.left(), own.top(), own.right(), own.bottom())];
+    if let Some(range) = element
+        .owner_document()
+        .and_then(|document| document.create_range().ok())
+    {
+        if range.select_node_contents(element).is_ok() {
+            let text = range.get_bounding_client_rect();
+            rects.push((text.left(), text.top(), text.right(), text.bottom()));
+        }
+    }
+    // A box without area (display: contents gives all zeros) is no place.
+    let (left, top, right, bottom) = rects
+        .into_iter()
+        .filter(|(l, t, r, b)| r > l || b > t)
+        .reduce(|a, b| (a.0.min(b.0), a.1.min(b.1), a.2.max(b.2), a.3.max(b.3)))?;
+    clip(left, top, right, bottom, viewport)
+}
+
+/// The rectangle from `left` to `right` and `top` to `bottom` clipped to the viewport; `None`
+/// when nothing of it is in view.
+fn clip(left: f64, top: f64, right: f64, bottom: f64, viewport: &Viewport) -> Option<Rect> {
+    let left = left.max(0.0);
+    let top = top.max(0.0);
+    let right = right.min(viewport.width);
+    let bottom = bottom.min(viewport.height);
+    (right > left && bottom > top).then_some(Rect {
+        x: left,
+        y: top,
+        width: right - left,
+        height: bottom - top,
     })
 }
 
@@ -219,12 +271,19 @@ pub fn masks() -> Result<Masks, MasksUnavailable> {
             _ if field_value(element).is_some_and(|v| redact_secrets(&v) != v) => {
                 Some(MaskKind::SecretText)
             }
-            _ if own_text_is_secret(element) => Some(MaskKind::SecretText),
             _ => None,
         };
         if let Some(kind) = kind {
             if let Some(rect) = visible_rect(element, &viewport) {
                 masks.push(Mask { kind, rect });
+            }
+        } else if own_text_is_secret(element) || joined_text_is_secret(element) {
+            // Text, where it is painted (see text_rect).
+            if let Some(rect) = text_rect(element, &viewport) {
+                masks.push(Mask {
+                    kind: MaskKind::SecretText,
+                    rect,
+                });
             }
         }
     }
