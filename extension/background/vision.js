@@ -116,7 +116,17 @@ async function captureWithFramesHidden(tabId, origin) {
       answer = null;
     }
     if (answer?.hidden !== true) return failure('screenshot_masks_unavailable');
-    return await capture(tabId, origin);
+    const shot = await capture(tabId, origin);
+    // Still so after the capture, the stylesheet still in: a frame moved where the stylesheet
+    // does not reach and back again meanwhile is no picture either.
+    let after;
+    try {
+      after = await ext.tabs.sendMessage(tabId, { type: Msg.SCREEN_FRAMES_HIDDEN, after: true }, { frameId: 0 });
+    } catch {
+      after = null;
+    }
+    if (after?.hidden !== true) return failure('screenshot_page_moved');
+    return shot;
   } finally {
     await ext.scripting.removeCSS(injection).catch(() => {});
   }

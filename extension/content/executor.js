@@ -26,6 +26,39 @@ function nextPaint() {
   });
 }
 
+/** Whether `node` is a frame or holds one in its light tree. */
+const FRAMES = 'iframe,frame,embed,object,fencedframe,portal';
+const holdsFrame = (/** @type {Node} */ node) => node instanceof Element && (node.matches(FRAMES) || node.querySelector(FRAMES) !== null);
+
+/** Notes any frame added to or removed from the page's light tree while a picture is taken. */
+const frameWatch = (() => {
+  let moved = false;
+  /** @type {MutationObserver | null} */
+  let observer = null;
+  const note = (/** @type {MutationRecord[]} */ records) => {
+    for (const record of records) {
+      if ([...record.addedNodes, ...record.removedNodes].some(holdsFrame)) moved = true;
+    }
+  };
+  return {
+    start() {
+      observer?.disconnect();
+      moved = false;
+      observer = new MutationObserver(note);
+      observer.observe(document, { childList: true, subtree: true });
+    },
+    touched: () => moved,
+    /** Stops watching; whether a frame was touched since start (true when never started). */
+    stop() {
+      if (!observer) return true;
+      note(observer.takeRecords());
+      observer.disconnect();
+      observer = null;
+      return moved;
+    },
+  };
+})();
+
 export function startExecutor(core, { canNavigate }) {
   // One action at a time, in arrival order.
   /** @type {Promise<unknown>} */
@@ -57,9 +90,18 @@ export function startExecutor(core, { canNavigate }) {
       return false;
     }
     if (message?.type === Msg.SCREEN_FRAMES_HIDDEN) {
+      if (message.after) {
+        // Right after the capture, the stylesheet still in: every frame still hidden, and none
+        // was moved or added meanwhile (say into a shadow tree the stylesheet does not reach
+        // in Chromium, and back).
+        const touched = frameWatch.stop();
+        sendResponse({ hidden: !touched && core.screen_frames_hidden() });
+        return false;
+      }
       // Checked after a frame was painted with the stylesheet, so the capture cannot get an
       // older frame.
-      nextPaint().then(() => sendResponse({ hidden: core.screen_frames_hidden() }), () => sendResponse({ hidden: false }));
+      frameWatch.start();
+      nextPaint().then(() => sendResponse({ hidden: !frameWatch.touched() && core.screen_frames_hidden() }), () => sendResponse({ hidden: false }));
       return true;
     }
     if (message?.type === Msg.SHOW_MARKS) {

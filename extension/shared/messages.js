@@ -62,7 +62,8 @@ export const Msg = Object.freeze(/** @type {const} */ ({
    * `screenshot`'s second look, after the picture). */
   SCREEN_MASKS: 'screen_masks',
   /** background -> content (target): the capture's user stylesheet is in; answer, after the
-   * next frame, whether every frame of the page is hidden by it (`{hidden}`). */
+   * next frame, whether every frame of the page is hidden by it (`{hidden}`). With `after`
+   * (right after the capture): whether they still are, and no frame was added or removed. */
   SCREEN_FRAMES_HIDDEN: 'screen_frames_hidden',
   /** background -> content (target): the picture was taken (or not); show the user the
    * screenshot's numbered marks now, if that document is still the one here. */
@@ -127,7 +128,7 @@ export const Msg = Object.freeze(/** @type {const} */ ({
  * @typedef {{ type: 'page_state', workflowId?: string, changes?: boolean, maxElements?: number, refFloor?: number }} PageStateMsg
  * @typedef {{ type: 'ping' }} PingMsg
  * @typedef {{ type: 'screen_masks' }} ScreenMasksMsg
- * @typedef {{ type: 'screen_frames_hidden' }} ScreenFramesHiddenMsg
+ * @typedef {{ type: 'screen_frames_hidden', after?: boolean }} ScreenFramesHiddenMsg
  * @typedef {{ type: 'show_marks', marks: any[], document?: string }} ShowMarksMsg
  * @typedef {{ type: 'grant_site', address: string, kind?: string }} GrantSiteMsg
  * @typedef {{ type: 'remove_site', pattern: string }} RemoveSiteMsg

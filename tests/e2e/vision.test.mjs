@@ -13,6 +13,7 @@
 //   - another origin's frames painted outside their boxes by the page (an SVG filter, all the
 //     time or when BAI's overlay appears) leave no pixel of their colour in the picture; a frame
 //     in a closed shadow root too (Firefox) or no picture (Chromium);
+//   - frames taken out and put back during the capture send no picture (Chromium);
 //   - a secret that moves between the two looks sends no picture (Chromium; Firefox's
 //     background tab may see it still).
 
@@ -238,6 +239,28 @@ for (const name of browserNames()) {
         // Chromium does not (measured): the frame is not hidden, so no picture is taken.
         assert.equal(shot.entry.code, 'screenshot_masks_unavailable', JSON.stringify(shot.entry));
         assert.deepEqual(shot.message.images, []);
+      }
+      await chat.close();
+      await target.close();
+    });
+
+    test('frames taken out and put back while the picture is taken send no picture', async () => {
+      const targetUrl = `${server.origin}/vision/churn.html?frame=${encodeURIComponent(otherSite.origin)}&${name}`;
+      const target = name === 'chromium' ? await browser.newWindow(targetUrl) : await browser.newTab(targetUrl);
+      await target.waitFor(() => document.body.dataset.loaded === '1', { what: 'the card frame' });
+      await picturesOn(browser);
+      const { chat, workflowId, say } = await startWorkflow(browser, server, targetUrl, `churn-${name}`, VISION);
+      await say(1, 'screenshot', {});
+      await answerQuestion(chat, 'allow', `${workflowId}:1`);
+      const shot = await outcomeOf(chat, 1);
+      if (name === 'chromium') {
+        // The page (a visible window) saw the stylesheet and replaced its frame meanwhile.
+        assert.ok(Number(await target.evaluate(() => document.body.dataset.churned ?? 0)) > 0, 'the page churned');
+        assert.ok(['screenshot_masks_unavailable', 'screenshot_page_moved'].includes(shot.entry.code), JSON.stringify(shot.entry));
+        assert.deepEqual(shot.message.images, []);
+      } else if (shot.entry.status === 'ok') {
+        // A background tab in Firefox paints no frames, so the page may never notice.
+        assert.equal(await pixelsNear(chat, shot.message.id, [0x00, 0xff, 0x7f]), 0, 'the frame\'s content is in the picture');
       }
       await chat.close();
       await target.close();
