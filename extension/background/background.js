@@ -741,18 +741,26 @@ async function pageStateOf({ workflowId, changes, maxElements }) {
     // removed, goes to the model.
     if (originOf(tab.url) !== binding.origin) return failure('target_out_of_scope', 'The target tab shows another site now.');
     if (!(await hasAccess(binding.origin))) return failure('target_access_removed', `BAI no longer has access to ${binding.origin}.`);
-    const refFloor = (await ext.storage.session.get(refKey(binding.tabId)))[refKey(binding.tabId)] ?? 1;
+    // Describing changes can issue refs. A workflow with several tabs gets its floor from its
+    // tab table, above every ref of all its tabs, and the refs are recorded as t1's (tabs.js).
+    const own = (await ext.storage.session.get(refKey(binding.tabId)))[refKey(binding.tabId)] ?? 1;
+    const shared = await workflowTabs.pageStateFloor(workflowId);
+    const refFloor = Math.max(own, shared ?? 1);
+    let state;
     for (let delivery = 0; ; delivery++) {
       try {
-        const state = await ext.tabs.sendMessage(binding.tabId, { type: Msg.PAGE_STATE, changes, maxElements, refFloor }, { frameId: 0 });
-        // Describing changes can issue refs: keep the tab's counter ahead of them.
-        if (state?.nextRef) await ext.storage.session.set({ [refKey(binding.tabId)]: Math.max(refFloor, state.nextRef) });
-        return state;
+        state = await ext.tabs.sendMessage(binding.tabId, { type: Msg.PAGE_STATE, changes, maxElements, refFloor }, { frameId: 0 });
+        break;
       } catch (error) {
         if (delivery >= 30) throw error;
         await sleep(100);
       }
     }
+    // Keep the tab's counter ahead of the refs it issued (the read is not repeated: it made
+    // the page as it is now the baseline of the next changes).
+    await ext.storage.session.set({ [refKey(binding.tabId)]: Math.max(refFloor, state?.nextRef ?? refFloor) });
+    if (shared !== null) await workflowTabs.pageStateRead(workflowId, binding, refFloor).catch(() => {});
+    return state;
   } catch (error) {
     return failure('target_unavailable', `The target page could not be read: ${error?.message ?? error}`);
   }

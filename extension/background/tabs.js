@@ -105,6 +105,13 @@ export function ownedTabs(deps) {
     }).catch(() => {});
   });
 
+  /** The background's ref counter of every tab the table owns (the core takes the floor of
+   * the next read above all of them: refs stay unique across the workflow's tabs). */
+  async function counters(table) {
+    const stored = await ext.storage.session.get(table.tabs.map((tab) => refKey(tab.tab_id)));
+    return table.tabs.map((tab) => ({ tab_id: tab.tab_id, next: stored[refKey(tab.tab_id)] ?? 1 }));
+  }
+
   /** The typed failure for a tab the table refuses, from the core's answer. */
   const refused = (answer) => ({ error: answer.error });
 
@@ -113,7 +120,7 @@ export function ownedTabs(deps) {
   function pick(workflowId, binding, name, action) {
     return serially(async () => {
       const table = await tableFor(workflowId, binding);
-      const answer = await decide(table, { select: { tab: name ?? null, action, tab_floor: 1 } });
+      const answer = await decide(table, { select: { tab: name ?? null, action, counters: await counters(table) } });
       if (answer.error) return answer;
       const { selected } = answer;
       const live = await ext.tabs.get(selected.tab_id).catch(() => null);
@@ -122,25 +129,42 @@ export function ownedTabs(deps) {
         const after = await decide(table, { ended: { tab_id: selected.tab_id, state } });
         if (after.changed) await save(workflowId, after.table);
         // Asked again, the core now names the reason (tab_closed / left_bound_site).
-        return decide(after.table, { select: { tab: selected.name, action, tab_floor: 1 } });
+        return decide(after.table, { select: { tab: selected.name, action } });
       }
       return { selected, live };
     });
   }
 
-  /** Refs tab `name` issued while the action ran (`from` is the floor it was given); the
-   * bound tab's own counter moves past them too (the result's page state is read there). */
-  function issued(workflowId, binding, name, tabId, from) {
+  /** Refs tab `name` issued while the action (or a page-state read) ran: from `from`, the
+   * floor it was given, to its counter now. */
+  function issued(workflowId, name, tabId, from) {
     return serially(async () => {
       const next = (await ext.storage.session.get(refKey(tabId)))[refKey(tabId)] ?? from;
       const table = tables.get(workflowId);
       if (!table) return;
       const answer = await decide(table, { issued: { tab: name, from, to: next } });
       await save(workflowId, answer.table);
-      const bound = (await ext.storage.session.get(refKey(binding.tabId)))[refKey(binding.tabId)] ?? 1;
-      if (answer.table.next_ref > bound) await ext.storage.session.set({ [refKey(binding.tabId)]: answer.table.next_ref });
     });
   }
+
+  /**
+   * The ref floor of the result's page-state read in the bound tab (`t1`) of a workflow that
+   * has a table, decided by the core like every action's; null without a table (then every
+   * ref so far is the bound tab's, and the table takes them as such when it is made).
+   * @returns {Promise<number | null>}
+   */
+  function pageStateFloor(workflowId) {
+    return serially(async () => {
+      await loaded;
+      const table = tables.get(workflowId);
+      if (!table) return null;
+      const answer = await decide(table, { floor: { counters: await counters(table) } });
+      return answer.error ? null : answer.floor;
+    });
+  }
+
+  /** The page-state read from `from` in the bound tab is over: its refs are `t1`'s. */
+  const pageStateRead = (workflowId, binding, from) => issued(workflowId, 't1', binding.tabId, from);
 
   /**
    * Runs one action of a workflow that negotiated `tabs`, on the tab its `tab` field names (the
@@ -156,16 +180,16 @@ export function ownedTabs(deps) {
     const picked = await pick(workflowId, binding, tab, action);
     if (picked.error) return refused(picked);
     const { selected, live } = picked;
-    // Refs stay unique across the workflow's tabs: the tab issues from the shared counter.
-    const own = (await ext.storage.session.get(refKey(selected.tab_id)))[refKey(selected.tab_id)] ?? 1;
-    const floor = Math.max(own, selected.ref_floor);
+    // Refs stay unique across the workflow's tabs: the core chose a floor above every owned
+    // tab's counter and every ref it saw issued.
+    const floor = selected.ref_floor;
     await ext.storage.session.set({ [refKey(selected.tab_id)]: floor });
     const scoped = { ...binding, tabId: selected.tab_id, url: live.url, title: live.title || binding.origin };
     let reply;
     try {
       reply = await runOnTarget(message, scoped);
     } finally {
-      await issued(workflowId, binding, selected.name, selected.tab_id, floor).catch(() => {});
+      await issued(workflowId, selected.name, selected.tab_id, floor).catch(() => {});
     }
     if (reply?.error) return explained(workflowId, selected, reply);
     if (action.type === 'open_tab' && reply?.openTab) {
@@ -185,7 +209,7 @@ export function ownedTabs(deps) {
     // `left_bound_site` from the action itself stopped the workflow (background.js); keep it.
     if (code === 'left_bound_site') return reply;
     const table = tables.get(workflowId);
-    const again = table ? await decide(table, { select: { tab: selected.name, action: { type: 'tabs', payload: {} }, tab_floor: 1 } }) : null;
+    const again = table ? await decide(table, { select: { tab: selected.name, action: { type: 'tabs', payload: {} } } }) : null;
     return again?.error ? refused(again) : reply;
   }
 
@@ -272,24 +296,24 @@ export function ownedTabs(deps) {
     }
   }
 
-  /** The `tabs` action: the workflow's tabs with their origin, title and whether alive. */
-  async function listTabs(workflowId, binding) {
-    const table = await serially(() => tableFor(workflowId, binding));
-    const rows = [];
-    for (const owned of table.tabs) {
-      const live = owned.state === 'open' ? await ext.tabs.get(owned.tab_id).catch(() => null) : null;
-      if (owned.state === 'open' && !live) await ended(owned.tab_id, 'closed');
-      const alive = Boolean(live) && !offOrigin(live.url, table.origin);
-      rows.push({
-        tab: owned.name,
-        bound: owned.name === 't1',
-        alive,
-        state: live || owned.state !== 'open' ? owned.state : 'closed',
-        origin: live ? originOf(live.url) ?? table.origin : table.origin,
-        ...(alive ? { title: (live.title ?? '').slice(0, 120) } : {}),
-      });
-    }
-    return { result: { action: 'tabs', effects: [], data: { tabs: rows } } };
+  /** The `tabs` action: the workflow's tabs with the bound origin, state, whether alive and
+   * (alive ones) their title. The core builds the rows from what the browser says of each open
+   * tab now (never where a tab went after it left the site), and records the ones found closed
+   * or gone elsewhere. */
+  function listTabs(workflowId, binding) {
+    return serially(async () => {
+      const table = await tableFor(workflowId, binding);
+      const live = [];
+      for (const owned of table.tabs) {
+        if (owned.state !== 'open') continue;
+        const tab = await ext.tabs.get(owned.tab_id).catch(() => null);
+        if (tab) live.push({ tab_id: owned.tab_id, on_site: !offOrigin(tab.url, table.origin), title: tab.title ?? '' });
+      }
+      const answer = await decide(table, { list: { live } });
+      if (answer.error) return refused(answer);
+      if (answer.changed) await save(workflowId, answer.table);
+      return { result: { action: 'tabs', effects: [], data: { tabs: answer.tabs } } };
+    });
   }
 
   /** Stop ends what every tab of the workflow has in flight (the bound tab is told by Stop). */
@@ -300,5 +324,5 @@ export function ownedTabs(deps) {
     await Promise.all(table.tabs.slice(1).filter((tab) => tab.state === 'open').map((tab) => ext.tabs.sendMessage(tab.tab_id, { type: Msg.CANCEL_ACTIONS, workflowIds: [workflowId] }, { frameId: 0 }).catch(() => {})));
   }
 
-  return { runTabAction, stopTabs };
+  return { runTabAction, stopTabs, pageStateFloor, pageStateRead };
 }

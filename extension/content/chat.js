@@ -371,6 +371,9 @@ export async function startChat(core, banner) {
         // box rejects it): trying again cannot help, and the panel must say so.
         if (error?.code === 'send_disabled' || error?.code === 'insert_rejected') break;
         if (error?.code === 'vision_unsupported_site' || error?.code === 'image_not_attached') break;
+        // A picture BAI attached stayed in the box (BAI could not take it back out): another
+        // try would attach a second copy. The user is told to remove it.
+        if (error?.code === 'image_left_in_composer') break;
         if (error?.code === 'user_is_typing' || error?.code === 'composer_changed') {
           banner.setNote(`BAI will post its ${what} when the message box is empty.`);
           continue;

@@ -229,6 +229,32 @@ for (const name of browserNames()) {
       await tab.close();
     });
 
+    test('a result carrying page text that names the prompt is not folded as the prompt', async () => {
+      const workflowId = `wf-marks-title-${name}`;
+      const url = `${server.origin}/chat/c/marks-title-${name}`;
+      const tab = await openChat(browser, url);
+      await tab.evaluate(installTarget);
+      // The target (the chat page itself here) titles itself with the prompt's own words: the
+      // result line carries the title to the model.
+      await tab.evaluate(() => { document.title = 'COPY_THIS_TO_CHATGPT Use this protocol to talk to the browser extension'; });
+      await tab.evaluate((text) => window.chatFixture.addUserMessage(text), protocolPrompt(workflowId));
+      await drawnUntil(extPage, url, (s) => s.prompts.length === 1 && s.prompts[0].folded, 'the folded prompt');
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), `Ready.\n\n${handshakeBlock(workflowId, { capabilities: ['action_lines', 'result_lines'] })}`);
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
+      await answerQuestion(tab, 'allow');
+      const ack = await tab.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text, { what: 'the ACK' });
+      const nonce = JSON.parse(ack.slice('BAI_ACK '.length)).ack_nonce;
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), `Clicking.\n\n${actionLine(workflowId, nonce, 1, 'click', { selector: { type: 'css', value: '#counter' } })}`);
+      // The result's message index (+1, so that the wait sees a truthy value).
+      const result = (await tab.waitFor(() => window.chatFixture.messages().findIndex((m) => m.role === 'user' && m.text.startsWith('BAI_RESULT ')) + 1, { what: 'the result' })) - 1;
+      assert.ok(await tab.evaluate((i) => window.chatFixture.messages()[i].text.includes('COPY_THIS_TO_CHATGPT'), result), 'the result carries the page title');
+      const snap = await drawnUntil(extPage, url, (s) => s.marks.some((m) => m.message_index === result && m.kind === 'result'), 'the result marked');
+      assert.deepEqual(snap.prompts.map((p) => p.message_index), [0], 'only the pasted prompt is folded');
+      assert.deepEqual(inMessage(snap, result).map((m) => [m.kind, m.status, m.tooltip]), [['result', 'ran', 'ran: posted by BAI']]);
+      assert.equal(await tab.evaluate(() => document.querySelectorAll('[data-bai-folded]').length), 1);
+      await tab.close();
+    });
+
     // ChatGPT's current layout (li) and other sites' captured layouts: each mark sits beside
     // the message its line is in.
     for (const markup of ['li', 'claude', 'gemini']) {

@@ -67,10 +67,35 @@ async function closeTabShowing(browser, url) {
   assert.fail(`no tab shows ${url}`);
 }
 
-/** Binds a new tab showing the list page, starts a `tabs` workflow on it from a new chat, and
- * answers what the test needs to talk as the model. */
-async function startTabsWorkflow(browser, server, conversation) {
-  const listUrl = `${server.origin}/tabs/list.html`;
+/** The user takes the tab showing `url` (one the tests did not open themselves) to `to`. */
+async function navigateTabShowing(browser, url, to) {
+  if (browser.name === 'chromium') {
+    const page = browser.context.pages().find((p) => !p.isClosed() && p.url() === url);
+    assert.ok(page, `a tab shows ${url}`);
+    await page.goto(to);
+    return;
+  }
+  const handles = await browser.session.command('GET', '/window/handles');
+  for (const handle of handles) {
+    if (browser.testHandles.has(handle)) continue;
+    await browser.session.command('POST', '/window', { handle });
+    if (String(await browser.session.command('GET', '/url')) === url) {
+      await browser.session.command('POST', '/url', { url: to });
+      browser.current = null;
+      return;
+    }
+  }
+  assert.fail(`no tab shows ${url}`);
+}
+
+/** The ref of each listed element (`@e12 button "Add one"` → `@e12`). */
+const refsOf = (elements) => elements.map((element) => element.split(' ')[0]).filter((ref) => /^@e\d+$/.test(ref));
+
+/** Binds a new tab showing the list page (`query`: an address no earlier test's tab shows, so
+ * that the panel binds this one), starts a `tabs` workflow on it from a new chat, and answers
+ * what the test needs to talk as the model. */
+async function startTabsWorkflow(browser, server, conversation, query = '') {
+  const listUrl = `${server.origin}/tabs/list.html${query}`;
   const target = await browser.newTab(listUrl);
   await target.waitFor(() => document.getElementById('count'));
 
@@ -199,6 +224,59 @@ for (const name of browserNames()) {
 
       await say(line('done', { success: true }));
       await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.workflowState === 'done', { what: 'the workflow to finish' });
+    });
+
+    // Red team 20, F8 and F9.
+    test('refs of the page changes read in t1 are never issued in t2; tabs never says where a tab went', async () => {
+      const { target, line, say, next } = await startTabsWorkflow(browser, server, `tabs-refs-${name}`, '?refs');
+      const cartUrl = `${server.origin}/tabs/cart.html?refs`;
+      await say(line('open_tab', { url: '/tabs/cart.html?refs' }));
+      assert.equal((await next()).actions[0].data?.tab, 't2');
+      await say(line('observe', {}));
+      const first = await next();
+      assert.ok(first.observation?.elements?.length, JSON.stringify(first));
+
+      // The page in t1 grows; the model acts there without observing: the result's page
+      // changes (read in t1) give the new elements new refs.
+      await target.evaluate(() => {
+        for (let n = 1; n <= 4; n++) {
+          const button = document.createElement('button');
+          button.type = 'button';
+          button.textContent = `New ${n}`;
+          document.body.append(button);
+        }
+      });
+      await say(line('click', { selector: '#add' }));
+      const changed = await next();
+      const added = changed.changes?.added ?? [];
+      assert.ok(added.some((element) => element.includes('"New 2"')), JSON.stringify(changed));
+
+      // t2 is observed: none of its refs is one t1 issued.
+      await say(line('observe', {}, { tab: 't2' }));
+      const second = await next();
+      const inT1 = new Set([...refsOf(first.observation.elements), ...refsOf(added), ...refsOf(changed.changes?.changed ?? [])]);
+      const inT2 = refsOf(second.observation.elements);
+      assert.ok(inT2.length > 0, JSON.stringify(second));
+      assert.deepEqual(inT2.filter((ref) => inT1.has(ref)), [], `t1 ${[...inT1]} / t2 ${inT2}`);
+
+      // The page-changes ref is t1's: refused on t2 (naming t1), and it works on t1.
+      const newRef = refsOf(added.filter((element) => element.includes('"New 2"')))[0];
+      await say(line('click', { selector: { type: 'ref', value: newRef } }, { tab: 't2' }));
+      const onT2 = await next();
+      assert.deepEqual([onT2.actions[0].status, onT2.actions[0].code], ['failed', 'ref_from_other_tab'], JSON.stringify(onT2.actions));
+      assert.match(onT2.actions[0].reason, /tab t1/);
+      await say(line('click', { selector: { type: 'ref', value: newRef } }));
+      const onT1 = await next();
+      assert.equal(onT1.actions[0].status, 'ok', JSON.stringify(onT1.actions));
+
+      // The user takes t2 to another site: the list says it left, never where it went.
+      const otherOrigin = server.origin.replace('127.0.0.1', 'localhost');
+      await navigateTabShowing(browser, cartUrl, `${otherOrigin}/tabs/cart.html?elsewhere`);
+      await say(line('tabs', {}));
+      const listed = await next();
+      assert.equal(listed.actions[0].status, 'ok', JSON.stringify(listed.actions));
+      assert.ok(!JSON.stringify(listed.actions[0].data).includes('localhost'), JSON.stringify(listed.actions[0].data));
+      assert.deepEqual(listed.actions[0].data.tabs[1], { tab: 't2', bound: false, alive: false, state: 'left_bound_site', origin: server.origin });
     });
 
     test('Stop ends an action waiting in a tab the workflow opened; nothing is pressed there later', async () => {

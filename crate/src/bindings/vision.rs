@@ -73,8 +73,9 @@ pub fn check_image_input(site: Option<String>) -> Result<(), JsValue> {
 }
 
 /// Posts `line` like [`super::post_line`], with the picture `bytes` (a PNG) attached to the
-/// message first, as the site takes a pasted image. Rejects with `{code, message}` as
-/// `post_line` does, or with the image's code (`vision_unsupported_site`, ...).
+/// message as the site takes a chosen file, just before the send (see
+/// [`crate::chat::composer::post_line_with`]). Rejects with `{code, message}` as `post_line` does, with the
+/// image's code (`vision_unsupported_site`, ...), or with `image_left_in_composer`.
 #[wasm_bindgen]
 pub async fn post_line_with_image(
     line: String,
@@ -107,7 +108,7 @@ pub async fn post_line_with_image(
             },
         )
     };
-    match composer::post_line_with(&document, profile, &line, mode, attach).await {
+    match composer::post_line_with(&document, profile, &line, mode, Some(attach)).await {
         Ok(outcome) => Ok(JsValue::from_str(match outcome {
             composer::PostOutcome::SentAndConfirmed => "sent_and_confirmed",
             composer::PostOutcome::Inserted => "inserted",

@@ -8,6 +8,7 @@ use serde::Serialize;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlElement, HtmlTextAreaElement};
 
+use super::image;
 use super::sites::SiteProfile;
 
 /// Whether to press send after inserting the line.
@@ -73,6 +74,16 @@ pub enum ComposerError {
         /// Its message.
         message: String,
     },
+    /// BAI attached its picture, then could not send its line (`cause`, another code of this
+    /// type), and could not take the picture back out of the message box: the user must, or it
+    /// goes out with their next message. Never retried (a retry would attach a second copy).
+    #[error(
+        "BAI could not send its line ({cause}) and could not take the picture it attached back out of the chat's message box: remove it there before you send anything"
+    )]
+    ImageLeftInComposer {
+        /// The code of the failure that stopped the post.
+        cause: &'static str,
+    },
 }
 
 impl ComposerError {
@@ -87,6 +98,7 @@ impl ComposerError {
             Self::NotConfirmed => "not_confirmed",
             Self::ComposerChanged => "composer_changed",
             Self::ImageNotAttached { image_code, .. } => image_code,
+            Self::ImageLeftInComposer { .. } => "image_left_in_composer",
         }
     }
 }
@@ -94,6 +106,11 @@ impl ComposerError {
 /// How long to wait for the send button, and then for the sent line to show up.
 const SEND_BUTTON_WAIT: Duration = Duration::from_secs(5);
 const CONFIRM_WAIT: Duration = Duration::from_secs(8);
+/// How long the send button may take to come back after a picture was attached (the site
+/// uploads it meanwhile).
+const ATTACHED_SEND_WAIT: Duration = Duration::from_secs(15);
+/// How long a site may take to show, and then drop, the picture BAI takes back out.
+const REMOVE_WAIT: Duration = Duration::from_secs(2);
 const POLL: Duration = Duration::from_millis(50);
 
 /// Inserts `line` into the composer and (in [`SendMode::Send`]) sends it, then confirms that a
@@ -104,17 +121,28 @@ pub async fn post_line(
     line: &str,
     mode: SendMode,
 ) -> Result<PostOutcome, ComposerError> {
-    post_line_with(document, profile, line, mode, || Ok(())).await
+    post_line_with(
+        document,
+        profile,
+        line,
+        mode,
+        None::<fn() -> Result<(), ComposerError>>,
+    )
+    .await
 }
 
-/// [`post_line`], calling `attach` once the composer is known to be empty and before the line
-/// goes in (a `screenshot`'s picture joins the message there; its failure stops the post).
+/// [`post_line`], with `attach` (a `screenshot`'s picture joining the message) called once the
+/// line is in the composer and, when BAI sends, once the send button is there and the box
+/// still holds exactly the line: the last step before the press. A failure after it takes the
+/// picture back out (the site profile's remove control), so that it never goes out with the
+/// user's next message and a retry attaches one copy, not two; where that cannot be confirmed
+/// the post fails with `image_left_in_composer`, which is not retried.
 pub async fn post_line_with(
     document: &Document,
     profile: &SiteProfile,
     line: &str,
     mode: SendMode,
-    attach: impl FnOnce() -> Result<(), ComposerError>,
+    attach: Option<impl FnOnce() -> Result<(), ComposerError>>,
 ) -> Result<PostOutcome, ComposerError> {
     let composer = profile
         .find_composer(document)
@@ -122,7 +150,6 @@ pub async fn post_line_with(
     if !composer_text(&composer).trim().is_empty() {
         return Err(ComposerError::UserIsTyping);
     }
-    attach()?;
     let before = user_messages_containing(document, profile, line);
     insert_text(document, &composer, line)?;
     if composer_text(&composer).trim() != line.trim() {
@@ -132,27 +159,61 @@ pub async fn post_line_with(
         return Err(ComposerError::InsertRejected);
     }
     if mode == SendMode::InsertOnly {
+        if let Some(attach) = attach {
+            let shown = image::attachment_controls(document, profile);
+            if let Err(error) = attach() {
+                return Err(failed_after_attach(
+                    document, profile, &composer, line, &shown, error, false,
+                )
+                .await);
+            }
+        }
         return Ok(PostOutcome::Inserted);
     }
     let Some(send_button) =
         wait_for(SEND_BUTTON_WAIT, || enabled_send_button(document, profile)).await
     else {
-        let disabled_button = profile
-            .send_button_selectors
-            .iter()
-            .any(|selector| document.query_selector(selector).ok().flatten().is_some());
         take_back(document, &composer, line);
-        return Err(if disabled_button {
-            ComposerError::SendDisabled
-        } else {
-            ComposerError::SendButtonMissing
-        });
+        return Err(send_button_error(document, profile));
     };
     // Waiting for the button yielded to the page: the user may have typed meanwhile. Send only
     // if the box still holds exactly the line.
     if composer_text(&composer).trim() != line.trim() {
         return Err(ComposerError::ComposerChanged);
     }
+    let send_button = match attach {
+        None => send_button,
+        Some(attach) => {
+            let shown = image::attachment_controls(document, profile);
+            if let Err(error) = attach() {
+                return Err(failed_after_attach(
+                    document, profile, &composer, line, &shown, error, false,
+                )
+                .await);
+            }
+            // The site takes the picture in (an upload) before it lets the message go.
+            let Some(button) = wait_for(ATTACHED_SEND_WAIT, || {
+                enabled_send_button(document, profile)
+            })
+            .await
+            else {
+                let error = send_button_error(document, profile);
+                return Err(failed_after_attach(
+                    document, profile, &composer, line, &shown, error, true,
+                )
+                .await);
+            };
+            if composer_text(&composer).trim() != line.trim() {
+                // The user's words stay; only the picture is BAI's to take back.
+                let error = ComposerError::ComposerChanged;
+                return Err(failed_after_attach(
+                    document, profile, &composer, line, &shown, error, true,
+                )
+                .await);
+            }
+            button
+        }
+    };
     send_button.click();
     wait_for(CONFIRM_WAIT, || {
         (user_messages_containing(document, profile, line) > before).then_some(())
@@ -160,6 +221,54 @@ pub async fn post_line_with(
     .await
     .ok_or(ComposerError::NotConfirmed)?;
     Ok(PostOutcome::SentAndConfirmed)
+}
+
+/// The failure when no enabled send button came: disabled (the page did not take the text) or
+/// missing.
+fn send_button_error(document: &Document, profile: &SiteProfile) -> ComposerError {
+    let disabled_button = profile
+        .send_button_selectors
+        .iter()
+        .any(|selector| document.query_selector(selector).ok().flatten().is_some());
+    if disabled_button {
+        ComposerError::SendDisabled
+    } else {
+        ComposerError::SendButtonMissing
+    }
+}
+
+/// The post failed (`cause`) once `attach` had been called: BAI's line comes out of the box (it
+/// is BAI's own text; a changed box keeps the user's), and so does its picture: the remove
+/// control of every attachment the composer shows that it did not show before (`shown`). When
+/// the attaching itself failed (`attached` false), finding nothing new means nothing was
+/// attached; after a successful attach it means BAI cannot tell where the picture went. Answers
+/// `cause`, or [`ComposerError::ImageLeftInComposer`] when the picture may still be there.
+async fn failed_after_attach(
+    document: &Document,
+    profile: &SiteProfile,
+    composer: &Element,
+    line: &str,
+    shown: &[Element],
+    cause: ComposerError,
+    attached: bool,
+) -> ComposerError {
+    take_back(document, composer, line);
+    let mut found = false;
+    let polls = (REMOVE_WAIT.as_millis() / POLL.as_millis()).max(1);
+    for _ in 0..polls {
+        let added = image::remove_attachments_since(document, profile, shown);
+        found |= added > 0;
+        if found && added == 0 && !image::file_input_holds_files(document, profile) {
+            return cause;
+        }
+        sleep(POLL).await;
+    }
+    if !found && !attached && !image::file_input_holds_files(document, profile) {
+        return cause;
+    }
+    ComposerError::ImageLeftInComposer {
+        cause: cause.code(),
+    }
 }
 
 /// The composer's current text (contenteditable or textarea).

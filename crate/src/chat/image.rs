@@ -5,8 +5,8 @@
 use serde::Serialize;
 use wasm_bindgen::JsCast;
 use web_sys::{
-    ClipboardEvent, ClipboardEventInit, DataTransfer, Document, Event, EventInit, File,
-    FilePropertyBag, HtmlInputElement,
+    ClipboardEvent, ClipboardEventInit, DataTransfer, Document, Element, Event, EventInit, File,
+    FilePropertyBag, HtmlElement, HtmlInputElement,
 };
 
 use super::sites::{ImageInput, SiteProfile};
@@ -76,12 +76,8 @@ pub fn attach_image(
         .map_err(browser_error)?;
     match profile.image_input {
         ImageInput::None => Err(ImageError::VisionUnsupportedSite),
-        ImageInput::FileInput(selectors) => {
-            let input = selectors
-                .iter()
-                .find_map(|selector| document.query_selector(selector).ok().flatten())
-                .and_then(|found| found.dyn_into::<HtmlInputElement>().ok())
-                .ok_or(ImageError::VisionUnsupportedSite)?;
+        ImageInput::FileInput { inputs, .. } => {
+            let input = file_input(document, inputs).ok_or(ImageError::VisionUnsupportedSite)?;
             input.set_files(transfer.files().as_ref());
             for name in ["input", "change"] {
                 let init = EventInit::new();
@@ -93,6 +89,75 @@ pub fn attach_image(
         }
         ImageInput::Paste => paste(document, profile, &transfer),
     }
+}
+
+fn file_input(document: &Document, inputs: &[&str]) -> Option<HtmlInputElement> {
+    inputs
+        .iter()
+        .find_map(|selector| document.query_selector(selector).ok().flatten())
+        .and_then(|found| found.dyn_into::<HtmlInputElement>().ok())
+}
+
+/// The remove controls of the attachments the composer shows now (see
+/// [`ImageInput::FileInput`]); none where the profile names no such control.
+pub fn attachment_controls(document: &Document, profile: &SiteProfile) -> Vec<Element> {
+    let ImageInput::FileInput { remove, .. } = profile.image_input else {
+        return Vec::new();
+    };
+    let mut found: Vec<Element> = Vec::new();
+    for selector in remove {
+        let Ok(list) = document.query_selector_all(selector) else {
+            continue;
+        };
+        for element in (0..list.length())
+            .filter_map(|index| list.item(index))
+            .filter_map(|node| node.dyn_into::<Element>().ok())
+        {
+            if !found.contains(&element) {
+                found.push(element);
+            }
+        }
+    }
+    found
+}
+
+/// One step of taking BAI's picture back out of the composer: empties the site's file input
+/// (a site that reads it only when the message goes), and presses the remove control of every
+/// attachment that is not in `before` (the ones shown before BAI attached, the user's own).
+/// Answers how many attachments not in `before` it found.
+pub fn remove_attachments_since(
+    document: &Document,
+    profile: &SiteProfile,
+    before: &[Element],
+) -> usize {
+    let ImageInput::FileInput { inputs, .. } = profile.image_input else {
+        return 0;
+    };
+    if let Some(input) = file_input(document, inputs) {
+        if input.files().is_some_and(|files| files.length() > 0) {
+            input.set_value("");
+        }
+    }
+    let added: Vec<Element> = attachment_controls(document, profile)
+        .into_iter()
+        .filter(|control| !before.contains(control))
+        .collect();
+    for control in &added {
+        if let Some(button) = control.dyn_ref::<HtmlElement>() {
+            button.click();
+        }
+    }
+    added.len()
+}
+
+/// Whether the site's file input still holds files (a site that reads it only on send).
+pub fn file_input_holds_files(document: &Document, profile: &SiteProfile) -> bool {
+    let ImageInput::FileInput { inputs, .. } = profile.image_input else {
+        return false;
+    };
+    file_input(document, inputs)
+        .and_then(|input| input.files())
+        .is_some_and(|files| files.length() > 0)
 }
 
 /// A `paste` of `transfer` on the composer.

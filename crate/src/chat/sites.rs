@@ -50,10 +50,18 @@ pub struct SiteProfile {
 /// How a chat's composer takes an image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImageInput {
-    /// The site's own file input for attachments (the first of these selectors that matches):
-    /// BAI sets its files and fires `input` and `change`, as choosing a file does. Works in
-    /// both browsers.
-    FileInput(&'static [&'static str]),
+    /// The site's own file input for attachments (the first of `inputs` that matches): BAI
+    /// sets its files and fires `input` and `change`, as choosing a file does. Works in both
+    /// browsers. `remove`: the remove control of one attachment the composer shows (each
+    /// attachment has its own), with which BAI takes its picture back out of the message box
+    /// when its line cannot be sent; without it a picture left behind is reported, never sent
+    /// with the user's next message unannounced.
+    FileInput {
+        /// The file input, tried in order.
+        inputs: &'static [&'static str],
+        /// One attachment's remove control, every match counting.
+        remove: &'static [&'static str],
+    },
     /// A `paste` event carrying the image as a file, dispatched on the composer. Chromium only:
     /// Firefox drops the `clipboardData` of a paste event a script builds (measured in Firefox
     /// ESR 153), so there the site sees an empty paste.
@@ -125,6 +133,13 @@ const CHATGPT_FILE_INPUT: &[&str] = &[
     "form[data-type=unified-composer] input[type=file]",
     "form input[type=file][multiple]",
     "input[type=file][accept*=image]",
+];
+// The "remove" button on an attachment's thumbnail above the box. Low confidence: from the
+// label ChatGPT's thumbnails are reported to carry, checked only on the test fixture.
+const CHATGPT_ATTACHMENT_REMOVE: &[&str] = &[
+    "form[data-type=unified-composer] button[aria-label^='Remove file' i]",
+    "[data-testid=attachments] button[aria-label^='Remove' i]",
+    "button[aria-label='Remove file' i]",
 ];
 // Signed in: ProseMirror. Signed out ("lightweight" shell, July 2026): a React-controlled
 // textarea.
@@ -351,7 +366,10 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: CHATGPT_CODE_BLOCK,
         code_body_selectors: CHATGPT_CODE_BODY,
         ui_selector: CHATGPT_LI_UI,
-        image_input: ImageInput::FileInput(CHATGPT_FILE_INPUT),
+        image_input: ImageInput::FileInput {
+            inputs: CHATGPT_FILE_INPUT,
+            remove: CHATGPT_ATTACHMENT_REMOVE,
+        },
     },
     SiteProfile {
         name: "chatgpt",
@@ -367,7 +385,10 @@ pub static SITES: &[SiteProfile] = &[
         code_block_selector: CHATGPT_CODE_BLOCK,
         code_body_selectors: CHATGPT_CODE_BODY,
         ui_selector: CHATGPT_UI,
-        image_input: ImageInput::FileInput(CHATGPT_FILE_INPUT),
+        image_input: ImageInput::FileInput {
+            inputs: CHATGPT_FILE_INPUT,
+            remove: CHATGPT_ATTACHMENT_REMOVE,
+        },
     },
     SiteProfile {
         name: "claude",

@@ -114,13 +114,40 @@ pub struct LineMarks {
     revision: u64,
 }
 
-/// Whether a user message's text is the protocol prompt the user pasted (BAI's own prompt, with
-/// its heading or its opening sentence), which the chat tab shows folded.
+/// How BAI's own prompt begins ([`super::prompt::PROMPT_TEMPLATE`]; its test holds it to this).
+const PROMPT_HEADER: &str = "## COPY_THIS_TO_CHATGPT";
+
+/// The record lines of BAI's own prompt (its worked examples), by their text.
+fn prompt_example_lines() -> &'static [String] {
+    static LINES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    LINES.get_or_init(|| record_texts(super::prompt::PROMPT_TEMPLATE))
+}
+
+/// The text of every record line (complete or not) the scanner finds in `text`.
+fn record_texts(text: &str) -> Vec<String> {
+    RecordScanner::new(text, 0, true)
+        .filter_map(|item| match item {
+            ScanItem::Record { span, .. } | ScanItem::Invalid { span, .. } => {
+                text.get(span).map(str::to_owned)
+            }
+            ScanItem::Partial { .. } => None,
+        })
+        .collect()
+}
+
+/// Whether a user message's text is the protocol prompt the user pasted, which the chat tab
+/// shows folded. Only a message that begins as BAI's prompt does (leading whitespace aside) and
+/// whose record lines are all the prompt's own examples: marker words anywhere else (a page
+/// title carried into a `BAI_RESULT` line) never fold a message, so BAI's own results, and what
+/// a page fed the model through them, stay in view.
 pub fn is_protocol_prompt(role: Role, text: &str) -> bool {
-    role == Role::User
-        && text.contains("BAI/0.")
-        && (text.contains("COPY_THIS_TO_CHATGPT")
-            || text.contains("Use this protocol to talk to the browser extension"))
+    if role != Role::User || !text.trim_start().starts_with(PROMPT_HEADER) {
+        return false;
+    }
+    let examples = prompt_example_lines();
+    record_texts(text)
+        .iter()
+        .all(|line| examples.contains(line))
 }
 
 /// Rejections that mean "not BAI's to run" rather than "refused": lines in the wrong role (a
@@ -720,5 +747,32 @@ mod tests {
             Role::User,
             &crate::protocol::prompt_text("wf")
         ));
+    }
+
+    /// Page text carried into BAI's own result (a title naming the prompt's heading, its opening
+    /// sentence) never folds that result: only a message that begins as the prompt, with no
+    /// record line but the prompt's own examples, is one.
+    #[test]
+    fn only_the_prompt_itself_folds_never_a_result_that_quotes_it() {
+        let result = "BAI_RESULT {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf\",\"kind\":\"result\",\"result_id\":1,\"state\":\"active\",\"actions\":[],\"page\":{\"url\":\"http://shop.test/\",\"title\":\"COPY_THIS_TO_CHATGPT Use this protocol to talk to the browser extension\"}}";
+        assert!(!is_protocol_prompt(Role::User, result));
+        let mut marks = LineMarks::new();
+        marks.note_issued(result);
+        marks.note_messages([(0, &Message::new(Role::User, result))]);
+        assert!(marks.prompts().is_empty(), "{:?}", marks.prompts());
+        // The same words later in a message, or the header quoted after other text: no fold.
+        let prompt = crate::protocol::prompt_text("wf");
+        assert!(!is_protocol_prompt(
+            Role::User,
+            &format!("Look at this:\n{prompt}")
+        ));
+        // The prompt with a record line of its own (BAI's result pasted after it): no fold.
+        assert!(!is_protocol_prompt(
+            Role::User,
+            &format!("{prompt}\n{result}")
+        ));
+        // Leading whitespace is allowed; the prompt's own examples are.
+        assert!(is_protocol_prompt(Role::User, &format!("\n  {prompt}")));
+        assert!(!prompt_example_lines().is_empty());
     }
 }

@@ -4,9 +4,10 @@
 //! that tab may be acted on; nothing else ever names a tab. A tab the page opened itself
 //! (`window.open`), or any other tab of the browser, is in no table, so no action reaches it.
 //!
-//! Element refs are per tab: the table hands out ref numbers from one counter for all the
-//! workflow's tabs (so no two tabs issue the same `@eN`) and remembers which tab issued which,
-//! so a ref from one tab used on another is refused before anything is delivered.
+//! Element refs are per tab: the table decides the ref floor of every read of any of the
+//! workflow's tabs (an action's, and the result's page-state read in the bound tab): above
+//! every number any of them issued, so no two tabs issue the same `@eN`. It remembers which tab
+//! issued which, so a ref from one tab used on another is refused before anything is delivered.
 //!
 //! Pure data and decisions: the background stores the table (storage.session, so it survives the
 //! service worker being stopped) and performs everything the browser does.
@@ -59,6 +60,30 @@ pub struct OwnedTabs {
     /// The next ref number any of them may issue.
     pub next_ref: u32,
 }
+
+/// The next ref number one browser tab would issue (the background's counter for that tab).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub struct RefCounter {
+    /// The browser's id for the tab.
+    pub tab_id: i64,
+    /// The next number it would issue.
+    pub next: u32,
+}
+
+/// What the browser says of one owned tab now, for the `tabs` listing.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct LiveTab {
+    /// The browser's id for the tab.
+    pub tab_id: i64,
+    /// Whether it shows a page of the bound origin (or its first empty page).
+    pub on_site: bool,
+    /// Its title.
+    #[serde(default)]
+    pub title: String,
+}
+
+/// Most characters of a tab's title in the listing.
+const MAX_TITLE_CHARS: usize = 120;
 
 /// Why an action may not go to the tab it names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,7 +156,8 @@ pub struct Selected {
     pub name: String,
     /// The browser's id for it.
     pub tab_id: i64,
-    /// The ref floor to deliver with the action (refs stay unique across the workflow's tabs).
+    /// The ref floor to deliver with the action (refs stay unique across the workflow's tabs:
+    /// see [`OwnedTabs::ref_floor`]).
     pub ref_floor: u32,
 }
 
@@ -164,15 +190,28 @@ impl OwnedTabs {
         self.tabs.iter().find(|tab| tab.name == name)
     }
 
+    /// The floor of the next read of any of the workflow's tabs: past every ref the table saw
+    /// issued and past every owned tab's own counter (`counters`, the background's; a read the
+    /// table was not told of still moved its tab's counter). Counters of tabs this workflow
+    /// does not own are not its business and are ignored.
+    pub fn ref_floor(&self, counters: &[RefCounter]) -> u32 {
+        counters
+            .iter()
+            .filter(|counter| self.tabs.iter().any(|tab| tab.tab_id == counter.tab_id))
+            .map(|counter| counter.next)
+            .fold(self.next_ref, u32::max)
+            .max(1)
+    }
+
     /// The tab `name` (the bound tab when `None`) if `action` may go to it now: the tab is this
     /// workflow's, open on the bound site, and any ref the action names was issued there.
-    /// `open_tab` also needs room for one more tab. `tab_floor` is the ref floor the
-    /// background holds for that browser tab.
+    /// `open_tab` also needs room for one more tab. `counters`: the background's ref counters
+    /// of the owned tabs (see [`OwnedTabs::ref_floor`]).
     pub fn select(
         &self,
         name: Option<&str>,
         action: &Action,
-        tab_floor: u32,
+        counters: &[RefCounter],
     ) -> Result<Selected, TabRefusal> {
         let name = name.unwrap_or(BOUND_TAB);
         let tab = self.named(name).ok_or_else(|| TabRefusal::NotOwned {
@@ -211,7 +250,7 @@ impl OwnedTabs {
         Ok(Selected {
             name: tab.name.clone(),
             tab_id: tab.tab_id,
-            ref_floor: self.next_ref.max(tab_floor),
+            ref_floor: self.ref_floor(counters),
         })
     }
 
@@ -274,28 +313,62 @@ impl OwnedTabs {
         true
     }
 
-    /// The tabs as the model may see them: names and states, never the browser's ids.
-    pub fn listing(&self) -> Vec<TabListing> {
-        self.tabs
-            .iter()
-            .map(|tab| TabListing {
+    /// The tabs as the model may see them, given what the browser says of them now (`live`;
+    /// an open tab missing there was closed): names, states, the bound origin and, for a tab
+    /// still on the site, its title; never the browser's ids, and never where a tab went after
+    /// it left the site (that is the user's browsing, not the workflow's). A tab found closed or
+    /// off the site is recorded so. Answers the rows and whether the table changed.
+    pub fn listing(&mut self, live: &[LiveTab]) -> (Vec<TabListing>, bool) {
+        let mut changed = false;
+        let mut rows = Vec::with_capacity(self.tabs.len());
+        for index in 0..self.tabs.len() {
+            let Some(tab) = self.tabs.get(index) else {
+                continue;
+            };
+            let (tab_id, state) = (tab.tab_id, tab.state);
+            let now = live.iter().find(|live| live.tab_id == tab_id);
+            let mut title = None;
+            if state == TabState::Open {
+                match now {
+                    Some(now) if now.on_site => {
+                        title = Some(now.title.chars().take(MAX_TITLE_CHARS).collect());
+                    }
+                    Some(_) => changed |= self.ended(tab_id, TabState::LeftBoundSite),
+                    None => changed |= self.ended(tab_id, TabState::Closed),
+                }
+            }
+            let Some(tab) = self.tabs.get(index) else {
+                continue;
+            };
+            rows.push(TabListing {
                 tab: tab.name.clone(),
                 bound: tab.name == BOUND_TAB,
+                alive: title.is_some(),
                 state: tab.state,
-            })
-            .collect()
+                origin: self.origin.clone(),
+                title,
+            });
+        }
+        (rows, changed)
     }
 }
 
-/// One line of the `tabs` action's answer (the background adds the live title and origin).
+/// One line of the `tabs` action's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TabListing {
     /// Its name.
     pub tab: String,
     /// Whether it is the tab the workflow was bound to.
     pub bound: bool,
+    /// Whether it is open on the bound site now.
+    pub alive: bool,
     /// Whether it can be acted on.
     pub state: TabState,
+    /// The workflow's bound origin (every owned tab's site), whatever the tab shows now.
+    pub origin: String,
+    /// Its title, only while it is alive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
 }
 
 /// The number of the ref an action's selector names (`@e12` → 12), if it names one.
@@ -321,7 +394,14 @@ pub enum TabCommand {
     Select {
         tab: Option<String>,
         action: Value,
-        tab_floor: u32,
+        #[serde(default)]
+        counters: Vec<RefCounter>,
+    },
+    /// The ref floor of a read the table does not route (the result's page state, read in the
+    /// bound tab): [`OwnedTabs::ref_floor`].
+    Floor {
+        #[serde(default)]
+        counters: Vec<RefCounter>,
     },
     /// Refs a tab issued ([`OwnedTabs::issued`]).
     Issued { tab: String, from: u32, to: u32 },
@@ -329,12 +409,16 @@ pub enum TabCommand {
     Open { tab_id: i64 },
     /// A browser tab closed or left the site ([`OwnedTabs::ended`]).
     Ended { tab_id: i64, state: TabState },
-    /// The listing for the `tabs` action.
-    List,
+    /// The listing for the `tabs` action ([`OwnedTabs::listing`]).
+    List {
+        #[serde(default)]
+        live: Vec<LiveTab>,
+    },
 }
 
 /// Runs one command on `table` (absent for `New`); answers JSON: `{"table", ...}` with the
-/// table after the command and the command's answer (`selected`, `name`, `changed`, `tabs`), or
+/// table after the command and the command's answer (`selected`, `floor`, `name`, `changed`,
+/// `tabs`), or
 /// `{"error": {code, message}}`.
 pub fn run_command(table: Option<OwnedTabs>, command: TabCommand) -> Value {
     let refused = |refusal: TabRefusal| serde_json::json!({ "error": { "code": refusal.code(), "message": refusal.to_string() } });
@@ -348,7 +432,7 @@ pub fn run_command(table: Option<OwnedTabs>, command: TabCommand) -> Value {
         TabCommand::Select {
             tab,
             action,
-            tab_floor,
+            counters,
         } => {
             let Some(table) = table else {
                 return no_table();
@@ -359,10 +443,17 @@ pub fn run_command(table: Option<OwnedTabs>, command: TabCommand) -> Value {
                     return serde_json::json!({ "error": { "code": "invalid_action", "message": error.to_string() } });
                 }
             };
-            match table.select(tab.as_deref(), &action, tab_floor) {
+            match table.select(tab.as_deref(), &action, &counters) {
                 Ok(selected) => serde_json::json!({ "table": table, "selected": selected }),
                 Err(refusal) => refused(refusal),
             }
+        }
+        TabCommand::Floor { counters } => {
+            let Some(table) = table else {
+                return no_table();
+            };
+            let floor = table.ref_floor(&counters);
+            serde_json::json!({ "table": table, "floor": floor })
         }
         TabCommand::Issued { tab, from, to } => {
             let Some(mut table) = table else {
@@ -389,12 +480,12 @@ pub fn run_command(table: Option<OwnedTabs>, command: TabCommand) -> Value {
             let changed = table.ended(tab_id, state);
             serde_json::json!({ "table": table, "changed": changed })
         }
-        TabCommand::List => {
-            let Some(table) = table else {
+        TabCommand::List { live } => {
+            let Some(mut table) = table else {
                 return no_table();
             };
-            let tabs = table.listing();
-            serde_json::json!({ "table": table, "tabs": tabs })
+            let (tabs, changed) = table.listing(&live);
+            serde_json::json!({ "table": table, "tabs": tabs, "changed": changed })
         }
     }
 }
@@ -423,10 +514,13 @@ mod tests {
     #[test]
     fn the_bound_tab_is_t1_and_the_default() {
         let tabs = table();
-        let selected = tabs.select(None, &click_css(), 1).unwrap();
+        let selected = tabs.select(None, &click_css(), &[]).unwrap();
         assert_eq!(selected.name, "t1");
         assert_eq!(selected.tab_id, 41);
-        assert_eq!(tabs.select(Some("t1"), &click_css(), 1).unwrap(), selected);
+        assert_eq!(
+            tabs.select(Some("t1"), &click_css(), &[]).unwrap(),
+            selected
+        );
     }
 
     #[test]
@@ -438,7 +532,10 @@ mod tests {
         assert_eq!(tabs.open(52).as_deref(), Some("t4"));
         // The same browser tab is never owned twice.
         assert_eq!(tabs.open(51), None);
-        assert_eq!(tabs.select(Some("t3"), &click_css(), 1).unwrap().tab_id, 51);
+        assert_eq!(
+            tabs.select(Some("t3"), &click_css(), &[]).unwrap().tab_id,
+            51
+        );
     }
 
     #[test]
@@ -446,7 +543,7 @@ mod tests {
         let mut tabs = table();
         tabs.open(50);
         for name in ["t3", "t9", "t999"] {
-            let refusal = tabs.select(Some(name), &click_css(), 1).unwrap_err();
+            let refusal = tabs.select(Some(name), &click_css(), &[]).unwrap_err();
             assert_eq!(refusal.code(), "tab_not_owned");
             assert!(refusal.to_string().contains(name));
         }
@@ -457,13 +554,15 @@ mod tests {
         let mut tabs = table();
         tabs.open(50);
         assert!(tabs.ended(50, TabState::Closed));
-        let refusal = tabs.select(Some("t2"), &click_css(), 1).unwrap_err();
+        let refusal = tabs.select(Some("t2"), &click_css(), &[]).unwrap_err();
         assert_eq!(refusal.code(), "tab_closed");
-        assert_eq!(tabs.select(None, &click_css(), 1).unwrap().tab_id, 41);
+        assert_eq!(tabs.select(None, &click_css(), &[]).unwrap().tab_id, 41);
         // Closed stays closed: leaving afterwards changes nothing.
         assert!(!tabs.ended(50, TabState::LeftBoundSite));
         assert_eq!(
-            tabs.select(Some("t2"), &click_css(), 1).unwrap_err().code(),
+            tabs.select(Some("t2"), &click_css(), &[])
+                .unwrap_err()
+                .code(),
             "tab_closed"
         );
     }
@@ -473,13 +572,13 @@ mod tests {
         let mut tabs = table();
         tabs.open(50);
         assert!(tabs.ended(50, TabState::LeftBoundSite));
-        let refusal = tabs.select(Some("t2"), &click_css(), 1).unwrap_err();
+        let refusal = tabs.select(Some("t2"), &click_css(), &[]).unwrap_err();
         assert_eq!(refusal.code(), "left_bound_site");
         assert!(refusal.to_string().contains("http://shop.test"));
         // The bound tab can leave too; then open tabs still work.
         assert!(tabs.ended(41, TabState::LeftBoundSite));
         assert_eq!(
-            tabs.select(None, &click_css(), 1).unwrap_err().code(),
+            tabs.select(None, &click_css(), &[]).unwrap_err().code(),
             "left_bound_site"
         );
     }
@@ -498,26 +597,68 @@ mod tests {
         tabs.open(50);
         // Refs 1..12 came from the bound tab before the table existed.
         assert_eq!(
-            tabs.select(Some("t2"), &click_ref(5), 1)
+            tabs.select(Some("t2"), &click_ref(5), &[])
                 .unwrap_err()
                 .code(),
             "ref_from_other_tab"
         );
         // t2 starts after every ref issued so far, whatever its own floor says.
-        let selected = tabs.select(Some("t2"), &click_css(), 1).unwrap();
+        let selected = tabs.select(Some("t2"), &click_css(), &[]).unwrap();
         assert_eq!(selected.ref_floor, 12);
         tabs.issued("t2", 12, 30);
         // t1 goes on after t2's refs.
-        let bound = tabs.select(None, &click_css(), 12).unwrap();
+        let bound = tabs.select(None, &click_css(), &[counter(41, 12)]).unwrap();
         assert_eq!(bound.ref_floor, 30);
         tabs.issued("t1", 30, 31);
-        let refusal = tabs.select(None, &click_ref(20), 30).unwrap_err();
+        let refusal = tabs.select(None, &click_ref(20), &[]).unwrap_err();
         assert_eq!(refusal.code(), "ref_from_other_tab");
         assert!(refusal.to_string().contains("\"tab\":\"t2\""));
-        assert!(tabs.select(Some("t2"), &click_ref(20), 30).is_ok());
-        assert!(tabs.select(None, &click_ref(30), 30).is_ok());
+        assert!(tabs.select(Some("t2"), &click_ref(20), &[]).is_ok());
+        assert!(tabs.select(None, &click_ref(30), &[]).is_ok());
         // A ref the table never saw issued is the page's to judge (stale_ref there).
-        assert!(tabs.select(Some("t2"), &click_ref(900), 30).is_ok());
+        assert!(tabs.select(Some("t2"), &click_ref(900), &[]).is_ok());
+    }
+
+    fn counter(tab_id: i64, next: u32) -> RefCounter {
+        RefCounter { tab_id, next }
+    }
+
+    /// Red team 20, F8: the result's page state is read in t1 and issues refs there (the
+    /// changes since t1's observation). Its floor comes from the table and its range is
+    /// recorded as t1's, so t2 never issues the same numbers, and a page-state ref used on t2
+    /// is refused naming t1 (not sent to whatever t2 numbered so).
+    #[test]
+    fn page_state_refs_of_t1_are_t1s_and_push_every_tab_past_them() {
+        let mut tabs = table();
+        tabs.open(50);
+        let observe = tabs
+            .select(None, &click_css(), &[counter(41, 1), counter(50, 1)])
+            .unwrap();
+        assert_eq!(observe.ref_floor, 1);
+        tabs.issued("t1", 1, 6);
+        // The page-state read after the message, in t1.
+        let page = tabs.ref_floor(&[counter(41, 6), counter(50, 1)]);
+        assert_eq!(page, 6);
+        tabs.issued("t1", page, 9);
+        let second = tabs
+            .select(Some("t2"), &click_css(), &[counter(41, 9), counter(50, 1)])
+            .unwrap();
+        assert_eq!(second.ref_floor, 9, "t2 starts past t1's page-state refs");
+        let refusal = tabs.select(Some("t2"), &click_ref(7), &[]).unwrap_err();
+        assert_eq!(refusal.code(), "ref_from_other_tab");
+        assert!(refusal.to_string().contains("\"tab\":\"t1\""), "{refusal}");
+        assert!(tabs.select(None, &click_ref(7), &[]).is_ok());
+        // A read the table was never told of still moved its tab's counter: no tab's floor is
+        // below any owned tab's counter. Counters of tabs the workflow does not own are not
+        // its business.
+        assert_eq!(tabs.ref_floor(&[counter(41, 15), counter(50, 9)]), 15);
+        assert_eq!(
+            tabs.select(Some("t2"), &click_css(), &[counter(41, 15)])
+                .unwrap()
+                .ref_floor,
+            15
+        );
+        assert_eq!(tabs.ref_floor(&[counter(77, 500)]), 9);
     }
 
     #[test]
@@ -541,12 +682,20 @@ mod tests {
         }
         let open = Action::OpenTab { url: "/x".into() };
         assert_eq!(
-            tabs.select(None, &open, 1).unwrap_err().code(),
+            tabs.select(None, &open, &[]).unwrap_err().code(),
             "too_many_tabs"
         );
         assert_eq!(tabs.open(999), None);
         // Other actions still go.
-        assert!(tabs.select(Some("t10"), &click_css(), 1).is_ok());
+        assert!(tabs.select(Some("t10"), &click_css(), &[]).is_ok());
+    }
+
+    fn live(tab_id: i64, on_site: bool, title: &str) -> LiveTab {
+        LiveTab {
+            tab_id,
+            on_site,
+            title: title.to_owned(),
+        }
     }
 
     #[test]
@@ -554,14 +703,51 @@ mod tests {
         let mut tabs = table();
         tabs.open(50);
         tabs.ended(50, TabState::Closed);
-        let listing = serde_json::to_value(tabs.listing()).unwrap();
+        let (rows, changed) = tabs.listing(&[live(41, true, "List")]);
+        assert!(!changed);
         assert_eq!(
-            listing,
+            serde_json::to_value(rows).unwrap(),
             serde_json::json!([
-                {"tab": "t1", "bound": true, "state": "open"},
-                {"tab": "t2", "bound": false, "state": "closed"},
+                {"tab": "t1", "bound": true, "alive": true, "state": "open", "origin": "http://shop.test", "title": "List"},
+                {"tab": "t2", "bound": false, "alive": false, "state": "closed", "origin": "http://shop.test"},
             ])
         );
+    }
+
+    /// Red team 20, F9: a tab the user took elsewhere (their bank) is listed with the bound
+    /// origin and no title, never where it went; the table records that it left, so it stays
+    /// refused. A tab the browser no longer has is recorded closed.
+    #[test]
+    fn the_listing_never_says_where_a_tab_went_after_it_left() {
+        let mut tabs = table();
+        tabs.open(50);
+        tabs.open(51);
+        // t2 still open in the table (the browser's update not seen yet), now on the bank.
+        let (rows, changed) = tabs.listing(&[
+            live(41, true, &"L".repeat(300)),
+            live(50, false, "My bank: accounts"),
+        ]);
+        assert!(changed);
+        let text = serde_json::to_string(&rows).unwrap();
+        assert!(!text.contains("bank"), "{text}");
+        assert_eq!(
+            serde_json::to_value(&rows[1..]).unwrap(),
+            serde_json::json!([
+                {"tab": "t2", "bound": false, "alive": false, "state": "left_bound_site", "origin": "http://shop.test"},
+                {"tab": "t3", "bound": false, "alive": false, "state": "closed", "origin": "http://shop.test"},
+            ])
+        );
+        assert_eq!(rows[0].title.as_deref().map(str::len), Some(120));
+        assert_eq!(
+            tabs.select(Some("t2"), &click_css(), &[])
+                .unwrap_err()
+                .code(),
+            "left_bound_site"
+        );
+        // Back on the site, it stays refused and unlisted as alive.
+        let (rows, changed) = tabs.listing(&[live(41, true, "List"), live(50, true, "Cart")]);
+        assert!(!changed);
+        assert!(!rows[1].alive && rows[1].title.is_none());
     }
 
     #[test]
@@ -575,14 +761,24 @@ mod tests {
         let select: TabCommand = serde_json::from_value(serde_json::json!({"select": {
             "tab": "t2",
             "action": {"type": "click", "payload": {"selector": "#go"}},
-            "tab_floor": 1,
+            "counters": [{"tab_id": 41, "next": 3}],
         }}))
         .unwrap();
         let answer = run_command(Some(table.clone()), select);
         assert_eq!(answer["error"]["code"], "tab_not_owned");
-        let list: TabCommand = serde_json::from_value(serde_json::json!("list")).unwrap();
-        assert_eq!(run_command(Some(table), list)["tabs"][0]["tab"], "t1");
-        let answer = run_command(None, TabCommand::List);
+        let floor: TabCommand = serde_json::from_value(
+            serde_json::json!({"floor": {"counters": [{"tab_id": 41, "next": 7}]}}),
+        )
+        .unwrap();
+        assert_eq!(run_command(Some(table.clone()), floor)["floor"], 7);
+        let list: TabCommand = serde_json::from_value(serde_json::json!({"list": {
+            "live": [{"tab_id": 41, "on_site": true, "title": "Shop"}],
+        }}))
+        .unwrap();
+        let answer = run_command(Some(table), list);
+        assert_eq!(answer["tabs"][0]["tab"], "t1");
+        assert_eq!(answer["tabs"][0]["title"], "Shop");
+        let answer = run_command(None, TabCommand::List { live: Vec::new() });
         assert_eq!(answer["error"]["code"], "no_target");
     }
 }
