@@ -4,8 +4,9 @@
 // stylesheet hides every frame, the browser takes the picture of the target's visible area, the
 // stylesheet goes, the page is asked for its masks once more, the core checks that nothing
 // moved or changed between the two looks (else no picture), and the masks are painted opaque
-// before the image goes anywhere. Only then does the page get BAI's overlay of the marks. The unmasked capture lives only in this function's memory; only the
-// masked image leaves, to the chat tab that attaches it to BAI's result message.
+// before the image goes anywhere. Only then does the page get BAI's overlay of the marks. The
+// unmasked capture lives only in this function's memory; only the masked image leaves, to the
+// chat tab that attaches it to BAI's result message.
 //
 // Capture APIs: Firefox's `tabs.captureTab(tabId)` pictures any tab, also one in the background.
 // Chromium has only `tabs.captureVisibleTab(windowId)`, the active tab of a window: a target
