@@ -34,10 +34,15 @@ function addAndWaitForAck(block) {
 function addAndWaitForClick(text, expected) {
   return new Promise((resolve, reject) => {
     const before = performance.getEntriesByName('bai:poll').length;
+    const banner = document.querySelector('bai-banner');
+    const pollsBefore = Number(banner?.dataset.polls ?? 0);
     const started = performance.now();
     const timer = setTimeout(() => reject(new Error('no click within 10 s')), 10000);
     const check = () => {
-      if (window.__clicks.length >= expected) {
+      // The sample ends when the poll that ran the action has finished (the action reported,
+      // after the page settled): the next message then meets an idle chat tab, as a model's
+      // next message does (it is written after the result was read). The time is the click's.
+      if (window.__clicks.length >= expected && Number(banner?.dataset.polls ?? 0) > pollsBefore) {
         clearTimeout(timer);
         const clickAt = window.__clicks[expected - 1];
         const poll = performance.getEntriesByName('bai:poll').slice(before).find((e) => e.startTime >= started && e.startTime <= clickAt);
