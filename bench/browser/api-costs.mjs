@@ -1,6 +1,8 @@
 // The cost of each browser API call an action's delivery makes in the background (issue 17,
 // action → effect), timed from an extension page (same APIs, same process as the worker in
 // Firefox; the extension's process in Chromium). Prints medians in ms per call.
+// A diagnostic, not part of scripts/bench; Chromium only (Firefox refuses tabs.query by URL
+// without the tabs permission).
 //
 //   node bench/browser/api-costs.mjs
 import { BROWSERS, browserNames } from '../../tests/e2e/lib/browsers.mjs';
@@ -8,7 +10,7 @@ import { startServer } from '../../tests/e2e/lib/server.mjs';
 
 const server = await startServer();
 try {
-  for (const name of browserNames()) {
+  for (const name of browserNames().filter((n) => n === 'chromium')) {
     const browser = await BROWSERS[name].launch();
     try {
       const target = await browser.newTab(`${server.origin}/target/login.html`);
