@@ -49,7 +49,7 @@ pub enum ActionError {
         /// The element, described.
         element: String,
     },
-    /// The element kept moving (animation) and never held still for two frames.
+    /// The element kept moving (animation) and never held still from one frame to the next.
     NotStable {
         /// The element, described.
         element: String,

@@ -272,10 +272,11 @@ pub(crate) fn check_actionable(element: &Element) -> Result<(), ActionError> {
     Ok(())
 }
 
-/// Same bounding box over two animation frames.
+/// The same bounding box now and at the next animation frame: anything that animates moves
+/// between two frames, so one frame tells (Playwright compares two frames too), and each
+/// further frame would add ~16 ms to every action (issue 17's action → effect figure).
 pub(crate) async fn check_stable(element: &Element) -> Result<(), ActionError> {
     let before = rect_of(element);
-    js::next_frame().await;
     js::next_frame().await;
     if !element.is_connected() {
         return Err(ActionError::Detached {
