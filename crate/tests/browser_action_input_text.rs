@@ -254,3 +254,84 @@ async fn a_framework_value_override_is_bypassed() {
         .collect();
     assert_eq!(seen, ["input:typed"]);
 }
+
+/// A sectioned field built by hand (no library): two contenteditable spinbuttons in a group that
+/// read the key typed into them, select their text on focus and move focus on when full; next to
+/// it, outside the group, a lone contenteditable spinbutton.
+const SECTIONED: &str = r#"<div id="seg" role="group" aria-label="Time"><span role="spinbutton" contenteditable="true" aria-label="Hours">--</span>:<span role="spinbutton" contenteditable="true" aria-label="Minutes">--</span></div><div id="lone" role="spinbutton" contenteditable="true" aria-label="Lone">5</div>"#;
+
+const SECTIONED_SCRIPT: &str = r#"
+window.__segLog = [];
+window.__segCancel = false;
+const parts = [...document.querySelectorAll('#seg [role=spinbutton]')];
+const typed = parts.map(() => '');
+const show = (part, i) => { part.textContent = typed[i].padStart(2, '-'); };
+parts.forEach((part, i) => {
+  for (const kind of ['keydown', 'keypress', 'beforeinput', 'input', 'keyup']) {
+    part.addEventListener(kind, (e) => window.__segLog.push(`${kind}:${i}:${e.key ?? e.data}`));
+  }
+  part.addEventListener('focus', () => getSelection().selectAllChildren(part));
+  part.addEventListener('beforeinput', (e) => { if (window.__segCancel) e.preventDefault(); });
+  part.addEventListener('input', () => {
+    const key = part.textContent;
+    if (/^[0-9]$/.test(key)) typed[i] = (typed[i] + key).slice(-2);
+    show(part, i);
+    getSelection().selectAllChildren(part);
+    if (/^[0-9]$/.test(key) && typed[i].length === 2 && parts[i + 1]) parts[i + 1].focus();
+  });
+});
+"#;
+
+#[wasm_bindgen_test]
+async fn a_sectioned_field_is_typed_key_by_key_and_checked_whole() {
+    let f = Fixture::mount(SECTIONED).unwrap();
+    run_script(SECTIONED_SCRIPT).unwrap();
+    let log = || -> Vec<String> {
+        let value = js_sys::Reflect::get(&js_sys::global(), &"__segLog".into()).unwrap();
+        js_sys::Array::from(&value)
+            .iter()
+            .map(|v| v.as_string().unwrap())
+            .collect()
+    };
+    // A lone contenteditable spinbutton is an ordinary editor: its text is replaced at once.
+    type_into(Selector::new(SelectorKind::Aria, "Lone"), "7", 2000)
+        .await
+        .unwrap();
+    assert_eq!(f.find("#lone").unwrap().text_content().unwrap(), "7");
+
+    let report = type_into(Selector::new(SelectorKind::Aria, "Hours"), "12:34", 2000)
+        .await
+        .unwrap();
+    assert_eq!(report.effects.len(), 1);
+    assert_eq!(f.find("#seg").unwrap().text_content().unwrap(), "12:34");
+    let log = log();
+    // Each key as a keyboard delivers it; the second digit's handler moved focus, so its keyup
+    // goes to the Minutes part, where the rest is typed (the `:` is ignored there).
+    assert_eq!(
+        log[..10],
+        [
+            "keydown:0:1",
+            "keypress:0:1",
+            "beforeinput:0:1",
+            "input:0:1",
+            "keyup:0:1",
+            "keydown:0:2",
+            "keypress:0:2",
+            "beforeinput:0:2",
+            "input:0:2",
+            "keyup:1:2",
+        ]
+    );
+    assert_eq!(log[10], "keydown:1::");
+    assert_eq!(log.len(), 25, "{log:?}");
+
+    // A field that refuses the keys: nothing is put back or forced, and the error says what the
+    // whole field shows.
+    js_sys::Reflect::set(&js_sys::global(), &"__segCancel".into(), &JsValue::TRUE).unwrap();
+    let err = type_into(Selector::new(SelectorKind::Aria, "Hours"), "56:78", 2000)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "value_mismatch");
+    assert!(err.message().contains("\"12:34\""), "{}", err.message());
+    assert_eq!(f.find("#seg").unwrap().text_content().unwrap(), "12:34");
+}

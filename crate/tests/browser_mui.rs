@@ -11,6 +11,11 @@
 //! into its field when the open list lacks it, chooses the filtered option and confirms it; a
 //! country that does not exist fails with `option_not_found` and leaves the widget as found
 //! (list closed, text and value unchanged).
+//!
+//! MUI X's date field is made of contenteditable spinbuttons (Month / Day / Year) that read key
+//! presses, not a value: `input_text` on the Month part types the date key by key, the field
+//! moves between its parts itself, and the whole field is checked; a date the field rewrites
+//! fails with `value_mismatch` naming what it shows.
 
 use bai::dom::fixture::{Fixture, run_script};
 use bai::dom::{ActionReport, ExecOptions, execute};
@@ -68,6 +73,72 @@ fn country_text(f: &Fixture) -> String {
         .unwrap()
         .unchecked_into::<web_sys::HtmlInputElement>()
         .value()
+}
+
+/// Mounts the Material UI page in a fresh fixture; returns it with its unmount function.
+async fn mount_mui() -> (Fixture, js_sys::Function) {
+    if get(&js_sys::global(), "__mountMui").is_undefined() {
+        run_script(BUNDLE).unwrap();
+    }
+    let f = Fixture::mount(r#"<div id="mui-root"></div>"#).unwrap();
+    let mount: js_sys::Function = get(&js_sys::global(), "__mountMui").dyn_into().unwrap();
+    let unmount: js_sys::Function = mount
+        .call1(&JsValue::NULL, &f.find("#mui-root").unwrap())
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    for _ in 0..60 {
+        if f.find("#date-state").is_some() {
+            break;
+        }
+        frames(1).await;
+    }
+    (f, unmount)
+}
+
+async fn type_date(text: &str) -> Result<ActionReport, bai::dom::ActionError> {
+    execute(
+        &Action::InputText {
+            selector: Selector::new(SelectorKind::Aria, "Month"),
+            text: text.to_owned(),
+        },
+        &ExecOptions { timeout_ms: 3000 },
+    )
+    .await
+}
+
+/// The text MUI keeps in the date field's hidden input (what the field shows).
+fn date_field_text(f: &Fixture) -> String {
+    f.find("[role=group] input[aria-hidden=true]")
+        .unwrap()
+        .unchecked_into::<web_sys::HtmlInputElement>()
+        .value()
+}
+
+#[wasm_bindgen_test]
+async fn a_date_is_typed_into_the_sectioned_field_key_by_key() {
+    let (f, unmount) = mount_mui().await;
+    let state = || f.find("#date-state").unwrap().text_content().unwrap();
+    assert_eq!(state(), "none");
+
+    let report = type_date("07/20/2026").await.unwrap();
+    assert_eq!(report.action, "input_text");
+    assert_eq!(state(), "2026-07-20");
+    assert_eq!(date_field_text(&f), "07/20/2026");
+
+    // 13 is no month and 45 no day: the field takes 3 as the month and 4 as the day (a 4 can
+    // only start a day alone, so it moves on to the year, which 5 starts and `/` ends), as it
+    // would from a user's keys; the action says what the field shows instead of claiming the date.
+    let err = type_date("13/45/2026").await.unwrap_err();
+    assert_eq!(err.code(), "value_mismatch");
+    assert!(
+        err.message().contains("\"03/04/2026\""),
+        "{}",
+        err.message()
+    );
+    assert_eq!(date_field_text(&f), "03/04/2026");
+    assert_eq!(state(), "2026-03-04");
+    unmount.call0(&JsValue::NULL).unwrap();
 }
 
 #[wasm_bindgen_test]

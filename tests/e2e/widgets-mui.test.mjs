@@ -157,13 +157,13 @@ for (const name of browserNames()) {
       assert.equal(state.date, '2026-06-15');
 
       // 7. A date typed into MUI's sectioned field (each part a contenteditable spinbutton
-      // that reads key presses, not a value) is not supported yet: the action fails with its
-      // code and the field keeps its date.
+      // that reads key presses, not a value): BAI types it key by key into the Month part, the
+      // field moves on to Day and Year itself, and the whole field shows the date.
       const month = refOf(values, /spinbutton "Month"/);
       const typed = await say([['input_text', { selector: byRef(month), text: '07/20/2026' }]]);
-      assert.deepEqual(outcomes(typed), [{ type: 'input_text', status: 'failed', code: 'value_mismatch' }], JSON.stringify(typed.actions));
-      state = await pageState(server, key, (s) => s.dateText === '06/15/2026', 'the date field unchanged');
-      assert.equal(state.date, '2026-06-15');
+      assert.deepEqual(outcomes(typed), [{ type: 'input_text', status: 'ok', effects: ['value_set'] }], JSON.stringify(typed.actions));
+      state = await pageState(server, key, (s) => s.date === '2026-07-20', 'the typed date');
+      assert.equal(state.dateText, '07/20/2026');
 
       // All along the target stayed in the background and the user's focus stayed in the chat.
       assert.equal(state.visibility, 'hidden');

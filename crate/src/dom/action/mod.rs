@@ -26,7 +26,7 @@ use std::future::Future;
 use js_sys::{Object, Reflect};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
-use web_sys::{Element, InputEvent, InputEventInit};
+use web_sys::{Element, InputEvent, InputEventInit, KeyboardEvent, KeyboardEventInit};
 
 use super::describe::describe;
 use super::error::ActionError;
@@ -437,4 +437,62 @@ pub(crate) fn dispatch_input(element: &Element, text: &str) -> Result<(), Action
         .dispatch_event(&event)
         .map_err(|e| script_error(&e))?;
     Ok(())
+}
+
+/// One key as a keyboard reports it: what `keydown`, `keypress` and `keyup` carry.
+pub(crate) struct KeyStroke<'a> {
+    /// `key`: the character typed, or the key's name (`"Enter"`).
+    pub key: &'a str,
+    /// `code`: the physical key on a US layout (`"Digit7"`), or `""` when none is known.
+    pub code: &'a str,
+    /// Legacy `keyCode` / `which` of `keydown` and `keyup`.
+    pub key_code: u32,
+    /// Legacy `charCode` (also `keyCode` / `which`) of `keypress`.
+    pub char_code: u32,
+    /// Whether Shift is held (an upper-case letter, a shifted symbol).
+    pub shift: bool,
+}
+
+/// Dispatches one keyboard event of `kind` (`keydown`, `keypress`, `keyup`), bubbling,
+/// cancelable and composed as a real key's; false when a listener canceled it.
+pub(crate) fn dispatch_keyboard(
+    target: &Element,
+    kind: &str,
+    stroke: &KeyStroke<'_>,
+) -> Result<bool, ActionError> {
+    let init = KeyboardEventInit::new();
+    init.set_key(stroke.key);
+    init.set_code(stroke.code);
+    init.set_shift_key(stroke.shift);
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    init.set_composed(true);
+    if let Some(window) = web_sys::window() {
+        init.set_view(Some(&window));
+    }
+    let (key_code, char_code) = if kind == "keypress" {
+        (stroke.char_code, stroke.char_code)
+    } else {
+        (stroke.key_code, 0)
+    };
+    // Legacy fields many sites still read; not every browser takes them from the init
+    // dictionary, so they are also defined on the event below.
+    let legacy = [
+        ("keyCode", key_code),
+        ("which", key_code),
+        ("charCode", char_code),
+    ];
+    for (field, value) in legacy {
+        let _ = Reflect::set(&init, &JsValue::from_str(field), &JsValue::from(value));
+    }
+    let event = KeyboardEvent::new_with_keyboard_event_init_dict(kind, &init)
+        .map_err(|e| script_error(&e))?;
+    for (field, value) in legacy {
+        if js::get(&event, field).as_f64() != Some(f64::from(value)) {
+            let descriptor = Object::new();
+            let _ = Reflect::set(&descriptor, &"value".into(), &JsValue::from(value));
+            let _ = Object::define_property(&event, &JsValue::from_str(field), &descriptor);
+        }
+    }
+    target.dispatch_event(&event).map_err(|e| script_error(&e))
 }

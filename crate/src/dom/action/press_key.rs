@@ -26,12 +26,15 @@
 
 use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
-use web_sys::{Document, Element, InputEvent, InputEventInit, KeyboardEvent, KeyboardEventInit};
+use web_sys::{Document, Element, InputEvent, InputEventInit};
 
 use super::click::{Watch, is_focusable};
 use super::dispatch_plain;
 use super::set_native_value;
-use super::{Target, check_actionable, find, focus, retry, script_error, scroll_into_view};
+use super::{
+    KeyStroke, Target, check_actionable, dispatch_keyboard, find, focus, retry, script_error,
+    scroll_into_view,
+};
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
 use crate::dom::js;
@@ -181,50 +184,15 @@ pub(super) fn active_element(root: &QueryRoot) -> Option<Element> {
 /// Dispatches one keyboard event; false when a listener canceled it.
 fn dispatch_key(target: &Element, kind: &str, key: Key) -> Result<bool, ActionError> {
     let (name, code, key_code) = key_info(key);
-    let char_code = if kind == "keypress" { key_code } else { 0 };
-    let init = KeyboardEventInit::new();
-    init.set_key(name);
-    init.set_code(code);
-    init.set_bubbles(true);
-    init.set_cancelable(true);
-    init.set_composed(true);
-    if let Some(window) = web_sys::window() {
-        init.set_view(Some(&window));
-    }
-    // Legacy fields many sites still read; not every browser takes them from the init
-    // dictionary, so they are also defined on the event below.
-    let legacy = [
-        (
-            "keyCode",
-            if kind == "keypress" {
-                char_code
-            } else {
-                key_code
-            },
-        ),
-        (
-            "which",
-            if kind == "keypress" {
-                char_code
-            } else {
-                key_code
-            },
-        ),
-        ("charCode", char_code),
-    ];
-    for (field, value) in legacy {
-        let _ = Reflect::set(&init, &JsValue::from_str(field), &JsValue::from(value));
-    }
-    let event = KeyboardEvent::new_with_keyboard_event_init_dict(kind, &init)
-        .map_err(|e| script_error(&e))?;
-    for (field, value) in legacy {
-        if js::get(&event, field).as_f64() != Some(f64::from(value)) {
-            let descriptor = js_sys::Object::new();
-            let _ = Reflect::set(&descriptor, &"value".into(), &JsValue::from(value));
-            let _ = js_sys::Object::define_property(&event, &JsValue::from_str(field), &descriptor);
-        }
-    }
-    target.dispatch_event(&event).map_err(|e| script_error(&e))
+    let stroke = KeyStroke {
+        key: name,
+        code,
+        key_code,
+        // Enter and Space are the only keys of the list that produce a character.
+        char_code: key_code,
+        shift: false,
+    };
+    dispatch_keyboard(target, kind, &stroke)
 }
 
 fn input_type(element: &Element) -> String {
