@@ -385,7 +385,9 @@ impl Computation<'_> {
             }
         }
         let text = self.named(child, &tag, flags, false, has_attributes);
-        if look.breaks_words {
+        // A replaced element (an image, a field) is its own run of text in browsers' trees,
+        // even when displayed inline: "Go<img alt=to>page" reads "Go to page".
+        if look.breaks_words || is_replaced(&tag) {
             format!(" {text} ")
         } else {
             text
@@ -470,10 +472,12 @@ impl Computation<'_> {
         }
 
         // 2F: name from content.
-        let native_text_alternative = matches!(
-            tag,
-            "label" | "legend" | "caption" | "figcaption" | "summary" | "option" | "optgroup"
-        );
+        // Only as another element's label: a <label> or <legend> on its own has no name.
+        let native_text_alternative = !is_root
+            && matches!(
+                tag,
+                "label" | "legend" | "caption" | "figcaption" | "summary" | "option" | "optgroup"
+            );
         let from_content = flags.in_labelledby
             || flags.in_content
             || native_text_alternative
@@ -489,6 +493,15 @@ impl Computation<'_> {
         // 2I: tooltip.
         if !has_attributes {
             return String::new();
+        }
+        // An ARIA text field's placeholder names it when nothing above did (before `title`,
+        // as in Chromium's tree; native fields had theirs in 2E).
+        if matches!(role.as_deref(), Some("textbox" | "searchbox"))
+            && !matches!(tag, "input" | "textarea")
+        {
+            if let Some(placeholder) = non_empty_attr(element, "aria-placeholder") {
+                return placeholder;
+            }
         }
         if let Some(title) = attr(element, &self.names.title) {
             if !title.trim().is_empty() {
@@ -556,9 +569,14 @@ impl Computation<'_> {
             "optgroup" => non_empty_attr(element, "label"),
             "option" => non_empty_attr(element, "label"),
             // SVG <title> is never rendered; its text is the name.
-            "svg" => first_child(element, "title")
-                .and_then(|title| title.text_content())
-                .filter(|t| !t.trim().is_empty()),
+            "svg" => svg_title(element),
+            // So for a shape, group or link inside an SVG (svg-aam).
+            "a" | "g" | "circle" | "rect" | "ellipse" | "line" | "path" | "polygon"
+            | "polyline" | "use" | "image" | "text" | "foreignObject"
+                if element.namespace_uri().as_deref() == Some(SVG_NAMESPACE) =>
+            {
+                svg_title(element)
+            }
             _ => None,
         }
     }
@@ -802,6 +820,35 @@ fn is_control_tag(tag: &str) -> bool {
     matches!(
         tag,
         "input" | "textarea" | "select" | "meter" | "progress" | "datalist"
+    )
+}
+
+const SVG_NAMESPACE: &str = "http://www.w3.org/2000/svg";
+
+/// The text of an SVG element's `<title>` child.
+fn svg_title(element: &Element) -> Option<String> {
+    first_child(element, "title")
+        .and_then(|title| title.text_content())
+        .filter(|t| !t.trim().is_empty())
+}
+
+/// Replaced elements and fields: each is a separate run of text in a name from content.
+fn is_replaced(tag: &str) -> bool {
+    matches!(
+        tag,
+        "img"
+            | "input"
+            | "svg"
+            | "select"
+            | "textarea"
+            | "meter"
+            | "progress"
+            | "video"
+            | "audio"
+            | "canvas"
+            | "iframe"
+            | "embed"
+            | "object"
     )
 }
 

@@ -93,7 +93,10 @@ pub const KNOWN_ROLES: &[&str] = &[
     "treeitem",
 ];
 
-/// Roles whose accessible name is computed from their content.
+/// Roles whose accessible name is computed from their content. Not caption, code, deletion,
+/// emphasis, insertion, strong, subscript or superscript (ARIA 1.2 prohibits naming them) nor
+/// time (named by its author only): Chromium gives them no name from content; their text still
+/// counts inside another element's name.
 const NAME_FROM_CONTENT: &[&str] = &[
     "button",
     "cell",
@@ -113,16 +116,8 @@ const NAME_FROM_CONTENT: &[&str] = &[
     "tab",
     "tooltip",
     "treeitem",
-    "caption",
-    "code",
-    "deletion",
-    "emphasis",
-    "insertion",
-    "strong",
-    "subscript",
-    "superscript",
+    // Not in ARIA 1.2's list, but both browsers name a <dfn>/<dt> from its text.
     "term",
-    "time",
     "sectionhead",
 ];
 
@@ -310,7 +305,9 @@ pub fn implicit_role_for(element: &Element, tag: &str) -> Option<&'static str> {
         "address" | "hgroup" => "group",
         "article" => "article",
         // An <aside> inside a section or article is a landmark only when it is named.
-        "aside" if !in_sectioning(element) || has_author_name(element) => "complementary",
+        "aside" if !in_sectioning(element, &ASIDE_SCOPES) || has_author_name(element) => {
+            "complementary"
+        }
         "blockquote" => "blockquote",
         "button" => "button",
         "caption" => "caption",
@@ -324,13 +321,13 @@ pub fn implicit_role_for(element: &Element, tag: &str) -> Option<&'static str> {
         "em" => "emphasis",
         "fieldset" | "optgroup" => "group",
         "figure" => "figure",
-        "footer" if !in_sectioning(element) => "contentinfo",
+        "footer" if !in_sectioning(element, &HEADER_SCOPES) => "contentinfo",
         // Every form is a `form`, named or not: html-aria#402, WPT html-aam/roles.html and both
         // browsers' own trees agree (only its landmark status needs a name). Playwright's
         // `getByRole('form')` still requires a name; we follow the browser.
         "form" => "form",
         "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => "heading",
-        "header" if !in_sectioning(element) => "banner",
+        "header" if !in_sectioning(element, &HEADER_SCOPES) => "banner",
         "hr" => "separator",
         "img" => {
             // `alt=""` marks a decorative image (a `title` does not change that), unless it
@@ -369,6 +366,11 @@ pub fn implicit_role_for(element: &Element, tag: &str) -> Option<&'static str> {
         "sup" => "superscript",
         "summary" if is_details_summary(element) => "button",
         "table" => "table",
+        // The rows and cells of a presentational table are presentational too (ARIA's
+        // required-owned-elements inheritance; Chromium's tree agrees).
+        "tbody" | "thead" | "tfoot" | "td" | "th" | "tr" if in_presentational_table(element) => {
+            return None;
+        }
         "tbody" | "thead" | "tfoot" => "rowgroup",
         "td" => {
             if in_grid(element) {
@@ -390,7 +392,12 @@ fn input_role(element: &Element) -> Option<&'static str> {
     let input_type = js::attribute(element, "type")
         .unwrap_or_default()
         .to_ascii_lowercase();
-    let has_list = js::has_attribute(element, "list");
+    // `list` makes a text field a combobox only when it names a <datalist> (the `list` IDL
+    // attribute is null otherwise: html-aam, and Chromium's tree).
+    let has_list = js::has_attribute(element, "list") && {
+        let list = js::get(element, "list");
+        !list.is_null() && !list.is_undefined()
+    };
     Some(match input_type.as_str() {
         "button" | "submit" | "reset" | "image" => "button",
         "checkbox" => "checkbox",
@@ -398,6 +405,8 @@ fn input_role(element: &Element) -> Option<&'static str> {
         "range" => "slider",
         "number" => "spinbutton",
         "search" if !has_list => "searchbox",
+        // `list` does not apply to a password field (HTML): it stays a field.
+        "password" => "textbox",
         "hidden" | "file" | "color" | "date" | "datetime-local" | "month" | "time" | "week" => {
             return None;
         }
@@ -486,18 +495,55 @@ fn is_details_summary(element: &Element) -> bool {
     false
 }
 
-fn in_sectioning(element: &Element) -> bool {
+/// What ends a `<header>`'s or `<footer>`'s landmark role (html-aam): sectioning elements,
+/// `<main>`, and the roles they map to.
+const HEADER_SCOPES: Scopes = Scopes {
+    tags: &["article", "aside", "main", "nav", "section"],
+    roles: &["article", "complementary", "main", "navigation", "region"],
+};
+
+/// What ends an `<aside>`'s landmark role when it has no name (html-aam): sectioning content
+/// and the roles it maps to, but not `<main>` (an aside in main is complementary).
+const ASIDE_SCOPES: Scopes = Scopes {
+    tags: &["article", "aside", "nav", "section"],
+    roles: &["article", "complementary", "navigation", "region"],
+};
+
+struct Scopes {
+    tags: &'static [&'static str],
+    roles: &'static [&'static str],
+}
+
+/// Whether an ancestor of `element` is one of `scopes`' elements, or has one of its roles as
+/// an explicit `role`.
+fn in_sectioning(element: &Element, scopes: &Scopes) -> bool {
     let mut current = element.parent_element();
     while let Some(ancestor) = current {
-        if matches!(
-            ancestor.local_name().as_str(),
-            "article" | "aside" | "main" | "nav" | "section"
-        ) {
+        if scopes.tags.contains(&ancestor.local_name().as_str()) {
+            return true;
+        }
+        if js::attribute(&ancestor, "role").is_some_and(|role| {
+            role.split_whitespace()
+                .next()
+                .is_some_and(|r| scopes.roles.contains(&r.to_ascii_lowercase().as_str()))
+        }) {
             return true;
         }
         current = ancestor.parent_element();
     }
     false
+}
+
+/// Whether a table part belongs to a table whose role is `none` or `presentation` (and that
+/// role holds: the table is not focusable and has no global ARIA attribute).
+fn in_presentational_table(element: &Element) -> bool {
+    element
+        .closest("table")
+        .ok()
+        .flatten()
+        .filter(|table| js::has_attribute(table, "role"))
+        .and_then(|table| role_of(&table))
+        .is_some_and(|role| role == "none" || role == "presentation")
 }
 
 /// Whether the element is a text field a user types into.
