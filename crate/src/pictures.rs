@@ -94,10 +94,10 @@ impl PictureError {
     }
 }
 
-/// A rectangle of a look, in CSS pixels of the top viewport (the kind of mask is not needed
-/// here).
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-pub struct LookRect {
+/// A rectangle in CSS pixels of the top viewport: a mask or a mark as `dom::vision` reports it
+/// (a mask's JSON also carries its kind, not needed here).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Rect {
     /// Left edge.
     pub x: f64,
     /// Top edge.
@@ -108,22 +108,25 @@ pub struct LookRect {
     pub height: f64,
 }
 
-/// The viewport of a look (see `dom::vision::Viewport`).
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-pub struct LookViewport {
-    /// `innerWidth`.
+/// The top viewport of a look, for scaling rectangles to the captured image (`dom::vision`
+/// reads it from the page).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Viewport {
+    /// `innerWidth` (CSS pixels).
     pub width: f64,
-    /// `innerHeight`.
+    /// `innerHeight` (CSS pixels).
     pub height: f64,
     /// `devicePixelRatio`.
     pub device_pixel_ratio: f64,
-    /// `scrollX`.
+    /// `scrollX`, to tell whether the page moved between two looks.
     pub scroll_x: f64,
     /// `scrollY`.
     pub scroll_y: f64,
-    /// `visualViewport.scale`.
+    /// `visualViewport.scale`: a pinch zoom (not the browser's zoom, which changes
+    /// `devicePixelRatio`). The capture shows the zoomed visual viewport while the rectangles are
+    /// in the layout viewport, so a picture is taken only at 1 (checked in [`check_looks`]).
     pub visual_scale: f64,
-    /// `visualViewport.offsetLeft`.
+    /// `visualViewport.offsetLeft`: the visual viewport panned inside the layout viewport.
     pub visual_offset_x: f64,
     /// `visualViewport.offsetTop`.
     pub visual_offset_y: f64,
@@ -136,9 +139,9 @@ pub struct LookViewport {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Look {
     /// The viewport.
-    pub viewport: LookViewport,
+    pub viewport: Viewport,
     /// The boxes to paint opaque.
-    pub masks: Vec<LookRect>,
+    pub masks: Vec<Rect>,
     /// The document's id.
     pub document: String,
     /// The document's origin.
@@ -182,7 +185,7 @@ pub fn check_looks(
     {
         return Err(PictureError::PageMoved);
     }
-    let zoomed = |v: &LookViewport| {
+    let zoomed = |v: &Viewport| {
         (v.visual_scale - 1.0).abs() > 1e-6
             || v.visual_offset_x.abs() > 1e-6
             || v.visual_offset_y.abs() > 1e-6
@@ -199,7 +202,7 @@ pub fn check_looks(
     {
         return Err(PictureError::PageMoved);
     }
-    let near = |p: &LookRect, q: &LookRect| {
+    let near = |p: &Rect, q: &Rect| {
         (p.x - q.x).abs() <= MASK_TOLERANCE
             && (p.y - q.y).abs() <= MASK_TOLERANCE
             && (p.width - q.width).abs() <= MASK_TOLERANCE
@@ -275,7 +278,7 @@ mod tests {
 
     fn look(masks: &[(f64, f64, f64, f64)]) -> Look {
         Look {
-            viewport: LookViewport {
+            viewport: Viewport {
                 width: 800.0,
                 height: 600.0,
                 device_pixel_ratio: 2.0,
@@ -287,7 +290,7 @@ mod tests {
             },
             masks: masks
                 .iter()
-                .map(|&(x, y, width, height)| LookRect {
+                .map(|&(x, y, width, height)| Rect {
                     x,
                     y,
                     width,
@@ -334,7 +337,7 @@ mod tests {
         grown.masks[0].width = 140.0;
         assert_eq!(code(&a, &grown, 1600.0, 1200.0), "screenshot_page_moved");
         let mut more = a.clone();
-        more.masks.push(LookRect {
+        more.masks.push(Rect {
             x: 1.0,
             y: 1.0,
             width: 5.0,
@@ -381,9 +384,9 @@ mod tests {
     fn a_pinch_zoom_sends_nothing() {
         let a = look(&[]);
         for change in [
-            |v: &mut LookViewport| v.visual_scale = 1.5,
-            |v: &mut LookViewport| v.visual_offset_x = 40.0,
-            |v: &mut LookViewport| v.visual_offset_y = 0.5,
+            |v: &mut Viewport| v.visual_scale = 1.5,
+            |v: &mut Viewport| v.visual_offset_x = 40.0,
+            |v: &mut Viewport| v.visual_offset_y = 0.5,
         ] {
             let mut zoomed = a.clone();
             change(&mut zoomed.viewport);

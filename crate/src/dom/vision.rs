@@ -15,42 +15,9 @@ use super::redact::redact_secrets;
 use super::secret::SecretScan;
 use super::tree::QueryRoot;
 
-/// A rectangle in CSS pixels of the top viewport.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Rect {
-    /// Left edge.
-    pub x: f64,
-    /// Top edge.
-    pub y: f64,
-    /// Width.
-    pub width: f64,
-    /// Height.
-    pub height: f64,
-}
-
-/// The top viewport, for scaling rectangles to the captured image.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Viewport {
-    /// `innerWidth` (CSS pixels).
-    pub width: f64,
-    /// `innerHeight` (CSS pixels).
-    pub height: f64,
-    /// `devicePixelRatio`.
-    pub device_pixel_ratio: f64,
-    /// `scrollX`, to tell whether the page moved between two looks.
-    pub scroll_x: f64,
-    /// `scrollY`.
-    pub scroll_y: f64,
-    /// `visualViewport.scale`: a pinch zoom (not the browser's zoom, which changes
-    /// `devicePixelRatio`). The capture shows the zoomed visual viewport while the rectangles are
-    /// in the layout viewport, so a picture is taken only at 1 (checked in
-    /// [`crate::pictures::check_looks`]).
-    pub visual_scale: f64,
-    /// `visualViewport.offsetLeft`: the visual viewport panned inside the layout viewport.
-    pub visual_offset_x: f64,
-    /// `visualViewport.offsetTop`.
-    pub visual_offset_y: f64,
-}
+// The rectangle and viewport types are the picture check's (`crate::pictures`), so what the
+// page reports and what the check reads are one type.
+pub use crate::pictures::{Rect, Viewport};
 
 /// Why a box is masked (for the result's counts and the tests; never what it hid).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
