@@ -111,7 +111,7 @@ pub async fn perform_action(
             "next_ref": next_ref,
         }),
         Err(error) => serde_json::json!({
-            "error": super::failure_with_hints(&action, &error),
+            "error": failure_with_hints(&action, &error),
             "next_ref": next_ref,
         }),
     };
@@ -477,4 +477,23 @@ fn reasons_json(reasons: &[AskReason]) -> Vec<serde_json::Value> {
             value
         })
         .collect()
+}
+
+/// A DOM failure as JSON for the glue. Where the page offers something close to what the
+/// selector asked for, it carries `hints` (observation lines with refs): the model can act on
+/// those next instead of guessing again.
+fn failure_with_hints(
+    action: &crate::protocol::Action,
+    error: &crate::dom::ActionError,
+) -> serde_json::Value {
+    let hints = crate::dom::hints_for_failure(action, error);
+    let mut value =
+        serde_json::to_value(error).unwrap_or_else(|_| serde_json::json!({ "code": error.code() }));
+    if let (Some(object), false) = (value.as_object_mut(), hints.is_empty()) {
+        object.insert("hints".into(), hints.into());
+    }
+    // The failure goes to the log, the panel and the model: text read from the page in it (a
+    // field's actual value, a candidate's label) loses anything that looks like a secret.
+    super::redact_strings(&mut value);
+    value
 }
