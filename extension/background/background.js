@@ -6,7 +6,7 @@ import init, * as core from '../pkg/bai.js';
 import { ext, isFirefox } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { withPicture } from './vision.js';
-import { CONVERSATION_PART_PREFIX, CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, SITES_KEY, addApprovalRule, loadSettings, loadSites, questionTimeoutMs } from '../shared/settings.js';
+import { CONVERSATION_PART_PREFIX, CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, SITES_KEY, addApprovalRule, isUserChatSite, loadSettings, loadSites, questionTimeoutMs } from '../shared/settings.js';
 import { alwaysAllowRule, questionFingerprint } from '../shared/questions.js';
 import { actionDeadlineMs } from '../shared/deadline.js';
 import { ownedTabs } from './tabs.js';
@@ -1043,6 +1043,20 @@ const fromExtensionPage = (sender) => sender.id === ext.runtime.id && Boolean(se
 
 async function handle(message, sender) {
   switch (message?.type) {
+    case Msg.CONTENT_ROLE: {
+      // Decided in Rust (crate/src/sites.rs) from the address the browser gives, not one the
+      // page could name: a page whose site may not run the chat role loads the executor only.
+      const background = await coreReady;
+      let url = null;
+      try {
+        url = new URL(sender.url ?? '');
+      } catch {
+        return { mayRunChat: false, userChatSite: false };
+      }
+      const userChatSite = await isUserChatSite(url).catch(() => false);
+      const mayRunChat = !background.error && core.may_run_chat(url.hostname, userChatSite);
+      return { mayRunChat, userChatSite };
+    }
     case Msg.CONTENT_READY: {
       const background = await coreReady;
       if (sender.tab?.id !== undefined) await recordContentReady(sender.tab.id, message);

@@ -7,7 +7,7 @@
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, conversationPartKey, loadConversationParts, loadSettings, policySettingsJson } from '../shared/settings.js';
-import { executeHere, pageState } from './executor.js';
+import { coreStartFailure, executeHere, pageState } from './executor.js';
 import { LineMarksLayer } from './marks.js';
 
 /** Persisted per conversation: the origin and path identify it (ChatGPT: /c/<id>). */
@@ -41,11 +41,13 @@ function pictureBytes(dataUrl) {
 }
 
 /**
- * @param {typeof import('../pkg/bai.js')} core the Rust core (its calls are checked against the
- *   declarations wasm-bindgen writes; the JavaScript build has the same exports)
+ * @param {typeof import('../pkg/bai.js')} core the chat role's module (its calls are checked
+ *   against the declarations wasm-bindgen writes; the JavaScript build has the same exports)
  * @param {any} banner
+ * @param {{ get: () => Promise<typeof import('../pkg/exec.js')>, loaded: typeof import('../pkg/exec.js') | null }} executor the executor's core, for a workflow
+ *   that acts on this chat tab itself (loaded then: extension/content/load-core.js)
  */
-export async function startChat(core, banner) {
+export async function startChat(core, banner, executor) {
   // Element refs on this tab, when a workflow acts on the chat tab itself: the next number is
   // kept across reloads (targets in other tabs keep theirs in the background), so a ref from
   // before a reload never names a new element.
@@ -317,7 +319,7 @@ export async function startChat(core, banner) {
       }
       // What is in flight ends now: an action waiting for its element here (a workflow acting
       // on this tab) or in its target tab (through the background), and every open question.
-      core.cancel_actions();
+      executor.loaded?.cancel_actions();
       withdrawQuestions();
       await Promise.all(stopped.map((workflow) => ext.runtime.sendMessage({ type: Msg.STOP_WORKFLOW, workflowId: workflow.workflow_id }).catch(() => {})));
       await persist();
@@ -394,7 +396,7 @@ export async function startChat(core, banner) {
   async function targetPageState(workflowId, withChanges) {
     const target = await targetOf(workflowId);
     if (!target) {
-      const state = pageState(core, { changes: withChanges, refFloor: chatTabRefFloor });
+      const state = pageState(await executor.get(), { changes: withChanges, refFloor: chatTabRefFloor });
       keepRefFloor(state.nextRef);
       return state;
     }
@@ -477,7 +479,13 @@ export async function startChat(core, banner) {
         const claim = await ext.runtime.sendMessage({ type: Msg.CLAIM_ACTION, workflowId: workflow_id, actionId: claimId });
         if (claim?.error) return { error: claim.error };
       }
-      const reply = await executeHere(core, { action, approval, timeoutMs, refFloor: chatTabRefFloor });
+      let here;
+      try {
+        here = await executor.get();
+      } catch (error) {
+        return { error: coreStartFailure(error) };
+      }
+      const reply = await executeHere(here, { action, approval, timeoutMs, refFloor: chatTabRefFloor });
       keepRefFloor(reply.nextRef);
       return reply;
     }

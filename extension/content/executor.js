@@ -59,7 +59,12 @@ const frameWatch = (() => {
   };
 })();
 
-export function startExecutor(core, { canNavigate }) {
+/**
+ * @param {{ get: () => Promise<any>, loaded: any }} execCore the executor's core, loaded on first
+ *   use (extension/content/load-core.js: executorCore)
+ * @param {{ canNavigate: boolean }} options
+ */
+export function startExecutor(execCore, { canNavigate }) {
   // One action at a time, in arrival order.
   /** @type {Promise<unknown>} */
   let chain = Promise.resolve();
@@ -71,7 +76,8 @@ export function startExecutor(core, { canNavigate }) {
       // its next check, before it touches anything more (crate/src/dom/cancel.rs). `inFlightOnly`
       // (the background gave up waiting for an action) ends what runs, not the workflow.
       if (!message.inFlightOnly) for (const id of message.workflowIds ?? []) cancelled.add(id);
-      core.cancel_actions();
+      // A core not loaded yet runs nothing that could be ended.
+      execCore.loaded?.cancel_actions();
       sendResponse({ ok: true });
       return false;
     }
@@ -82,12 +88,10 @@ export function startExecutor(core, { canNavigate }) {
     if (message?.type === Msg.SCREEN_MASKS) {
       // Right away, not behind the queue: the picture was just taken while the screenshot
       // action's answer was on its way, and nothing else runs in between.
-      try {
-        sendResponse({ masks: { ...JSON.parse(core.screen_masks()), document: DOCUMENT_ID, origin: location.origin } });
-      } catch (error) {
-        sendResponse({ error: parseFailure(error) });
-      }
-      return false;
+      execCore.get().then((core) => ({ masks: { ...JSON.parse(core.screen_masks()), document: DOCUMENT_ID, origin: location.origin } }))
+        .catch((error) => ({ error: parseFailure(error) }))
+        .then(sendResponse);
+      return true;
     }
     if (message?.type === Msg.SCREEN_FRAMES_HIDDEN) {
       if (message.after) {
@@ -95,13 +99,14 @@ export function startExecutor(core, { canNavigate }) {
         // was moved or added meanwhile (say into a shadow tree the stylesheet does not reach
         // in Chromium, and back).
         const touched = frameWatch.stop();
-        sendResponse({ hidden: !touched && core.screen_frames_hidden() });
-        return false;
+        execCore.get().then((core) => !touched && core.screen_frames_hidden(), () => false).then((hidden) => sendResponse({ hidden }));
+        return true;
       }
       // Checked after a frame was painted with the stylesheet, so the capture cannot get an
       // older frame.
       frameWatch.start();
-      nextPaint().then(() => sendResponse({ hidden: !frameWatch.touched() && core.screen_frames_hidden() }), () => sendResponse({ hidden: false }));
+      Promise.all([execCore.get(), nextPaint()])
+        .then(([core]) => sendResponse({ hidden: !frameWatch.touched() && core.screen_frames_hidden() }), () => sendResponse({ hidden: false }));
       return true;
     }
     if (message?.type === Msg.SHOW_MARKS) {
@@ -117,7 +122,7 @@ export function startExecutor(core, { canNavigate }) {
       return false;
     }
     if (message?.type === Msg.PAGE_STATE) {
-      chain = chain.then(() => pageState(core, message)).then(sendResponse, (error) => sendResponse({ error: { code: 'page_state_failed', message: String(error) } }));
+      chain = chain.then(() => execCore.get()).then((core) => pageState(core, message)).then(sendResponse, (error) => sendResponse({ error: { code: 'page_state_failed', message: String(error) } }));
       return true;
     }
     return false;
@@ -137,7 +142,10 @@ export function startExecutor(core, { canNavigate }) {
     execute(message) {
       const id = message.deliveryId;
       if (id) unanswered.add(id);
-      const answer = chain.then(() => (cancelled.has(message.workflowId) ? stoppedAnswer(core) : executeHere(core, { ...message, canNavigate })));
+      const answer = chain.then(() => execCore.get().then(
+        (core) => (cancelled.has(message.workflowId) ? stoppedAnswer(core) : executeHere(core, { ...message, canNavigate })),
+        (error) => /** @type {Awaited<ReturnType<typeof executeHere>>} */ ({ error: coreStartFailure(error) }),
+      ));
       chain = answer.catch(() => {});
       answer.finally(() => unanswered.delete(id)).catch(() => {});
       return answer.then((reply) => {
@@ -149,6 +157,11 @@ export function startExecutor(core, { canNavigate }) {
     },
   };
   Object.defineProperty(globalThis, 'baiExecutor', { value: executor, configurable: true });
+}
+
+/** Why an action could not run: the executor's core did not start on this page. */
+export function coreStartFailure(error) {
+  return { code: 'core_start_failed', message: `BAI's core could not start on this page, so nothing ran: ${error?.message ?? error}` };
 }
 
 /** The answer for an action of a workflow the user stopped: nothing ran. */

@@ -6,8 +6,7 @@ import { Msg } from '../shared/messages.js';
 import { Banner } from './banner.js';
 import { startChat } from './chat.js';
 import { startExecutor } from './executor.js';
-import { loadCore, wasmBlockedByPage } from './load-core.js';
-import { isUserChatSite } from '../shared/settings.js';
+import { executorCore, loadCore, wasmBlockedByPage } from './load-core.js';
 
 /** Stable codes for why the core could not start; shown in the panel. */
 function classifyStartError(error) {
@@ -21,12 +20,16 @@ export async function start() {
   const started = performance.now();
   let coreVersion = null;
   let startError = null;
+  // Which role this page may run is decided in Rust by the background (crate/src/sites.rs:
+  // ChatGPT's and the local hosts, and sites the user added as chat sites). A chat page loads
+  // the chat role's module; every other page only the executor's (issue 17: each content
+  // script loads what it uses). Without an answer the page is no chat page.
+  const role = await ext.runtime.sendMessage({ type: Msg.CONTENT_ROLE }).catch(() => null);
+  const chatCapable = role?.mayRunChat === true;
+  const userChatSite = role?.userChatSite === true;
   // The wasm build, or where the page's CSP forbids wasm (Chromium) the JS build of the same crate.
-  // Whether the user added this page's site as a chat site: read in parallel with the core.
-  const [{ core, flavor: coreFlavor, error }, userChatSite] = await Promise.all([
-    loadCore(ext),
-    isUserChatSite(location).catch(() => false),
-  ]);
+  const loaded = await loadCore(ext, chatCapable ? 'chat' : 'exec');
+  const { core, flavor: coreFlavor, error } = loaded;
   try {
     if (error) throw error;
     coreVersion = core.version();
@@ -34,13 +37,14 @@ export async function start() {
     startError = { code: classifyStartError(error), message: String(error?.message ?? error) };
   }
   const startMs = performance.now() - started;
-  // Outside ChatGPT and the local hosts, only a site the user added as a chat site may run the
-  // chat role (crate/src/sites.rs); a target site runs the executor only.
-  const chat = coreVersion ? JSON.parse(core.chat_page_status(userChatSite)) : null;
+  // The chat module checks the host again (chat_page_status says `not_a_chat` wherever the
+  // chat role may not run), whatever the background said.
+  const chat = coreVersion && chatCapable ? JSON.parse(core.chat_page_status(userChatSite)) : null;
   // Every page the content script runs on can be a workflow's target; chat pages can too (a
   // workflow may act on its own chat tab), but `navigate` never takes a chat page away from
-  // its conversation.
-  if (coreVersion) startExecutor(core, { canNavigate: !chat?.site_name && !chat?.site });
+  // its conversation. On a chat page the executor's module loads only when an action runs here.
+  const executor = executorCore(ext, chatCapable ? undefined : { now: loaded });
+  if (coreVersion) startExecutor(executor, { canNavigate: !chat?.site_name && !chat?.site });
 
   const reply = await ext.runtime.sendMessage({
     type: Msg.CONTENT_READY,
@@ -68,13 +72,13 @@ export async function start() {
   if (chat && chat.layout !== 'not_a_chat') mountBanner(chat);
   if (!chat?.may_run_chat || !reply?.coreVersion) return;
   if (chat.site) {
-    await startChat(core, banner);
+    await startChat(core, banner, executor);
     return;
   }
   watchForLateChat(core, userChatSite, chat.layout === 'unrecognized', (status) => {
     if (banner) banner.setLayout(status.layout);
     else mountBanner(status);
-    startChat(core, banner);
+    startChat(core, banner, executor);
   });
 }
 

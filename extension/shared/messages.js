@@ -2,6 +2,9 @@
 // an object tagged by `type`; these constants are the only place the tags are spelled.
 
 export const Msg = Object.freeze(/** @type {const} */ ({
+  /** content -> background, first thing: may this page run the chat role? Answered
+   * `{ mayRunChat, userChatSite }`; the content script then loads that role's module. */
+  CONTENT_ROLE: 'content_role',
   /** content -> background: the wasm core started (or failed to) in a tab. */
   CONTENT_READY: 'content_ready',
   /** panel -> background: what do you know about this tab? */
@@ -104,6 +107,7 @@ export const Msg = Object.freeze(/** @type {const} */ ({
 /** A question to the user (background/askUser normalizes it). @typedef {{ kind: 'handshake' | 'action', workflowId: string, [field: string]: unknown }} Question */
 
 /**
+ * @typedef {{ type: 'content_role' }} ContentRoleMsg
  * @typedef {{ type: 'content_ready', url: string, coreVersion: string | null, startError?: unknown, startMs?: number, coreFlavor?: string | null, chat?: unknown }} ContentReadyMsg
  * @typedef {{ type: 'tab_status', tabId: number }} TabStatusMsg
  * @typedef {{ type: 'chat_event', event: { kind: string, at: number, [field: string]: unknown } }} ChatEventMsg
@@ -140,7 +144,7 @@ export const Msg = Object.freeze(/** @type {const} */ ({
 
 /**
  * Every message, tagged by `type`.
- * @typedef {ContentReadyMsg | TabStatusMsg | ChatEventMsg | UserDecisionMsg | AskUserMsg | WithdrawQuestionMsg | ShowQuestionsMsg | PendingQuestionsMsg | AnswerQuestionMsg | QuestionAnsweredMsg | QuestionDueMsg | QuestionsChangedMsg | StopWorkflowMsg | CancelActionsMsg | TabLogMsg | BindTargetMsg | TargetForMsg | RunActionMsg | RunTabActionMsg | ClaimActionMsg | ExecuteActionMsg | PageStateMsg | PingMsg | ScreenMasksMsg | ScreenFramesHiddenMsg | ShowMarksMsg | GrantSiteMsg | RemoveSiteMsg | HeldTextsSaveMsg | HeldTextsLoadMsg | ClearConversationsMsg | StatusChangedMsg} Message
+ * @typedef {ContentRoleMsg | ContentReadyMsg | TabStatusMsg | ChatEventMsg | UserDecisionMsg | AskUserMsg | WithdrawQuestionMsg | ShowQuestionsMsg | PendingQuestionsMsg | AnswerQuestionMsg | QuestionAnsweredMsg | QuestionDueMsg | QuestionsChangedMsg | StopWorkflowMsg | CancelActionsMsg | TabLogMsg | BindTargetMsg | TargetForMsg | RunActionMsg | RunTabActionMsg | ClaimActionMsg | ExecuteActionMsg | PageStateMsg | PingMsg | ScreenMasksMsg | ScreenFramesHiddenMsg | ShowMarksMsg | GrantSiteMsg | RemoveSiteMsg | HeldTextsSaveMsg | HeldTextsLoadMsg | ClearConversationsMsg | StatusChangedMsg} Message
  */
 
 /**
@@ -157,6 +161,7 @@ export const Msg = Object.freeze(/** @type {const} */ ({
 /**
  * What each message is answered with.
  * @typedef {{
+ *   content_role: { mayRunChat: boolean, userChatSite: boolean },
  *   content_ready: { coreVersion: string | null, coreError: string | null },
  *   tab_status: { background?: { version: string | null, error: string | null }, tab?: any } & MaybeFailure,
  *   chat_event: OkReply,

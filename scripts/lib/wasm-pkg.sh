@@ -3,16 +3,16 @@
 # extension's extension/pkg/) and scripts/bench (the same build plus the `bench` feature's
 # exports, which the extension never ships).
 
-# bai_build_wasm_pkg OUT_DIR [CARGO_ARGS...]: profile wasm-release, then wasm-bindgen into
-# OUT_DIR (bai.js + bai_bg.wasm), then wasm-opt unless BAI_FAST=1.
+# bai_build_wasm_pkg OUT_DIR NAME [CARGO_ARGS...]: profile wasm-release, then wasm-bindgen into
+# OUT_DIR (NAME.js + NAME_bg.wasm), then wasm-opt unless BAI_FAST=1.
 bai_build_wasm_pkg() {
-  local out=$1
-  shift
+  local out=$1 name=$2
+  shift 2
   cargo build --quiet -p bai --lib --target wasm32-unknown-unknown --profile wasm-release "$@"
   mkdir -p "$out"
   # --target web: an ES module with an explicit init(), loaded by the background worker (static
   # import), the panel, and the content scripts (dynamic import of a web-accessible URL).
-  wasm-bindgen --target web --out-dir "$out" --out-name bai \
+  wasm-bindgen --target web --out-dir "$out" --out-name "$name" \
     "${CARGO_TARGET_DIR:-$BAI_ROOT/target}/wasm32-unknown-unknown/wasm-release/bai.wasm"
   if [ "${BAI_FAST:-0}" != "1" ]; then
     # npm binaryen's wasm-opt, never Debian's (v108 produces modules that fail at runtime).
@@ -22,7 +22,7 @@ bai_build_wasm_pkg() {
     "$BAI_ROOT/node_modules/.bin/wasm-opt" -Oz --converge --strip-producers --strip-target-features \
       --enable-bulk-memory --enable-nontrapping-float-to-int \
       --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
-      "$out/bai_bg.wasm" -o "$out/bai_bg.wasm.opt"
-    mv "$out/bai_bg.wasm.opt" "$out/bai_bg.wasm"
+      "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm.opt"
+    mv "$out/${name}_bg.wasm.opt" "$out/${name}_bg.wasm"
   fi
 }

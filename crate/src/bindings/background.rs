@@ -108,3 +108,11 @@ pub fn picture_failure(code: &str, origin: &str, detail: &str) -> String {
     let error = crate::pictures::PictureError::from_code(code, origin, detail);
     serde_json::json!({ "code": error.code(), "message": error.to_string() }).to_string()
 }
+
+/// Whether a page on `hostname` may run the chat role ([`crate::sites::may_run_chat`]): the
+/// background answers each content script with it before the script loads a module, so a
+/// target page loads only the executor's module and never the chat role.
+#[wasm_bindgen]
+pub fn may_run_chat(hostname: &str, user_added_chat_site: bool) -> bool {
+    crate::sites::may_run_chat(hostname, user_added_chat_site)
+}
