@@ -33,6 +33,7 @@ async function recordContentReady(tabId, message) {
     startError: message.startError ?? null,
     startMs: message.startMs,
     coreFlavor: message.coreFlavor ?? null,
+    coreRole: message.coreRole ?? null,
     chat: message.chat ?? null,
     at: Date.now(),
   };

@@ -53,6 +53,7 @@ export async function start() {
     startError,
     startMs,
     coreFlavor: coreVersion ? coreFlavor : null,
+    coreRole: chatCapable ? 'chat' : 'exec',
     chat,
   });
 

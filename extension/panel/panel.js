@@ -330,9 +330,12 @@ function renderDiagnostics(status, log = []) {
   } else {
     // 'js': the page's CSP forbids WebAssembly, so the core runs from its JavaScript build.
     const build = tab.coreFlavor === 'js' ? ", JavaScript build: this page's security policy blocks WebAssembly" : '';
-    show('core-tab', `ready (${tab.contentCore}${build}) in ${tab.startMs.toFixed(1)} ms`, 'ok');
+    // Which role's module the page loaded: 'chat' on a chat page, 'exec' (the executor) elsewhere.
+    const role = tab.coreRole === 'exec' ? ', executor' : tab.coreRole === 'chat' ? ', chat' : '';
+    show('core-tab', `ready (${tab.contentCore}${build}${role}) in ${tab.startMs.toFixed(1)} ms`, 'ok');
     $('core-tab').dataset.code = 'ready';
     $('core-tab').dataset.flavor = tab.coreFlavor ?? '';
+    $('core-tab').dataset.role = tab.coreRole ?? '';
   }
   if (tab.startError) {
     show('chat-site', 'unknown: the core could not start on this page', 'warn');

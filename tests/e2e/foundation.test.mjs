@@ -73,6 +73,8 @@ for (const name of browserNames()) {
         assert.ok(status, 'the content script reported to the background');
         assert.equal(status.startError, null, JSON.stringify(status));
         assert.equal(status.coreFlavor, 'js', JSON.stringify(status));
+        // A chat page loads the chat role's module (the executor's only once it acts on itself).
+        assert.equal(status.coreRole, 'chat', JSON.stringify(status));
         assert.equal(status.contentCore, state.coreContent);
         const panel = await browser.newTab(`${browser.extensionOrigin}/extension/panel/panel.html?tab=${status.tabId}`);
         const core = await panel.waitFor(() => {

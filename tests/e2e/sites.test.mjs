@@ -63,6 +63,8 @@ for (const name of browserNames()) {
       // The page that was already open got the content script (injected), as the executor only.
       const running = await panel.waitFor(() => document.getElementById('core-tab').dataset.code === 'ready' && document.getElementById('chat-site').textContent, { what: 'the content script in the target tab' });
       assert.equal(running, 'not a chat page');
+      // A target site loads the executor's module only, never the chat role's (issue 17).
+      assert.equal(await panel.evaluate(() => document.getElementById('core-tab').dataset.role), 'exec');
 
       // The model's handshake in the local chat page, then Allow.
       const chatUrl = `${chatServer.origin}/chat/c/sites-${name}`;
