@@ -55,7 +55,8 @@ const contentJs = ['extension/content', 'extension/shared'].flatMap((dir) =>
   fs.readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.js')).map((f) => `${dir}/${f}`));
 // One module per content-script role (crate/src/bindings/mod.rs): the chat page loads `bai`, a
 // target page `exec`; a chat page that is its own workflow's target loads `exec` too, on its first
-// action. The target is per module.
+// action. The target is per module. (The background worker's and panel's module, `background`,
+// is no content script's and is reported apart.)
 const roleSize = (name) => ({
   wasm: sizeOf([`extension/pkg/${name}_bg.wasm`]),
   glue: sizeOf([`extension/pkg/${name}.js`]),
@@ -69,6 +70,7 @@ const size = rerender ? rerender.size : (() => {
     roles,
     // The larger role's module: what one content script loads at most when it starts.
     wasm_and_glue: largest.wasm_and_glue,
+    background: sizeOf(['extension/pkg/background_bg.wasm', 'extension/pkg/background.js']),
     content_script_js: sizeOf(contentJs),
     target_gzip_bytes: 150 * 1024,
     js_target_gzip_bytes: 250 * 1024,
@@ -211,6 +213,7 @@ for (const [role, r] of Object.entries(size.roles ?? { all: size })) {
   p(`| **${role}: wasm + glue** | ${kib(r.wasm_and_glue.raw)} | **${kib(r.wasm_and_glue.gzip)}** |`);
   if (r.js_build) p(`| ${role}: \`extension/pkg-js/${name}.js\` (JavaScript build) | ${kib(r.js_build.raw)} | ${kib(r.js_build.gzip)} |`);
 }
+if (size.background) p(`| background worker and panel: \`extension/pkg/background_bg.wasm\` + glue (no content script loads it) | ${kib(size.background.raw)} | ${kib(size.background.gzip)} |`);
 p(`| content-script JS (${size.content_script_js.files.length} files in extension/content, extension/shared) | ${kib(size.content_script_js.raw)} | ${kib(size.content_script_js.gzip)} |`, '');
 p('The measured wasm is the one the extension ships: the benchmark entry points of `crate/src/bindings/bench.rs` (`bench_selector`, `bench_tree_walk`, `bench_observe`) are only in the `bench` feature\'s build, which figures 4 and 8 load.', '');
 

@@ -27,6 +27,10 @@ export async function run({ browser, server, name }) {
   const tab = await browser.newTab();
   if (tab.page) await tab.page.addInitScript(watchBanner);
   const init = [];
+  // The parts of core init: the background's answer which role the page runs, then loading
+  // that role's module (fetch, compile, instantiate).
+  const roleParts = [];
+  const loadParts = [];
   const toBanner = [];
   for (let i = 0; i < LOADS; i++) {
     const url = `${server.origin}/chat/c/startup-${name}-${i}`;
@@ -43,6 +47,10 @@ export async function run({ browser, server, name }) {
     }
     if (!status) throw new Error(`no start-up status for ${url}`);
     init.push(status.startMs);
+    if (status.startParts) {
+      roleParts.push(status.startParts.roleMs);
+      loadParts.push(status.startParts.loadMs);
+    }
     if (tab.page) {
       toBanner.push(await tab.evaluate(() => window.__bench.bannerAt - performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd));
     }
@@ -51,6 +59,10 @@ export async function run({ browser, server, name }) {
     cold_core_init_ms: init[0],
     core_init_ms: summary(init.slice(1)),
   };
+  if (roleParts.length === init.length) {
+    out.role_answer_ms = summary(roleParts.slice(1));
+    out.module_load_ms = summary(loadParts.slice(1));
+  }
   if (toBanner.length) {
     out.cold_dom_content_loaded_to_banner_ready_ms = toBanner[0];
     out.dom_content_loaded_to_banner_ready_ms = summary(toBanner.slice(1));

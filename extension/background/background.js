@@ -1,8 +1,9 @@
 // The background worker (Chrome: service worker; Firefox: event page). It routes messages
 // between the chat tab, the target tab and the panel, and keeps per-tab status. It loads the
-// same wasm core as the content scripts, for the decisions that belong here.
+// core's background module (the same crate as the content scripts' modules, built with the
+// role-background feature), for the decisions that belong here.
 
-import init, * as core from '../pkg/bai.js';
+import init, * as core from '../pkg/background.js';
 import { ext, isFirefox } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { withPicture } from './vision.js';
@@ -12,7 +13,7 @@ import { actionDeadlineMs } from '../shared/deadline.js';
 import { ownedTabs } from './tabs.js';
 
 // Service workers may not use top-level await: start the core now, await it where needed.
-const coreReady = init({ module_or_path: ext.runtime.getURL('extension/pkg/bai_bg.wasm') })
+const coreReady = init({ module_or_path: ext.runtime.getURL('extension/pkg/background_bg.wasm') })
   .then(() => ({ version: core.version(), error: null }))
   .catch((error) => ({ version: null, error: String(error?.message ?? error) }));
 
@@ -32,6 +33,7 @@ async function recordContentReady(tabId, message) {
     contentCore: message.coreVersion,
     startError: message.startError ?? null,
     startMs: message.startMs,
+    startParts: message.startParts ?? null,
     coreFlavor: message.coreFlavor ?? null,
     coreRole: message.coreRole ?? null,
     chat: message.chat ?? null,

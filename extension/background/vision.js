@@ -16,7 +16,7 @@
 // pictures in the panel; pictures off (BAI's setting) or the permission missing fails with
 // `screenshot_permission_missing`.
 
-import * as core from '../pkg/bai.js';
+import * as core from '../pkg/background.js';
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { loadSettings } from '../shared/settings.js';

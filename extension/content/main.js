@@ -25,6 +25,7 @@ export async function start() {
   // the chat role's module; every other page only the executor's (issue 17: each content
   // script loads what it uses). Without an answer the page is no chat page.
   const role = await ext.runtime.sendMessage({ type: Msg.CONTENT_ROLE }).catch(() => null);
+  const roleMs = performance.now() - started;
   const chatCapable = role?.mayRunChat === true;
   const userChatSite = role?.userChatSite === true;
   // The wasm build, or where the page's CSP forbids wasm (Chromium) the JS build of the same crate.
@@ -52,6 +53,8 @@ export async function start() {
     coreVersion,
     startError,
     startMs,
+    // Where start-up went: asking the background for the role, then loading the module.
+    startParts: { roleMs, loadMs: startMs - roleMs },
     coreFlavor: coreVersion ? coreFlavor : null,
     coreRole: chatCapable ? 'chat' : 'exec',
     chat,

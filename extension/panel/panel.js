@@ -2,7 +2,7 @@
 // session reported, and sends the user's decisions back through the background worker. It holds
 // no protocol logic: states and reasons come from the Rust engine as they are.
 
-import init, * as core from '../pkg/bai.js';
+import init, * as core from '../pkg/background.js';
 import { ext, isFirefox } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { MIN_QUESTION_TIMEOUT_SECONDS, SETTINGS_KEY, SITES_KEY, addApprovalRule, describeRule, loadSettings, loadSites, removeApprovalRule, saveSetting } from '../shared/settings.js';

@@ -108,7 +108,7 @@ export const Msg = Object.freeze(/** @type {const} */ ({
 
 /**
  * @typedef {{ type: 'content_role' }} ContentRoleMsg
- * @typedef {{ type: 'content_ready', url: string, coreVersion: string | null, startError?: unknown, startMs?: number, coreFlavor?: string | null, coreRole?: 'chat' | 'exec', chat?: unknown }} ContentReadyMsg
+ * @typedef {{ type: 'content_ready', url: string, coreVersion: string | null, startError?: unknown, startMs?: number, startParts?: { roleMs: number, loadMs: number }, coreFlavor?: string | null, coreRole?: 'chat' | 'exec', chat?: unknown }} ContentReadyMsg
  * @typedef {{ type: 'tab_status', tabId: number }} TabStatusMsg
  * @typedef {{ type: 'chat_event', event: { kind: string, at: number, [field: string]: unknown } }} ChatEventMsg
  * @typedef {{ type: 'user_decision', tabId?: number, workflowId: string | null, answer: 'stop' }} UserDecisionMsg

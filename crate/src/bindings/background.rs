@@ -1,6 +1,6 @@
 //! Entry points of the background worker and the panel: sites, the protocol text, the log's
-//! redaction, the default policy. Built with the `role-chat` feature: the background and the
-//! panel load the chat role's module.
+//! redaction, the default policy, a picture's check. Built with the `role-background` feature:
+//! extension pages load this module, no content script does.
 
 use wasm_bindgen::prelude::*;
 
@@ -99,14 +99,6 @@ pub fn picture_check(
     let scale =
         check_looks(&parse(first)?, &parse(second)?, origin, width, height).map_err(fail)?;
     serde_json::to_string(&scale).map_err(|_| fail(PictureError::MasksUnavailable))
-}
-
-/// The failure `{code, message}` of a picture not taken or not sent (see
-/// [`crate::pictures::PictureError`]): the glue knows what happened, the core says it.
-#[wasm_bindgen]
-pub fn picture_failure(code: &str, origin: &str, detail: &str) -> String {
-    let error = crate::pictures::PictureError::from_code(code, origin, detail);
-    serde_json::json!({ "code": error.code(), "message": error.to_string() }).to_string()
 }
 
 /// Whether a page on `hostname` may run the chat role ([`crate::sites::may_run_chat`]): the

@@ -1,12 +1,13 @@
 //! Thin wasm-bindgen entry points for the extension's JS glue. Logic lives in `protocol` and
 //! `dom`; this module converts between JS values and Rust types and nothing else.
 //!
-//! The extension ships two modules of this crate, one per role, so that each content script
-//! loads only what it uses (issue 17): `role-exec` (the executor on a target page: `exec`,
-//! `perform`, `vision`) and `role-chat` (the chat page: `chat`, `chat_session`, and the
-//! background worker's and panel's `background`, `tabs`). Tests and native builds have both.
+//! The extension ships three modules of this crate, one per role, so that each page loads only
+//! what it uses (issue 17): `role-exec` (the executor on a target page: `exec`, `perform`,
+//! `vision`), `role-chat` (the chat page: `chat`, `chat_session`, `held_text`, `line_marks`) and
+//! `role-background` (the background worker and the panel: `background`, `tabs`). Tests and
+//! native builds have all three.
 
-#[cfg(feature = "role-chat")]
+#[cfg(feature = "role-background")]
 mod background;
 #[cfg(feature = "bench")]
 mod bench;
@@ -22,14 +23,14 @@ pub mod held_text;
 mod line_marks;
 #[cfg(feature = "role-exec")]
 pub mod perform;
-#[cfg(feature = "role-chat")]
+#[cfg(feature = "role-background")]
 mod tabs;
 #[cfg(feature = "role-exec")]
 pub mod vision;
 
 use wasm_bindgen::prelude::*;
 
-#[cfg(feature = "role-chat")]
+#[cfg(feature = "role-background")]
 pub use background::*;
 #[cfg(feature = "role-chat")]
 pub use chat::*;
@@ -39,7 +40,7 @@ pub use chat_session::ChatSession;
 pub use exec::*;
 #[cfg(feature = "role-exec")]
 pub use perform::perform_action;
-#[cfg(feature = "role-chat")]
+#[cfg(feature = "role-background")]
 pub use tabs::owned_tabs;
 
 /// Runs once when the module is instantiated: route Rust panics to the console with a stack,
@@ -57,6 +58,7 @@ pub fn version() -> String {
 
 /// Replaces card-like numbers and token-like words in every string of `value`
 /// ([`crate::dom::redact::redact_secrets`]).
+#[cfg(any(feature = "role-chat", feature = "role-exec"))]
 pub(super) fn redact_strings(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::String(text) => *text = crate::dom::redact::redact_secrets(text),
@@ -80,4 +82,13 @@ fn error_object(code: &str, message: &str) -> JsValue {
 pub fn cancel_actions() {
     crate::dom::cancel::cancel_all();
     crate::dom::hold::drop_all();
+}
+
+/// The failure `{code, message}` of a picture not taken or not sent (see
+/// [`crate::pictures::PictureError`]): the glue knows what happened, the core says it.
+#[cfg(any(feature = "role-chat", feature = "role-background"))]
+#[wasm_bindgen]
+pub fn picture_failure(code: &str, origin: &str, detail: &str) -> String {
+    let error = crate::pictures::PictureError::from_code(code, origin, detail);
+    serde_json::json!({ "code": error.code(), "message": error.to_string() }).to_string()
 }
