@@ -20,11 +20,14 @@ export async function start() {
   const started = performance.now();
   let coreVersion = null;
   let startError = null;
-  // Which role this page may run is decided in Rust by the background (crate/src/sites.rs:
-  // ChatGPT's and the local hosts, and sites the user added as chat sites). A chat page loads
-  // the chat role's module; every other page only the executor's (issue 17: each content
-  // script loads what it uses). Without an answer the page is no chat page.
-  const role = await ext.runtime.sendMessage({ type: Msg.CONTENT_ROLE }).catch(() => null);
+  // A chat page loads the chat role's module; every other page only the executor's (issue 17:
+  // each content script loads what it uses). On the manifest's built-in chat hosts
+  // (chat-host.js ran first) that is known at once; on a site the user added, the background
+  // says, deciding in Rust (crate/src/sites.rs: a site the user added as a chat site). Without
+  // an answer the page is no chat page.
+  const role = globalThis.__baiBuiltInChatHost === true
+    ? { mayRunChat: true, userChatSite: false }
+    : await ext.runtime.sendMessage({ type: Msg.CONTENT_ROLE }).catch(() => null);
   const roleMs = performance.now() - started;
   const chatCapable = role?.mayRunChat === true;
   const userChatSite = role?.userChatSite === true;
