@@ -46,13 +46,13 @@ pub async fn perform_action(
     approval_hold: Option<String>,
     ref_floor: Option<u32>,
 ) -> Result<String, JsValue> {
-    let action: Action = serde_json::from_str(&action_json)
-        .map_err(|error| super::error_object("invalid_action", &error.to_string()))?;
+    let action = crate::protocol::validate::action_from_json(&action_json)
+        .map_err(|message| super::error_object("invalid_action", &message))?;
     if let Some(floor) = ref_floor.filter(|floor| *floor > 0) {
         crate::dom::set_ref_floor(floor);
     }
-    let settings: PolicySettings =
-        serde_json::from_str(&settings_json).unwrap_or_else(|_| PolicySettings::strictest());
+    let settings =
+        crate::policy::settings_from_json(&settings_json).unwrap_or_else(PolicySettings::strictest);
     let mut options = ExecOptions::default();
     if let Some(timeout_ms) = timeout_ms {
         options.timeout_ms = timeout_ms;
