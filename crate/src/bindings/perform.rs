@@ -276,7 +276,7 @@ async fn first(
             };
             let hold = hold::keep(
                 Hold {
-                    action: canonical(action),
+                    action: action.clone(),
                     pin: reviewed.pin,
                     facts: reviewed.facts,
                 },
@@ -310,7 +310,7 @@ async fn resume(
         .pin
         .element()
         .map_or_else(|| "the target".to_owned(), describe);
-    if held.action != canonical(action) {
+    if held.action != *action {
         return Err(ActionError::TargetChanged {
             element: described,
             reason: "the approval was given for another action".to_owned(),
@@ -458,11 +458,6 @@ fn facts_of(action: &Action, element: &Element) -> Result<TargetFacts, ActionErr
         crate::dom::action::scroll_into_view(element, 1);
     }
     activation_facts(action, element.clone())
-}
-
-/// The action in one canonical form, to tell whether the approved call is the same action.
-fn canonical(action: &Action) -> String {
-    serde_json::to_string(action).unwrap_or_default()
 }
 
 /// Each reason with its plain-language sentence, for the question shown to the user.
