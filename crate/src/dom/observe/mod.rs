@@ -149,11 +149,23 @@ pub fn observe_changes(max_elements: u32) -> ObservationDiff {
     };
     let items = snapshot(&root);
     let now: Vec<(u32, String)> = items.iter().map(|i| (i.number, i.line())).collect();
-    let previous = swap_last_lines(now.iter().cloned().collect()).unwrap_or_default();
-    diff(&previous, &now, budget(max_elements))
+    // Built by inserting, not `collect()`: a collected map sorts its entries first, and that
+    // sort (and the set's below) were two more copies of the standard sort in the wasm.
+    let mut lines = BTreeMap::new();
+    for (number, line) in &now {
+        lines.insert(*number, line.clone());
+    }
+    let previous = swap_last_lines(lines.clone()).unwrap_or_default();
+    diff(&previous, &now, &lines, budget(max_elements))
 }
 
-fn diff(previous: &BTreeMap<u32, String>, now: &[(u32, String)], max: usize) -> ObservationDiff {
+/// `present`: the lines of `now` by ref number.
+fn diff(
+    previous: &BTreeMap<u32, String>,
+    now: &[(u32, String)],
+    present: &BTreeMap<u32, String>,
+    max: usize,
+) -> ObservationDiff {
     let mut added = Vec::new();
     let mut changed = Vec::new();
     for (number, line) in now {
@@ -163,10 +175,9 @@ fn diff(previous: &BTreeMap<u32, String>, now: &[(u32, String)], max: usize) -> 
             Some(_) => {}
         }
     }
-    let present: std::collections::BTreeSet<u32> = now.iter().map(|(n, _)| *n).collect();
     let removed: Vec<String> = previous
         .keys()
-        .filter(|n| !present.contains(n))
+        .filter(|n| !present.contains_key(n))
         .map(|n| format_ref(*n))
         .collect();
     let total = added.len() + changed.len() + removed.len();
