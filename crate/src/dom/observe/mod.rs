@@ -114,13 +114,11 @@ pub fn observe_listed(max_elements: u32) -> (Observation, Vec<(u32, web_sys::Ele
     };
     let items = snapshot(&root);
     let lines: Vec<String> = items.iter().map(Item::line).collect();
-    swap_last_lines(
-        items
-            .iter()
-            .zip(&lines)
-            .map(|(item, line)| (item.number, line.clone()))
-            .collect(),
-    );
+    let mut by_number = BTreeMap::new();
+    for (item, line) in items.iter().zip(&lines) {
+        by_number.insert(item.number, line.clone());
+    }
+    swap_last_lines(by_number);
     let max = budget(max_elements);
     let total = lines.len();
     let (url, title) = page_identity(&root);
@@ -149,8 +147,8 @@ pub fn observe_changes(max_elements: u32) -> ObservationDiff {
     };
     let items = snapshot(&root);
     let now: Vec<(u32, String)> = items.iter().map(|i| (i.number, i.line())).collect();
-    // Built by inserting, not `collect()`: a collected map sorts its entries first, and that
-    // sort (and the set's below) were two more copies of the standard sort in the wasm.
+    // Built by inserting, not `collect()` (here and in `observe_listed`): a collected map sorts
+    // its entries first, and each such sort is one more copy of the standard sort in the wasm.
     let mut lines = BTreeMap::new();
     for (number, line) in &now {
         lines.insert(*number, line.clone());
