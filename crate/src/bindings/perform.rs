@@ -57,12 +57,19 @@ pub async fn perform_action(
     if let Some(timeout_ms) = timeout_ms {
         options.timeout_ms = timeout_ms;
     }
+    // Boxed, so each step's future keeps its own poll function instead of all of them being
+    // inlined into this export's one state machine (smaller wasm).
     let outcome = match approval_hold {
-        Some(id) => resume(&action, &settings, &id, &options)
+        Some(id) => Box::pin(resume(&action, &settings, &id, &options))
             .await
             .map(Ran::from),
-        None => first(&action, &settings, &options).await,
+        None => Box::pin(first(&action, &settings, &options)).await,
     };
+    Ok(answer(&action, outcome))
+}
+
+/// The answer of [`perform_action`] for what the call did.
+fn answer(action: &Action, outcome: Result<Ran, ActionError>) -> String {
     let next_ref = crate::dom::next_ref_number();
     let answer = match outcome {
         Ok(Ran {
@@ -111,11 +118,11 @@ pub async fn perform_action(
             "next_ref": next_ref,
         }),
         Err(error) => serde_json::json!({
-            "error": failure_with_hints(&action, &error),
+            "error": failure_with_hints(action, &error),
             "next_ref": next_ref,
         }),
     };
-    Ok(answer.to_string())
+    answer.to_string()
 }
 
 /// What one call did, and the user's rule that let it run without a question (for the audit
