@@ -113,8 +113,8 @@ impl PolicySettings {
 /// The settings in `text` (JSON of [`PolicySettings`]) as the derived `Deserialize` reads them
 /// (missing fields take their defaults, unknown fields are ignored, a field of the wrong type
 /// or an unknown mode makes the whole text unreadable), read by the engine's strict reader
-/// ([`crate::protocol::json`]) instead of serde_json, so the executor's wasm carries no serde
-/// reader. That reader also refuses what serde_json would read one way and JavaScript
+/// ([`crate::protocol::json`]) instead of serde_json, so the executor's wasm carries no derived
+/// `Deserialize` code for them. That reader also refuses what serde_json would read one way and JavaScript
 /// another (a key written twice, a NUL in a string): such settings are unreadable too, never
 /// read differently. `None`: unreadable.
 pub fn settings_from_json(text: &str) -> Option<PolicySettings> {

@@ -527,9 +527,10 @@ pub fn action_from_record(record: &Value) -> Result<Action, String> {
 }
 
 /// [`action_from_record`] on JSON text read by the engine's strict reader
-/// ([`crate::protocol::json`]), not serde_json's: the executor's wasm then needs no serde_json
-/// reader at all (a fifth of its code was serde). The text is what the background wrote from
-/// an action it validated, which that reader accepts.
+/// ([`crate::protocol::json`]), not serde_json's: the executor reads the action with it, so its
+/// wasm holds no serde `Deserialize` machinery and serde's error texts. The text is what the
+/// background wrote from an action it validated, which that reader accepts; for text that is
+/// not JSON at all the sentence is that reader's, not serde_json's.
 pub fn action_from_json(text: &str) -> Result<Action, String> {
     let record = crate::protocol::json::read_value(text).map_err(|refusal| refusal.to_string())?;
     action_from_record(&record)
