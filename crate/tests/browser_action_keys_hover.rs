@@ -127,6 +127,25 @@ async fn tab_moves_focus_to_the_next_tabbable_element() {
     );
 }
 
+/// Positive tabindex first, smallest first and page order among equals, then the rest in page
+/// order.
+#[wasm_bindgen_test]
+async fn tab_follows_positive_tabindex_first() {
+    let _f = Fixture::mount(
+        r#"<input id="z1"><input id="p3" tabindex="3"><input id="p1b" tabindex="1"><input id="p1a" tabindex="1"><input id="z2">"#,
+    )
+    .unwrap();
+    // The two tabindex=1 fields keep page order: p1b, then p1a.
+    press(Key::Tab, Some(Selector::css("#p1b"))).await.unwrap();
+    assert_eq!(active_id(), "p1a");
+    press(Key::Tab, Some(Selector::css("#p1a"))).await.unwrap();
+    assert_eq!(active_id(), "p3");
+    press(Key::Tab, Some(Selector::css("#p3"))).await.unwrap();
+    assert_eq!(active_id(), "z1");
+    press(Key::Tab, Some(Selector::css("#z1"))).await.unwrap();
+    assert_eq!(active_id(), "z2");
+}
+
 #[wasm_bindgen_test]
 async fn backspace_and_delete_edit_the_value_so_listeners_see_it() {
     let f = Fixture::mount(r#"<input id="e" value="hello">"#).unwrap();

@@ -55,3 +55,45 @@ async fn scrolls_and_verifies() {
     assert!(json["effects"][0]["y"].as_f64().unwrap() > 3000.0);
     style.remove();
 }
+
+/// The `scroll_mismatch` sentence writes positions as Rust's `{}` does, without Rust's float
+/// formatter in the module (the digits come from JavaScript, moved out of exponent form).
+#[wasm_bindgen_test]
+fn scroll_mismatch_writes_positions_as_rust_does() {
+    let values = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        1200.0,
+        100.5,
+        0.1,
+        0.3,
+        2.5e-7,
+        1e-7,
+        0.000001,
+        1.5e21,
+        1e21,
+        -1.25e22,
+        123456789012345680000.0,
+        1e300,
+        5e-324,
+        33.333333333333336,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ];
+    for pair in values.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        let error = bai::dom::ActionError::ScrollMismatch {
+            wanted: (a, b),
+            reached: (b, a),
+        };
+        assert_eq!(
+            error.message(),
+            format!(
+                "asked to scroll to ({a}, {b}) but the page stopped at ({b}, {a}); the page may be shorter than that"
+            )
+        );
+    }
+}

@@ -46,23 +46,30 @@ pub async fn perform_action(
     approval_hold: Option<String>,
     ref_floor: Option<u32>,
 ) -> Result<String, JsValue> {
-    let action: Action = serde_json::from_str(&action_json)
-        .map_err(|error| super::error_object("invalid_action", &error.to_string()))?;
+    let action = crate::protocol::validate::action_from_json(&action_json)
+        .map_err(|message| super::error_object("invalid_action", &message))?;
     if let Some(floor) = ref_floor.filter(|floor| *floor > 0) {
         crate::dom::set_ref_floor(floor);
     }
-    let settings: PolicySettings =
-        serde_json::from_str(&settings_json).unwrap_or_else(|_| PolicySettings::strictest());
+    let settings =
+        crate::policy::settings_from_json(&settings_json).unwrap_or_else(PolicySettings::strictest);
     let mut options = ExecOptions::default();
     if let Some(timeout_ms) = timeout_ms {
         options.timeout_ms = timeout_ms;
     }
+    // Boxed, so each step's future keeps its own poll function instead of all of them being
+    // inlined into this export's one state machine (smaller wasm).
     let outcome = match approval_hold {
-        Some(id) => resume(&action, &settings, &id, &options)
+        Some(id) => Box::pin(resume(&action, &settings, &id, &options))
             .await
             .map(Ran::from),
-        None => first(&action, &settings, &options).await,
+        None => Box::pin(first(&action, &settings, &options)).await,
     };
+    Ok(answer(&action, outcome))
+}
+
+/// The answer of [`perform_action`] for what the call did.
+fn answer(action: &Action, outcome: Result<Ran, ActionError>) -> String {
     let next_ref = crate::dom::next_ref_number();
     let answer = match outcome {
         Ok(Ran {
@@ -111,11 +118,11 @@ pub async fn perform_action(
             "next_ref": next_ref,
         }),
         Err(error) => serde_json::json!({
-            "error": failure_with_hints(&action, &error),
+            "error": failure_with_hints(action, &error),
             "next_ref": next_ref,
         }),
     };
-    Ok(answer.to_string())
+    answer.to_string()
 }
 
 /// What one call did, and the user's rule that let it run without a question (for the audit
@@ -276,7 +283,7 @@ async fn first(
             };
             let hold = hold::keep(
                 Hold {
-                    action: canonical(action),
+                    action: action.clone(),
                     pin: reviewed.pin,
                     facts: reviewed.facts,
                 },
@@ -310,7 +317,7 @@ async fn resume(
         .pin
         .element()
         .map_or_else(|| "the target".to_owned(), describe);
-    if held.action != canonical(action) {
+    if held.action != *action {
         return Err(ActionError::TargetChanged {
             element: described,
             reason: "the approval was given for another action".to_owned(),
@@ -458,11 +465,6 @@ fn facts_of(action: &Action, element: &Element) -> Result<TargetFacts, ActionErr
         crate::dom::action::scroll_into_view(element, 1);
     }
     activation_facts(action, element.clone())
-}
-
-/// The action in one canonical form, to tell whether the approved call is the same action.
-fn canonical(action: &Action) -> String {
-    serde_json::to_string(action).unwrap_or_default()
 }
 
 /// Each reason with its plain-language sentence, for the question shown to the user.

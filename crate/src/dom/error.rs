@@ -7,6 +7,8 @@
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
+use super::js::number_text;
+
 /// Why an action failed. New reasons may be added; match on [`ActionError::code`] for display.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -307,7 +309,10 @@ impl ActionError {
             },
             Self::ScrollMismatch { wanted, reached } => format!(
                 "asked to scroll to ({}, {}) but the page stopped at ({}, {}); the page may be shorter than that",
-                wanted.0, wanted.1, reached.0, reached.1
+                number_text(wanted.0),
+                number_text(wanted.1),
+                number_text(reached.0),
+                number_text(reached.1)
             ),
             Self::Timeout {
                 waited_ms,

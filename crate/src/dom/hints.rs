@@ -74,7 +74,11 @@ pub fn hints_for_failure(action: &Action, error: &ActionError) -> Vec<String> {
         "not_checkable" | "unsupported_element" | "option_not_found"
     ) && !roles.is_empty();
 
-    let mut scored: Vec<(bool, f64, usize)> = items
+    // Role matches first, then the higher score, then page order, as one key of plain
+    // integers: the same key type as Tab's order (`press_key`), so the wasm holds one copy of
+    // the sort for both. A score is at least MIN_SCORE, so positive, and a positive f64's bits
+    // order as its value does.
+    let mut scored: Vec<(u64, u64, usize)> = items
         .iter()
         .enumerate()
         .filter_map(|(position, item)| {
@@ -83,10 +87,14 @@ pub fn hints_for_failure(action: &Action, error: &ActionError) -> Vec<String> {
                 return None;
             }
             let score = best_score(&queries, item);
-            (score >= MIN_SCORE).then_some((role_match, score, position))
+            (score >= MIN_SCORE).then_some((
+                u64::from(!role_match),
+                u64::MAX - score.to_bits(),
+                position,
+            ))
         })
         .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
+    scored.sort();
     scored
         .into_iter()
         .take(MAX_HINTS)

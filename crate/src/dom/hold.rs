@@ -45,8 +45,9 @@ impl Pin {
 /// One action waiting for the user's answer.
 #[derive(Debug, Clone)]
 pub struct Hold {
-    /// The action as the review saw it, in canonical JSON: the approved call must be the same.
-    pub action: String,
+    /// The action as the review saw it: the approved call must be the same (compared as
+    /// values, not as serialized JSON, so the executor's wasm needs no serializer for actions).
+    pub action: crate::protocol::Action,
     /// What it acts on.
     pub pin: Pin,
     /// What the review saw (the fingerprint the element must still match); `None` when there was

@@ -47,6 +47,51 @@ pub(crate) fn error_text(err: &JsValue) -> String {
     err.as_string().unwrap_or_else(|| format!("{err:?}"))
 }
 
+/// `x` as Rust's `{}` writes an `f64` (shortest digits that read back the same, never an
+/// exponent), without linking Rust's float formatter (13.9 KB of the executor's wasm code; once
+/// serde's reader left, one error message was its last user): JavaScript's `String(x)` gives
+/// the same shortest digits, in exponent form only from 1e21 or below 1e-6, which is moved back
+/// to plain digits here.
+pub(crate) fn number_text(x: f64) -> String {
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0" } else { "0" }.to_owned();
+    }
+    if x.is_nan() {
+        return "NaN".to_owned();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.to_owned();
+    }
+    let text = match js_sys::Number::from(x).to_string_with_radix(10) {
+        Ok(text) => String::from(text),
+        // `toString(10)` throws only for a radix outside 2..=36.
+        Err(_) => return String::new(),
+    };
+    let Some((mantissa, exponent)) = text.split_once('e') else {
+        return text;
+    };
+    let Ok(exponent) = exponent.parse::<i32>() else {
+        return text;
+    };
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    // The value is d.ddd × 10^exponent: the point goes `exponent + 1` digits in.
+    let point = exponent.saturating_add(1);
+    let count = i32::try_from(digits.len()).unwrap_or(i32::MAX);
+    let zeros = |n: i32| "0".repeat(usize::try_from(n).unwrap_or(0));
+    if point <= 0 {
+        format!("{sign}0.{}{digits}", zeros(-point))
+    } else if point >= count {
+        format!("{sign}{digits}{}", zeros(point - count))
+    } else {
+        let (whole, fraction) = digits.split_at(usize::try_from(point).unwrap_or(0));
+        format!("{sign}{whole}.{fraction}")
+    }
+}
+
 /// Milliseconds since the epoch, for deadlines.
 pub(crate) fn now_ms() -> f64 {
     js_sys::Date::now()

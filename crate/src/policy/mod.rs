@@ -110,6 +110,97 @@ impl PolicySettings {
     }
 }
 
+/// The settings in `text` (JSON of [`PolicySettings`]) as the derived `Deserialize` reads them
+/// (missing fields take their defaults, unknown fields are ignored, a field of the wrong type
+/// or an unknown mode makes the whole text unreadable), read by the engine's strict reader
+/// ([`crate::protocol::json`]) instead of serde_json, so the executor's wasm carries no derived
+/// `Deserialize` code for them. That reader also refuses what serde_json would read one way and JavaScript
+/// another (a key written twice, a NUL in a string): such settings are unreadable too, never
+/// read differently. `None`: unreadable.
+pub fn settings_from_json(text: &str) -> Option<PolicySettings> {
+    use serde_json::Value;
+    let Ok(fields) = crate::protocol::json::read_object(text) else {
+        return None;
+    };
+    let mut settings = PolicySettings::default();
+    for (key, value) in &fields {
+        match key.as_str() {
+            "approval_mode" => {
+                settings.approval_mode = match value.as_str()? {
+                    "each_action" => ApprovalMode::EachAction,
+                    "once_per_workflow" => ApprovalMode::OncePerWorkflow,
+                    "auto" => ApprovalMode::Auto,
+                    _ => return None,
+                };
+            }
+            "risky_words" => settings.risky_words = strings(value)?,
+            "max_actions_per_workflow" => {
+                settings.max_actions_per_workflow = u32::try_from(value.as_u64()?).ok()?;
+            }
+            "max_actions_per_minute" => {
+                settings.max_actions_per_minute = u32::try_from(value.as_u64()?).ok()?;
+            }
+            "rules" => {
+                settings.rules = value
+                    .as_array()?
+                    .iter()
+                    .map(rule_from_json)
+                    .collect::<Option<_>>()?;
+            }
+            "site" => {
+                settings.site = match value {
+                    Value::Null => None,
+                    other => Some(other.as_str()?.to_owned()),
+                };
+            }
+            "now_ms" => {
+                settings.now_ms = match value {
+                    Value::Null => None,
+                    other => Some(other.as_u64()?),
+                };
+            }
+            _ => {}
+        }
+    }
+    Some(settings)
+}
+
+/// An array of strings, as `Vec<String>`'s `Deserialize` reads it.
+fn strings(value: &serde_json::Value) -> Option<Vec<String>> {
+    value
+        .as_array()?
+        .iter()
+        .map(|item| item.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// One rule, as [`ApprovalRule`]'s derived `Deserialize` reads it: `site`, `actions` and
+/// `verdict` required, the rest optional, unknown fields ignored.
+fn rule_from_json(value: &serde_json::Value) -> Option<ApprovalRule> {
+    use serde_json::Value;
+    let fields = value.as_object()?;
+    let text = |key: &str| match fields.get(key) {
+        None => Some(String::new()),
+        Some(value) => value.as_str().map(str::to_owned),
+    };
+    Some(ApprovalRule {
+        id: text("id")?,
+        site: fields.get("site")?.as_str()?.to_owned(),
+        actions: strings(fields.get("actions")?)?,
+        name: text("name")?,
+        verdict: match fields.get("verdict")?.as_str()? {
+            "allow" => RuleVerdict::Allow,
+            "ask" => RuleVerdict::Ask,
+            "deny" => RuleVerdict::Deny,
+            _ => return None,
+        },
+        expires_at_ms: match fields.get("expires_at_ms") {
+            None | Some(Value::Null) => None,
+            Some(other) => Some(other.as_u64()?),
+        },
+    })
+}
+
 /// What the DOM layer found out about what an action really activates: the element under the
 /// pointer (or the one a key activates), the button or link around it, where that goes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -635,6 +726,60 @@ impl RateLimiter {
 mod tests {
     use super::*;
     use crate::protocol::Selector;
+
+    /// The executor reads settings with `settings_from_json`, not serde: both must read every
+    /// text the extension can write the same, and refuse the same wrong types.
+    #[test]
+    fn settings_read_as_serde_reads_them() {
+        let rule = r#"{"id":"r1","site":"https://a.example","actions":["click"],"name":"delete","verdict":"deny","expires_at_ms":null}"#;
+        let cases = [
+            "{}".to_owned(),
+            r#"{"approval_mode":"auto"}"#.to_owned(),
+            r#"{"approval_mode":"each_action","site":"https://a.example","now_ms":1764000000000}"#
+                .to_owned(),
+            r#"{"approval_mode":"once_per_workflow","risky_words":["pay","send money"]}"#
+                .to_owned(),
+            r#"{"max_actions_per_workflow":5,"max_actions_per_minute":0,"other":[1,{"x":2}]}"#
+                .to_owned(),
+            format!(r#"{{"rules":[{rule}],"site":null,"now_ms":null}}"#),
+            r#"{"rules":[{"site":"s","actions":[],"verdict":"allow","extra":true}]}"#.to_owned(),
+            r#"{"rules":[{"site":"s","actions":["a"],"verdict":"ask","expires_at_ms":9}]}"#
+                .to_owned(),
+            // Unreadable, both ways.
+            r#"{"approval_mode":"sometimes"}"#.to_owned(),
+            r#"{"approval_mode":null}"#.to_owned(),
+            r#"{"risky_words":"pay"}"#.to_owned(),
+            r#"{"risky_words":["pay",1]}"#.to_owned(),
+            r#"{"risky_words":null}"#.to_owned(),
+            r#"{"max_actions_per_workflow":-1}"#.to_owned(),
+            r#"{"max_actions_per_workflow":1.5}"#.to_owned(),
+            r#"{"max_actions_per_workflow":4294967296}"#.to_owned(),
+            r#"{"now_ms":-5}"#.to_owned(),
+            r#"{"now_ms":"5"}"#.to_owned(),
+            r#"{"site":5}"#.to_owned(),
+            r#"{"rules":{}}"#.to_owned(),
+            r#"{"rules":[{"actions":["a"],"verdict":"ask"}]}"#.to_owned(),
+            r#"{"rules":[{"site":"s","verdict":"ask"}]}"#.to_owned(),
+            r#"{"rules":[{"site":"s","actions":["a"]}]}"#.to_owned(),
+            r#"{"rules":[{"site":"s","actions":["a"],"verdict":"maybe"}]}"#.to_owned(),
+            r#"{"rules":[{"site":"s","actions":["a"],"verdict":"ask","id":null}]}"#.to_owned(),
+            r#"{"rules":[{"site":"s","actions":["a"],"verdict":"ask","expires_at_ms":1.5}]}"#
+                .to_owned(),
+            r#"{"rules":[5]}"#.to_owned(),
+            r#"{"approval_mode":"auto","approval_mode":"auto"}"#.to_owned(),
+            "null".to_owned(),
+            "not json".to_owned(),
+            r#"{"approval_mode":"auto"} x"#.to_owned(),
+        ];
+        for case in &cases {
+            let by_serde = serde_json::from_str::<PolicySettings>(case).ok();
+            assert_eq!(settings_from_json(case), by_serde, "{case}");
+        }
+        // A NUL in a string: serde_json reads it, the strict reader does not (JavaScript
+        // readers cut C strings there); unreadable settings are the strictest ones.
+        assert!(serde_json::from_str::<PolicySettings>(r#"{"site":"a\u0000b"}"#).is_ok());
+        assert_eq!(settings_from_json(r#"{"site":"a\u0000b"}"#), None);
+    }
 
     fn click() -> Action {
         Action::Click {

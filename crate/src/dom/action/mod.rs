@@ -40,6 +40,10 @@ pub use input_text::{field_for, targets_password_explicitly};
 pub use press_key::activation_target;
 pub use select_option::option_preview;
 
+/// One action's run, boxed: each action's future keeps its own poll function instead of all of
+/// them being inlined into one state machine for `execute_on`.
+type Run<'a> = std::pin::Pin<Box<dyn Future<Output = Result<ActionReport, ActionError>> + 'a>>;
+
 /// Back-off between attempts, in milliseconds; the last value repeats.
 const BACKOFF_MS: [u32; 5] = [0, 20, 100, 100, 500];
 
@@ -110,39 +114,48 @@ pub async fn execute_on(
         unreachable_patterns,
         reason = "the protocol layer may add actions before they are implemented here"
     )]
-    let result = match action {
-        Action::Click { selector } => click::run(target(selector), options).await,
+    let run: Run<'_> = match action {
+        Action::Click { selector } => Box::pin(click::run(target(selector), options)),
         Action::InputText { selector, text } => {
-            input_text::run(target(selector), text, options).await
+            Box::pin(input_text::run(target(selector), text, options))
         }
-        Action::Wait { ms } => wait::run(*ms).await,
-        Action::Scroll { x, y } => scroll::run(*x, *y).await,
-        Action::Observe { max_elements } => observe::run(*max_elements),
-        Action::Screenshot { max_elements } => screenshot::run(*max_elements),
+        Action::Wait { ms } => Box::pin(wait::run(*ms)),
+        Action::Scroll { x, y } => Box::pin(scroll::run(*x, *y)),
+        Action::Observe { max_elements } => {
+            Box::pin(std::future::ready(observe::run(*max_elements)))
+        }
+        Action::Screenshot { max_elements } => {
+            Box::pin(std::future::ready(screenshot::run(*max_elements)))
+        }
         Action::SelectOption { selector, option } => {
-            select_option::run(target(selector), option, options).await
+            Box::pin(select_option::run(target(selector), option, options))
         }
-        Action::Check { selector } => check::run(target(selector), true, options).await,
-        Action::Uncheck { selector } => check::run(target(selector), false, options).await,
+        Action::Check { selector } => Box::pin(check::run(target(selector), true, options)),
+        Action::Uncheck { selector } => Box::pin(check::run(target(selector), false, options)),
         Action::PressKey { key, selector } => {
-            press_key::run(*key, selector.as_ref().map(target), options).await
+            Box::pin(press_key::run(*key, selector.as_ref().map(target), options))
         }
-        Action::Hover { selector } => hover::run(target(selector), options).await,
-        Action::WaitFor { until } => wait_for::run(until, options).await,
+        Action::Hover { selector } => Box::pin(hover::run(target(selector), options)),
+        Action::WaitFor { until } => Box::pin(wait_for::run(until, options)),
         Action::Extract {
             selector,
             attribute,
             max_chars,
-        } => extract::run(selector, attribute.as_deref(), *max_chars, options).await,
-        Action::Assert { selector, expect } => assert::run(selector, expect, options).await,
+        } => Box::pin(extract::run(
+            selector,
+            attribute.as_deref(),
+            *max_chars,
+            options,
+        )),
+        Action::Assert { selector, expect } => Box::pin(assert::run(selector, expect, options)),
         // `navigate` is performed by the extension's background (it may load another origin and
         // must check the workflow's scope first); `done` and `more` (the engine writes the next
         // part of a result) are not actions on the page.
-        other => Err(ActionError::NotExecutable {
+        other => Box::pin(std::future::ready(Err(ActionError::NotExecutable {
             action: other.type_name().to_owned(),
-        }),
+        }))),
     };
-    let mut result = result;
+    let mut result = run.await;
     let activating = matches!(
         action,
         Action::Click { .. }

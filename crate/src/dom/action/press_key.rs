@@ -520,14 +520,16 @@ fn next_radio(radio: &Element, forward: bool) -> Option<Element> {
 fn next_tabbable(root: &QueryRoot, current: &Element) -> Option<Element> {
     let all = root.all_elements();
     let current_position = all.iter().position(|e| e == current);
-    let mut positive: Vec<(i32, usize)> = Vec::new();
+    // (tabindex, 0, position): the key type the failure hints sort too, so the wasm holds one
+    // copy of the sort.
+    let mut positive: Vec<(u64, u64, usize)> = Vec::new();
     let mut zero: Vec<usize> = Vec::new();
     for (position, element) in all.iter().enumerate() {
         let Some(index) = tab_index(element) else {
             continue;
         };
         if index > 0 {
-            positive.push((index, position));
+            positive.push((u64::from(index.unsigned_abs()), 0, position));
         } else if index == 0 {
             zero.push(position);
         }
@@ -535,7 +537,7 @@ fn next_tabbable(root: &QueryRoot, current: &Element) -> Option<Element> {
     positive.sort();
     let sequence: Vec<usize> = positive
         .into_iter()
-        .map(|(_, p)| p)
+        .map(|(_, _, p)| p)
         .chain(zero.iter().copied())
         .collect();
     let next = match current_position.and_then(|c| sequence.iter().position(|p| *p == c)) {

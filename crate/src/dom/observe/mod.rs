@@ -114,13 +114,11 @@ pub fn observe_listed(max_elements: u32) -> (Observation, Vec<(u32, web_sys::Ele
     };
     let items = snapshot(&root);
     let lines: Vec<String> = items.iter().map(Item::line).collect();
-    swap_last_lines(
-        items
-            .iter()
-            .zip(&lines)
-            .map(|(item, line)| (item.number, line.clone()))
-            .collect(),
-    );
+    let mut by_number = BTreeMap::new();
+    for (item, line) in items.iter().zip(&lines) {
+        by_number.insert(item.number, line.clone());
+    }
+    swap_last_lines(by_number);
     let max = budget(max_elements);
     let total = lines.len();
     let (url, title) = page_identity(&root);
@@ -149,11 +147,23 @@ pub fn observe_changes(max_elements: u32) -> ObservationDiff {
     };
     let items = snapshot(&root);
     let now: Vec<(u32, String)> = items.iter().map(|i| (i.number, i.line())).collect();
-    let previous = swap_last_lines(now.iter().cloned().collect()).unwrap_or_default();
-    diff(&previous, &now, budget(max_elements))
+    // Built by inserting, not `collect()` (here and in `observe_listed`): a collected map sorts
+    // its entries first, and each such sort is one more copy of the standard sort in the wasm.
+    let mut lines = BTreeMap::new();
+    for (number, line) in &now {
+        lines.insert(*number, line.clone());
+    }
+    let previous = swap_last_lines(lines.clone()).unwrap_or_default();
+    diff(&previous, &now, &lines, budget(max_elements))
 }
 
-fn diff(previous: &BTreeMap<u32, String>, now: &[(u32, String)], max: usize) -> ObservationDiff {
+/// `present`: the lines of `now` by ref number.
+fn diff(
+    previous: &BTreeMap<u32, String>,
+    now: &[(u32, String)],
+    present: &BTreeMap<u32, String>,
+    max: usize,
+) -> ObservationDiff {
     let mut added = Vec::new();
     let mut changed = Vec::new();
     for (number, line) in now {
@@ -163,10 +173,9 @@ fn diff(previous: &BTreeMap<u32, String>, now: &[(u32, String)], max: usize) -> 
             Some(_) => {}
         }
     }
-    let present: std::collections::BTreeSet<u32> = now.iter().map(|(n, _)| *n).collect();
     let removed: Vec<String> = previous
         .keys()
-        .filter(|n| !present.contains(n))
+        .filter(|n| !present.contains_key(n))
         .map(|n| format_ref(*n))
         .collect();
     let total = added.len() + changed.len() + removed.len();

@@ -27,7 +27,8 @@ pub use capabilities::{
 };
 pub use options::{REASON_MAX_CHARS, RETRY_DEFAULT, TAB_FIELD, options_from_wire, tab_from_wire};
 pub use payload::{
-    ATTRIBUTE_NAME_MAX_CHARS, NAVIGATE_URL_MAX_CHARS, WAIT_MAX_MS, action_from_wire,
+    ATTRIBUTE_NAME_MAX_CHARS, NAVIGATE_URL_MAX_CHARS, WAIT_MAX_MS, action_from_json,
+    action_from_record, action_from_wire,
 };
 pub use selector::{is_element_ref, selector_from_wire};
 

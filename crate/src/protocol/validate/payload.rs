@@ -506,17 +506,32 @@ fn non_empty_string(
 }
 
 impl<'de> serde::Deserialize<'de> for Action {
-    /// Reads `{"type": ..., "payload": {...}}` with [`action_from_wire`], every capability
-    /// allowed: a serialized action was validated (capabilities included) when the engine first
-    /// read it.
+    /// Reads `{"type": ..., "payload": {...}}` with [`action_from_record`].
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let record = Value::deserialize(deserializer)?;
-        let Some(type_name) = record.get("type").and_then(Value::as_str) else {
-            return Err(D::Error::custom("an action needs a \"type\" string"));
-        };
-        let payload = record.get("payload").unwrap_or(&Value::Null);
-        action_from_wire(type_name, payload, Some(Capability::ALL))
-            .map_err(|refusal| D::Error::custom(refusal.to_string()))
+        action_from_record(&record).map_err(D::Error::custom)
     }
+}
+
+/// A serialized action (`{"type": ..., "payload": {...}}`) with [`action_from_wire`], every
+/// capability allowed: a serialized action was validated (capabilities included) when the
+/// engine first read it. The error is the sentence to show.
+pub fn action_from_record(record: &Value) -> Result<Action, String> {
+    let Some(type_name) = record.get("type").and_then(Value::as_str) else {
+        return Err("an action needs a \"type\" string".to_owned());
+    };
+    let payload = record.get("payload").unwrap_or(&Value::Null);
+    action_from_wire(type_name, payload, Some(Capability::ALL))
+        .map_err(|refusal| refusal.to_string())
+}
+
+/// [`action_from_record`] on JSON text read by the engine's strict reader
+/// ([`crate::protocol::json`]), not serde_json's: the executor reads the action with it, so its
+/// wasm holds no serde `Deserialize` machinery and serde's error texts. The text is what the
+/// background wrote from an action it validated, which that reader accepts; for text that is
+/// not JSON at all the sentence is that reader's, not serde_json's.
+pub fn action_from_json(text: &str) -> Result<Action, String> {
+    let record = crate::protocol::json::read_value(text).map_err(|refusal| refusal.to_string())?;
+    action_from_record(&record)
 }

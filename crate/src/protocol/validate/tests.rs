@@ -486,3 +486,34 @@ fn tabs_action_types() {
         assert_eq!(code, RejectCode::InvalidPayload, "{bad}");
     }
 }
+
+/// The executor reads the action with `action_from_json`, not serde: the same action, or the
+/// same sentence for one that is not valid, for every text the background writes.
+#[test]
+fn action_from_json_reads_as_serde_reads() {
+    let cases = [
+        r##"{"type":"click","payload":{"selector":{"type":"css","value":"#buy"}}}"##,
+        r#"{"type":"input_text","payload":{"selector":{"type":"label","value":"Name"},"text":"Ada \"L\" \u00e9"}}"#,
+        r#"{"type":"scroll","payload":{"y":120.5}}"#,
+        r#"{"type":"wait","payload":{"ms":250}}"#,
+        r#"{"type":"press_key","payload":{"key":"Enter"}}"#,
+        r#"{"type":"observe","payload":{}}"#,
+        r#"{"type":"tabs","payload":{}}"#,
+        r#"{"type":"click","payload":{"selector":{"css":""}}}"#,
+        r#"{"type":"click","payload":{}}"#,
+        r#"{"type":"click"}"#,
+        r#"{"type":"fly","payload":{}}"#,
+        r#"{"payload":{}}"#,
+        r#"{"type":5,"payload":{}}"#,
+        r#"[1]"#,
+    ];
+    for case in cases {
+        let by_serde = serde_json::from_str::<Action>(case).map_err(|error| error.to_string());
+        assert_eq!(action_from_json(case), by_serde, "{case}");
+    }
+    let clicked = action_from_json(cases[0]).unwrap();
+    assert_eq!(serde_json::to_string(&clicked).unwrap(), cases[0]);
+    // Text serde_json would not read is refused too (the sentence differs).
+    assert!(action_from_json("{").is_err());
+    assert!(action_from_json(r#"{"type":"click","payload":{"selector":"a"}} x"#).is_err());
+}
