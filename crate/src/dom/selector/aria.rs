@@ -6,7 +6,7 @@
 use web_sys::Element;
 
 use super::{QueryRoot, SelectorEngine, SelectorError};
-use crate::dom::accname::with_generated_content_scan;
+use crate::dom::accname::{accessible_name_with, with_generated_content_scan};
 use crate::dom::js;
 use crate::dom::matching::TextMatcher;
 use crate::dom::roles::{KNOWN_ROLES, implicit_tags, role_of};
@@ -30,9 +30,7 @@ impl SelectorEngine for AriaEngine {
         selector: &Selector,
     ) -> Result<Vec<Element>, SelectorError> {
         let matcher = TextMatcher::new(&selector.value, selector.exact);
-        // A name that may carry a secret field's value never matches (see `secret`).
         let walked = root.walk();
-        let scan = SecretScan::of_walked(&walked);
         // One selector drops what cannot have a name before any attribute is read.
         let candidates = CssFilter::new(&name_candidates_css());
         let candidates: Vec<Element> = walked
@@ -44,10 +42,15 @@ impl SelectorEngine for AriaEngine {
         let name_all = || {
             candidates
                 .into_iter()
-                // The name first: few elements match, and the hidden check walks all ancestors.
+                // The name first: few elements match, and the secret-field and hidden checks
+                // walk ancestors.
+                .filter(|element| matcher.matches(&accessible_name_with(&root.shadow, element)))
+                // A name that may carry a secret field's value never matches (see `secret`).
+                // Checked only for the names that matched, with the fields that bear on each
+                // (the same answer as a scan of the whole page, which would classify every
+                // field for every query); the names that did not match are dropped here.
                 .filter(|element| {
-                    scan.safe_name(&root.shadow, element)
-                        .is_some_and(|name| matcher.matches(&name))
+                    !SecretScan::for_name_of(&walked, element).name_may_include_secret(element)
                 })
                 .filter(|element| !is_hidden_for_accessibility(element))
                 .collect()
@@ -68,7 +71,13 @@ pub(crate) fn name_candidates_css() -> String {
     let mut css = "[aria-label], [aria-labelledby], [title], [role]".to_owned();
     let mut seen: Vec<&str> = Vec::new();
     // `graphics-document` (an <svg>) is no role a selector may name, but it has a name.
-    for role in KNOWN_ROLES.iter().chain(&["graphics-document"]) {
+    // Tags whose implicit role is named only by an attribute are left out: the attribute
+    // selectors above already take those that have one (a shorter list is a faster query).
+    for role in KNOWN_ROLES
+        .iter()
+        .chain(&["graphics-document"])
+        .filter(|role| !NAMED_ONLY_BY_ATTRIBUTES.contains(role))
+    {
         for tag in implicit_tags(role) {
             if !seen.contains(tag) {
                 seen.push(tag);
@@ -85,12 +94,29 @@ pub(crate) fn can_have_name(element: &Element) -> bool {
     if js::has_attribute(element, "aria-label") || js::has_attribute(element, "aria-labelledby") {
         return true;
     }
-    match role_of(element).as_deref() {
-        None
-        | Some(
-            "generic" | "none" | "presentation" | "paragraph" | "code" | "strong" | "emphasis"
-            | "subscript" | "superscript" | "deletion" | "insertion" | "time" | "caption",
-        ) => js::has_attribute(element, "title"),
+    match role_of(element) {
+        None => js::has_attribute(element, "title"),
+        Some(role) if NAMED_ONLY_BY_ATTRIBUTES.contains(&role.as_str()) => {
+            js::has_attribute(element, "title")
+        }
         Some(_) => true,
     }
 }
+
+/// Roles whose name is prohibited or never comes from content: an element with one of them
+/// (or none) has a name only from `aria-label`, `aria-labelledby` or `title`.
+const NAMED_ONLY_BY_ATTRIBUTES: &[&str] = &[
+    "generic",
+    "none",
+    "presentation",
+    "paragraph",
+    "code",
+    "strong",
+    "emphasis",
+    "subscript",
+    "superscript",
+    "deletion",
+    "insertion",
+    "time",
+    "caption",
+];
