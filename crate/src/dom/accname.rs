@@ -211,14 +211,10 @@ pub fn accessible_name_with(shadow: &ShadowAccess, element: &Element) -> String 
 }
 
 fn name_with(names: &JsNames, shadow: &ShadowAccess, element: &Element) -> String {
-    let window = element
-        .owner_document()
-        .and_then(|d| d.default_view())
-        .map(|w| w.unchecked_into::<StyleSource>());
     let mut computation = Computation {
         names,
         shadow,
-        window,
+        window: std::cell::OnceCell::new(),
         root: element.clone(),
         visited: vec![element.clone()],
         claimed: Vec::new(),
@@ -230,7 +226,7 @@ fn name_with(names: &JsNames, shadow: &ShadowAccess, element: &Element) -> Strin
         hidden_ok: false,
         may_reach_root: false,
     };
-    normalize_whitespace(&computation.element_name(element, flags))
+    normalize_whitespace(&computation.element_name_at(element, flags, true))
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -249,8 +245,9 @@ struct Flags {
 struct Computation<'a> {
     names: &'a JsNames,
     shadow: &'a ShadowAccess,
-    /// The root's window, looked up once: styles are read for every descendant.
-    window: Option<StyleSource>,
+    /// The root's window, looked up once, when the first style is read (most names need
+    /// none: an `aria-label`, or one text node): styles are read for every descendant.
+    window: std::cell::OnceCell<Option<StyleSource>>,
     root: Element,
     /// The root and every node reached through a reference, so a loop of references ends.
     visited: Vec<Element>,
@@ -273,8 +270,19 @@ struct Look {
 }
 
 impl Computation<'_> {
+    fn window(&self) -> Option<&StyleSource> {
+        self.window
+            .get_or_init(|| {
+                self.root
+                    .owner_document()
+                    .and_then(|d| d.default_view())
+                    .map(|w| w.unchecked_into::<StyleSource>())
+            })
+            .as_ref()
+    }
+
     fn style(&self, element: &Element) -> Option<StyleRead> {
-        self.window.as_ref()?.computed_style(element).ok()
+        self.window()?.computed_style(element).ok()
     }
 
     /// The state of an element whose parent is shown (`has_attributes`: whether it has any
@@ -342,8 +350,14 @@ impl Computation<'_> {
     /// The name of an element reached other than as a shown parent's child (the root, a
     /// referenced node, a label, an owned node): its whole ancestry decides whether it is hidden.
     fn element_name(&mut self, element: &Element, flags: Flags) -> String {
-        let tag = element.local_name();
         let is_root = element == &self.root;
+        self.element_name_at(element, flags, is_root)
+    }
+
+    /// [`Self::element_name`] when the caller knows whether `element` is the root (the first
+    /// call: one comparison, a call into the page, saved per name).
+    fn element_name_at(&mut self, element: &Element, flags: Flags, is_root: bool) -> String {
+        let tag = element.local_name();
         // 2A: hidden nodes have no name unless reached from a hidden referenced node.
         // The root is named even when hidden (callers decide whether hidden elements count).
         if !is_root && !flags.hidden_ok && is_hidden_for_accessibility(element) {
@@ -784,7 +798,7 @@ impl Computation<'_> {
         if NO_GENERATED_CONTENT.with(std::cell::Cell::get) {
             return String::new();
         }
-        let Some(window) = &self.window else {
+        let Some(window) = self.window() else {
             return String::new();
         };
         let pseudo = if after {
