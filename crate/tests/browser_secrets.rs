@@ -630,10 +630,10 @@ fn per_element_secret_check_answers_as_the_page_scan() {
     }
 }
 
-/// The `aria` engine checks secret fields only for the names that matched: a name made of a
-/// secret field's value inside a shadow root (two levels down) still never matches.
+/// The `aria` and `role` engines check secret fields only for the names that matched: a name
+/// made of a secret field's value inside a shadow root (two levels down) still never matches.
 #[wasm_bindgen_test]
-fn aria_never_matches_a_name_carrying_a_secret_in_a_shadow_root() {
+fn aria_and_role_never_match_a_name_carrying_a_secret_in_a_shadow_root() {
     let f =
         Fixture::mount(r#"<div role="button" id="wrap"><span id="outer"></span></div>"#).unwrap();
     let open = web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open);
@@ -647,9 +647,14 @@ fn aria_never_matches_a_name_carrying_a_secret_in_a_shadow_root() {
         .set_inner_html(r#"<input name="otp" value="998877">"#);
     let found = |value: &str| {
         let root = bai::dom::selector::QueryRoot::current().unwrap();
-        bai::dom::selector::query_all(&root, &sel(SelectorKind::Aria, value))
+        let aria = bai::dom::selector::query_all(&root, &sel(SelectorKind::Aria, value))
             .unwrap()
-            .len()
+            .len();
+        let mut role = sel(SelectorKind::Role, "button");
+        role.name = Some(value.to_owned());
+        let role = bai::dom::selector::query_all(&root, &role).unwrap().len();
+        assert_eq!(aria, role, "{value}");
+        aria
     };
     assert_eq!(found("998877"), 0);
     assert_eq!(found("Code"), 0);
