@@ -456,19 +456,26 @@ impl Computation<'_> {
 
         // Inside content the role only matters for embedded controls: a bare element that
         // is not a form control has none worth computing.
-        let role = if has_attributes && attr(element, &self.names.role).is_some() {
-            role_of(element)
-        } else if !has_attributes && flags.in_content && !is_control_tag(tag) {
-            None
-        } else {
-            implicit_role_for(element, tag).map(str::to_owned)
+        let role_now = || {
+            if has_attributes && attr(element, &self.names.role).is_some() {
+                role_of(element)
+            } else if !has_attributes && flags.in_content && !is_control_tag(tag) {
+                None
+            } else {
+                implicit_role_for(element, tag).map(str::to_owned)
+            }
         };
 
         // 2C: a control embedded in another element's label contributes its value.
+        // Elsewhere (the root, most often) the role is first needed after 2D and 2E, and is
+        // read only then: an `aria-label` ends most names before.
+        let mut early_role = None;
         if !is_root && (flags.in_labelledby || flags.in_content) {
+            let role = role_now();
             if let Some(value) = embedded_control_value(element, tag, role.as_deref()) {
                 return value;
             }
+            early_role = Some(role);
         }
 
         // 2D: aria-label.
@@ -484,6 +491,7 @@ impl Computation<'_> {
         if let Some(native) = self.native_name(element, tag, flags) {
             return native;
         }
+        let role = early_role.unwrap_or_else(role_now);
 
         // 2F: name from content.
         // Only as another element's label: a <label> or <legend> on its own has no name.
