@@ -9,7 +9,7 @@ use super::{QueryRoot, SelectorEngine, SelectorError};
 use crate::dom::accname::{accessible_name_with, with_generated_content_scan};
 use crate::dom::js;
 use crate::dom::matching::TextMatcher;
-use crate::dom::roles::{KNOWN_ROLES, implicit_tags, role_of};
+use crate::dom::roles::role_of;
 use crate::dom::secret::SecretScan;
 use crate::dom::tree::CssFilter;
 use crate::dom::visibility::is_hidden_for_accessibility;
@@ -65,29 +65,25 @@ impl SelectorEngine for AriaEngine {
     }
 }
 
-/// A CSS selector for every element [`can_have_name`] may accept: a naming attribute, a `role`
-/// attribute, or an element name that has an implicit role.
-pub(crate) fn name_candidates_css() -> String {
-    let mut css = "[aria-label], [aria-labelledby], [title], [role]".to_owned();
-    let mut seen: Vec<&str> = Vec::new();
-    // `graphics-document` (an <svg>) is no role a selector may name, but it has a name.
-    // Tags whose implicit role is named only by an attribute are left out: the attribute
-    // selectors above already take those that have one (a shorter list is a faster query).
-    for role in KNOWN_ROLES
-        .iter()
-        .chain(&["graphics-document"])
-        .filter(|role| !NAMED_ONLY_BY_ATTRIBUTES.contains(role))
-    {
-        for tag in implicit_tags(role) {
-            if !seen.contains(tag) {
-                seen.push(tag);
-                css.push_str(", ");
-                css.push_str(tag);
-            }
-        }
-    }
-    css
+/// A CSS selector for a superset of the elements [`can_have_name`] accepts: a naming or `role`
+/// attribute, or any tag but a few frequent ones that have no role a name can come from
+/// ([`NAMELESS_TAGS`]). A short negation is a faster query than the list of every tag with a
+/// role (about 50: 2.6 ms against 1.3 ms on figure 4's 10,000 elements in Chromium); the rare
+/// other tags pass here and are dropped by [`can_have_name`].
+pub fn name_candidates_css() -> String {
+    format!(
+        ":not({}), [aria-label], [aria-labelledby], [title], [role]",
+        NAMELESS_TAGS.join(", ")
+    )
 }
+
+/// Frequent tags whose implicit role is none, generic, or one of
+/// [`NAMED_ONLY_BY_ATTRIBUTES`]: without a naming attribute they never have a name (checked
+/// against `roles::implicit_tags` by a test in `tests/browser_selector_aria.rs`).
+const NAMELESS_TAGS: &[&str] = &[
+    "div", "span", "p", "i", "b", "em", "strong", "small", "label", "br", "code", "pre", "script",
+    "style", "path", "g", "use",
+];
 
 /// Elements whose name is prohibited or always empty are skipped (and never computed).
 pub(crate) fn can_have_name(element: &Element) -> bool {
