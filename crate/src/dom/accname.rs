@@ -207,6 +207,12 @@ fn sheet_may_generate(sheet: &JsValue, budget: &mut u32) -> bool {
 
 /// The accessible name of `element`, opening shadow roots with `shadow`.
 pub fn accessible_name_with(shadow: &ShadowAccess, element: &Element) -> String {
+    normalize_whitespace(&accessible_name_unnormalized(shadow, element))
+}
+
+/// [`accessible_name_with`] before whitespace is normalized: for a caller that normalizes it
+/// anyway (a `TextMatcher` does), so each name is scanned once, not twice.
+pub(crate) fn accessible_name_unnormalized(shadow: &ShadowAccess, element: &Element) -> String {
     JS_NAMES.with(|names| name_with(names, shadow, element))
 }
 
@@ -226,7 +232,7 @@ fn name_with(names: &JsNames, shadow: &ShadowAccess, element: &Element) -> Strin
         hidden_ok: false,
         may_reach_root: false,
     };
-    normalize_whitespace(&computation.element_name_at(element, flags, true))
+    computation.element_name_at(element, flags, true)
 }
 
 #[derive(Debug, Clone, Copy)]

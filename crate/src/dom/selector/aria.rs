@@ -6,7 +6,7 @@
 use web_sys::Element;
 
 use super::{QueryRoot, SelectorEngine, SelectorError};
-use crate::dom::accname::{accessible_name_with, with_generated_content_scan};
+use crate::dom::accname::{accessible_name_unnormalized, with_generated_content_scan};
 use crate::dom::js;
 use crate::dom::matching::TextMatcher;
 use crate::dom::roles::role_of;
@@ -43,8 +43,10 @@ impl SelectorEngine for AriaEngine {
             candidates
                 .into_iter()
                 // The name first: few elements match, and the secret-field and hidden checks
-                // walk ancestors.
-                .filter(|element| matcher.matches(&accessible_name_with(&root.shadow, element)))
+                // walk ancestors. (The matcher normalizes the name's whitespace.)
+                .filter(|element| {
+                    matcher.matches(&accessible_name_unnormalized(&root.shadow, element))
+                })
                 // A name that may carry a secret field's value never matches (see `secret`).
                 // Checked only for the names that matched, with the fields that bear on each
                 // (the same answer as a scan of the whole page, which would classify every

@@ -5,7 +5,7 @@ use web_sys::Element;
 
 use super::aria::SCAN_STYLES_ABOVE;
 use super::{QueryRoot, SelectorEngine, SelectorError};
-use crate::dom::accname::{accessible_name_with, with_generated_content_scan};
+use crate::dom::accname::{accessible_name_unnormalized, with_generated_content_scan};
 use crate::dom::matching::TextMatcher;
 use crate::dom::roles::{role_candidates_css, role_of};
 use crate::dom::secret::SecretScan;
@@ -43,7 +43,7 @@ impl SelectorEngine for RoleEngine {
                 .into_iter()
                 .filter(|element| match &matcher {
                     Some(matcher) => {
-                        matcher.matches(&accessible_name_with(&root.shadow, element))
+                        matcher.matches(&accessible_name_unnormalized(&root.shadow, element))
                             // A name that may carry a secret field's value never matches
                             // (see `secret`). Checked only for the names that matched, with
                             // the fields that bear on each: the same answer as the whole
