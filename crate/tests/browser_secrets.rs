@@ -557,3 +557,111 @@ fn held_typed_text_is_split_off_the_saved_state_and_put_back() {
         "{decisions:?}"
     );
 }
+
+/// The per-element check the `aria` engine makes on the names that matched
+/// (`SecretScan::for_name_of`) answers as the whole page's scan, for every element: fields
+/// inside the element (light DOM, a shadow root below it, nested shadow roots), and
+/// `aria-labelledby` / `aria-describedby` targets that are, contain, or sit inside a secret
+/// field.
+#[wasm_bindgen_test]
+fn per_element_secret_check_answers_as_the_page_scan() {
+    let f = Fixture::mount(
+        r#"<button id="light">Pay <input type="password" value="hunter2"></button>
+        <div role="button" id="host-wrap"><span id="host"></span></div>
+        <div role="button" id="nested-wrap"><span id="outer"></span></div>
+        <div contenteditable="true" aria-label="PIN" id="editor"><p id="para">1234</p></div>
+        <div role="button" aria-labelledby="para" id="by-para">x</div>
+        <div id="box"><textarea placeholder="API key">k</textarea></div>
+        <div role="button" aria-describedby="nothing box" id="by-box">y</div>
+        <input id="cvc" autocomplete="cc-csc" value="321">
+        <div role="button" aria-labelledby="cvc" id="by-field">z</div>
+        <div role="button" aria-labelledby="plain" id="by-plain">w</div><span id="plain">Plain</span>
+        <button id="harmless">Save <input name="email" value="a@b.c"></button>"#,
+    )
+    .unwrap();
+    let open = web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open);
+    let host = f.find("#host").unwrap();
+    host.attach_shadow(&open)
+        .unwrap()
+        .set_inner_html(r#"Card <input autocomplete="cc-number" value="4111">"#);
+    let outer = f.find("#outer").unwrap();
+    let outer_root = outer.attach_shadow(&open).unwrap();
+    outer_root.set_inner_html(r#"<section><span id="inner"></span></section>"#);
+    let inner = outer_root.get_element_by_id("inner").unwrap();
+    inner
+        .attach_shadow(&open)
+        .unwrap()
+        .set_inner_html(r#"<input name="otp" value="998877">"#);
+
+    let root = bai::dom::selector::QueryRoot::current().unwrap();
+    let walked = root.walk();
+    let page = bai::dom::secret::SecretScan::of_walked(&walked);
+    let mut may_include = Vec::new();
+    for element in &walked.elements {
+        let whole = page.name_may_include_secret(element);
+        let own = bai::dom::secret::SecretScan::for_name_of(&walked, element)
+            .name_may_include_secret(element);
+        assert_eq!(own, whole, "{}", element.outer_html());
+        if whole && !element.id().is_empty() {
+            may_include.push(element.id());
+        }
+    }
+    // The page has cases on both sides (else the comparison above proves little).
+    for id in [
+        "light",
+        "host-wrap",
+        "host",
+        "nested-wrap",
+        "outer",
+        "inner",
+        "by-para",
+        "box",
+        "by-box",
+        "by-field",
+    ] {
+        assert!(
+            may_include.contains(&id.to_owned()),
+            "{id}: {may_include:?}"
+        );
+    }
+    // A field's own name never counts it (`contains_secret` is about fields inside).
+    for id in ["by-plain", "plain", "harmless", "para", "cvc", "editor"] {
+        assert!(!may_include.contains(&id.to_owned()), "{id}");
+    }
+}
+
+/// The `aria` and `role` engines check secret fields only for the names that matched: a name
+/// made of a secret field's value inside a shadow root (two levels down) still never matches.
+#[wasm_bindgen_test]
+fn aria_and_role_never_match_a_name_carrying_a_secret_in_a_shadow_root() {
+    let f =
+        Fixture::mount(r#"<div role="button" id="wrap"><span id="outer"></span></div>"#).unwrap();
+    let open = web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open);
+    let outer = f.find("#outer").unwrap();
+    let outer_root = outer.attach_shadow(&open).unwrap();
+    outer_root.set_inner_html(r#"Code <span id="inner"></span>"#);
+    let inner = outer_root.get_element_by_id("inner").unwrap();
+    inner
+        .attach_shadow(&open)
+        .unwrap()
+        .set_inner_html(r#"<input name="otp" value="998877">"#);
+    let found = |value: &str| {
+        let root = bai::dom::selector::QueryRoot::current().unwrap();
+        let aria = bai::dom::selector::query_all(&root, &sel(SelectorKind::Aria, value))
+            .unwrap()
+            .len();
+        let mut role = sel(SelectorKind::Role, "button");
+        role.name = Some(value.to_owned());
+        let role = bai::dom::selector::query_all(&root, &role).unwrap().len();
+        assert_eq!(aria, role, "{value}");
+        aria
+    };
+    assert_eq!(found("998877"), 0);
+    assert_eq!(found("Code"), 0);
+    // The same structure without a secret field matches.
+    inner
+        .shadow_root()
+        .unwrap()
+        .set_inner_html(r#"<input name="email" value="998877">"#);
+    assert_eq!(found("Code 998877"), 1);
+}

@@ -136,3 +136,45 @@ fn many_names_with_generated_content_in_a_shadow_root() {
     );
     assert_eq!(aria("Send now", false), ["x"]);
 }
+
+#[wasm_bindgen_test]
+fn every_tag_with_a_role_that_can_be_named_is_a_candidate() {
+    // The candidate selector leaves out a few frequent tags; none may be the implicit tag of
+    // a role whose name can come from something other than a naming attribute.
+    const NAMED_ONLY_BY_ATTRIBUTES: &[&str] = &[
+        "generic",
+        "none",
+        "presentation",
+        "paragraph",
+        "code",
+        "strong",
+        "emphasis",
+        "subscript",
+        "superscript",
+        "deletion",
+        "insertion",
+        "time",
+        "caption",
+    ];
+    let document = bai::dom::fixture::document().unwrap();
+    let css = bai::dom::selector::name_candidates_css();
+    let roles = bai::dom::roles::KNOWN_ROLES
+        .iter()
+        .chain(&["graphics-document"]);
+    let mut checked = 0;
+    for role in roles {
+        for tag in bai::dom::roles::implicit_tags(role) {
+            let element = document.create_element(tag).unwrap();
+            if !NAMED_ONLY_BY_ATTRIBUTES.contains(role) {
+                assert!(element.matches(&css).unwrap(), "{tag} ({role})");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 40, "{checked}");
+    // And the tags left out are left out (else the selector is no faster).
+    for tag in ["div", "span", "p", "label"] {
+        let element = document.create_element(tag).unwrap();
+        assert!(!element.matches(&css).unwrap(), "{tag}");
+    }
+}

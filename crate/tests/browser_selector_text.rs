@@ -96,3 +96,21 @@ fn a_secret_field_in_a_shadow_root_has_no_text() {
     assert_eq!(text("ZXCV", false), ["plain"]);
     assert_eq!(text("Shown", false), ["s"]);
 }
+
+#[wasm_bindgen_test]
+fn a_secret_input_never_matches_even_an_empty_text() {
+    // The engine classifies an input only when its text would count; an empty text counts
+    // when the wanted text is empty too (a zero-width space passes the selector's check and
+    // normalizes to nothing), and a secret input must still count as nothing.
+    let _f = Fixture::mount(
+        r#"<input id="plain-in" name="email"><input id="pw" type="password">
+        <input id="otp" name="otp"><input id="go" type="submit" value="Password">"#,
+    )
+    .unwrap();
+    let empty = text("\u{200b}", true);
+    assert!(empty.contains(&"plain-in".to_owned()), "{empty:?}");
+    assert!(!empty.contains(&"pw".to_owned()), "{empty:?}");
+    assert!(!empty.contains(&"otp".to_owned()), "{empty:?}");
+    // A button-like input is no field: its value is its text.
+    assert_eq!(text("Password", false), ["go"]);
+}

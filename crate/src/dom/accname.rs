@@ -207,18 +207,20 @@ fn sheet_may_generate(sheet: &JsValue, budget: &mut u32) -> bool {
 
 /// The accessible name of `element`, opening shadow roots with `shadow`.
 pub fn accessible_name_with(shadow: &ShadowAccess, element: &Element) -> String {
+    normalize_whitespace(&accessible_name_unnormalized(shadow, element))
+}
+
+/// [`accessible_name_with`] before whitespace is normalized: for a caller that normalizes it
+/// anyway (a `TextMatcher` does), so each name is scanned once, not twice.
+pub(crate) fn accessible_name_unnormalized(shadow: &ShadowAccess, element: &Element) -> String {
     JS_NAMES.with(|names| name_with(names, shadow, element))
 }
 
 fn name_with(names: &JsNames, shadow: &ShadowAccess, element: &Element) -> String {
-    let window = element
-        .owner_document()
-        .and_then(|d| d.default_view())
-        .map(|w| w.unchecked_into::<StyleSource>());
     let mut computation = Computation {
         names,
         shadow,
-        window,
+        window: std::cell::OnceCell::new(),
         root: element.clone(),
         visited: vec![element.clone()],
         claimed: Vec::new(),
@@ -230,7 +232,7 @@ fn name_with(names: &JsNames, shadow: &ShadowAccess, element: &Element) -> Strin
         hidden_ok: false,
         may_reach_root: false,
     };
-    normalize_whitespace(&computation.element_name(element, flags))
+    computation.element_name_at(element, flags, true)
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -249,8 +251,9 @@ struct Flags {
 struct Computation<'a> {
     names: &'a JsNames,
     shadow: &'a ShadowAccess,
-    /// The root's window, looked up once: styles are read for every descendant.
-    window: Option<StyleSource>,
+    /// The root's window, looked up once, when the first style is read (most names need
+    /// none: an `aria-label`, or one text node): styles are read for every descendant.
+    window: std::cell::OnceCell<Option<StyleSource>>,
     root: Element,
     /// The root and every node reached through a reference, so a loop of references ends.
     visited: Vec<Element>,
@@ -273,8 +276,19 @@ struct Look {
 }
 
 impl Computation<'_> {
+    fn window(&self) -> Option<&StyleSource> {
+        self.window
+            .get_or_init(|| {
+                self.root
+                    .owner_document()
+                    .and_then(|d| d.default_view())
+                    .map(|w| w.unchecked_into::<StyleSource>())
+            })
+            .as_ref()
+    }
+
     fn style(&self, element: &Element) -> Option<StyleRead> {
-        self.window.as_ref()?.computed_style(element).ok()
+        self.window()?.computed_style(element).ok()
     }
 
     /// The state of an element whose parent is shown (`has_attributes`: whether it has any
@@ -342,8 +356,14 @@ impl Computation<'_> {
     /// The name of an element reached other than as a shown parent's child (the root, a
     /// referenced node, a label, an owned node): its whole ancestry decides whether it is hidden.
     fn element_name(&mut self, element: &Element, flags: Flags) -> String {
-        let tag = element.local_name();
         let is_root = element == &self.root;
+        self.element_name_at(element, flags, is_root)
+    }
+
+    /// [`Self::element_name`] when the caller knows whether `element` is the root (the first
+    /// call: one comparison, a call into the page, saved per name).
+    fn element_name_at(&mut self, element: &Element, flags: Flags, is_root: bool) -> String {
+        let tag = element.local_name();
         // 2A: hidden nodes have no name unless reached from a hidden referenced node.
         // The root is named even when hidden (callers decide whether hidden elements count).
         if !is_root && !flags.hidden_ok && is_hidden_for_accessibility(element) {
@@ -442,19 +462,26 @@ impl Computation<'_> {
 
         // Inside content the role only matters for embedded controls: a bare element that
         // is not a form control has none worth computing.
-        let role = if has_attributes && attr(element, &self.names.role).is_some() {
-            role_of(element)
-        } else if !has_attributes && flags.in_content && !is_control_tag(tag) {
-            None
-        } else {
-            implicit_role_for(element, tag).map(str::to_owned)
+        let role_now = || {
+            if has_attributes && attr(element, &self.names.role).is_some() {
+                role_of(element)
+            } else if !has_attributes && flags.in_content && !is_control_tag(tag) {
+                None
+            } else {
+                implicit_role_for(element, tag).map(str::to_owned)
+            }
         };
 
         // 2C: a control embedded in another element's label contributes its value.
+        // Elsewhere (the root, most often) the role is first needed after 2D and 2E, and is
+        // read only then: an `aria-label` ends most names before.
+        let mut early_role = None;
         if !is_root && (flags.in_labelledby || flags.in_content) {
+            let role = role_now();
             if let Some(value) = embedded_control_value(element, tag, role.as_deref()) {
                 return value;
             }
+            early_role = Some(role);
         }
 
         // 2D: aria-label.
@@ -470,6 +497,7 @@ impl Computation<'_> {
         if let Some(native) = self.native_name(element, tag, flags) {
             return native;
         }
+        let role = early_role.unwrap_or_else(role_now);
 
         // 2F: name from content.
         // Only as another element's label: a <label> or <legend> on its own has no name.
@@ -784,7 +812,7 @@ impl Computation<'_> {
         if NO_GENERATED_CONTENT.with(std::cell::Cell::get) {
             return String::new();
         }
-        let Some(window) = &self.window else {
+        let Some(window) = self.window() else {
             return String::new();
         };
         let pseudo = if after {

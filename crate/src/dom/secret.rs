@@ -238,6 +238,9 @@ const NOT_FIELD_TYPES: &[&str] = &[
 /// editing host).
 const FIELD_CANDIDATES: &str = "input, textarea, select, [contenteditable]";
 
+/// [`FIELD_CANDIDATES`] but the inputs that are not editing hosts.
+const FIELD_CANDIDATES_NOT_INPUTS: &str = "textarea, select, [contenteditable]";
+
 /// Whether `element` is a form field a secret could be typed into (or a hidden input).
 pub fn is_field(element: &Element) -> bool {
     match element.local_name().as_str() {
@@ -417,6 +420,36 @@ fn collect_text(node: &Node, skip: &dyn Fn(&Element) -> bool, out: &mut String, 
     }
 }
 
+/// Every element of `scope` (a document, shadow root or element; not the scopes nested in it)
+/// that [`is_field`] may accept, by one selector.
+fn field_candidates_in(scope: &Node) -> Vec<Element> {
+    elements_in(scope, FIELD_CANDIDATES)
+}
+
+/// `scope.querySelectorAll(css)` as elements.
+fn elements_in(scope: &Node, css: &str) -> Vec<Element> {
+    let Ok(Some(list)) = js::call(scope, "querySelectorAll", &[css.into()]) else {
+        return Vec::new();
+    };
+    let Some(list) = list.dyn_ref::<web_sys::NodeList>() else {
+        return Vec::new();
+    };
+    (0..list.length())
+        .filter_map(|i| list.item(i))
+        .filter_map(|node| as_element(&node).cloned())
+        .collect()
+}
+
+/// Adds to `out` every field candidate inside `element` in the composed tree: its light
+/// descendants, and every scope of `walked` (shadow root, frame document) entered from it or
+/// from a host inside it. Not `element` itself.
+fn fields_inside(walked: &Walked, element: &Element, out: &mut Vec<Element>) {
+    out.extend(field_candidates_in(element.as_ref()));
+    for scope in walked.scopes_inside(element) {
+        out.extend(field_candidates_in(&scope));
+    }
+}
+
 /// One secret field found on the page, with its composed ancestors (to tell quickly whether
 /// another element contains it).
 #[derive(Debug, Clone)]
@@ -449,16 +482,50 @@ impl SecretScan {
     /// the scopes nested in it): for a query that meets the scopes as it walks, and asks
     /// about an element only after adding the scope it is in.
     pub fn add_scope(&mut self, scope: &Node) {
-        let Ok(Some(list)) = js::call(scope, "querySelectorAll", &[FIELD_CANDIDATES.into()]) else {
-            return;
-        };
-        let Some(list) = list.dyn_ref::<web_sys::NodeList>() else {
-            return;
-        };
-        let fields = (0..list.length())
-            .filter_map(|i| list.item(i))
-            .filter_map(|node| as_element(&node).cloned());
+        self.found
+            .extend(Self::of_fields(field_candidates_in(scope)).found);
+    }
+
+    /// [`Self::add_scope`] without the `<input>`s (unless `contenteditable`): for the text
+    /// engine, whose text of an input is empty but for button types (never a field), and which
+    /// classifies an input itself ([`classify`]) only when its text would count. A page's
+    /// inputs are most of its fields, each with about ten attribute reads.
+    pub fn add_scope_without_inputs(&mut self, scope: &Node) {
+        let fields = elements_in(scope, FIELD_CANDIDATES_NOT_INPUTS);
         self.found.extend(Self::of_fields(fields).found);
+    }
+
+    /// The secret fields that bear on `element`'s accessible name, and only those: the fields
+    /// inside it (through the shadow roots and frames of `walked` entered below it) and, for
+    /// each `aria-labelledby` / `aria-describedby` target, the fields inside the target, the
+    /// target itself and its composed ancestors. [`Self::name_may_include_secret`] on this scan
+    /// answers for `element` exactly as on [`Self::of_walked`]: its answer depends only on the
+    /// fields whose composed ancestors include `element` or a target, or that are a target or
+    /// one of its ancestors, and all of those are here (a field classified needlessly changes
+    /// nothing). For a query that checks only the elements whose name matched: a few fields
+    /// classified instead of every field of the page.
+    pub fn for_name_of(walked: &Walked, element: &Element) -> Self {
+        let mut fields = Vec::new();
+        fields_inside(walked, element, &mut fields);
+        for attr in ["aria-labelledby", "aria-describedby"] {
+            let Some(ids) = element.get_attribute(attr) else {
+                continue;
+            };
+            for id in ids.split_whitespace() {
+                let Some(target) = element_by_id_near(element, id) else {
+                    continue;
+                };
+                fields_inside(walked, &target, &mut fields);
+                // `owner_of`: the target is a field, or inside one (an editor's paragraph).
+                // `classify` answers `None` at once for what is no field.
+                let mut current = Some(target);
+                while let Some(node) = current {
+                    current = composed_parent(&node);
+                    fields.push(node);
+                }
+            }
+        }
+        Self::of_fields(fields)
     }
 
     fn of_fields(fields: impl IntoIterator<Item = Element>) -> Self {

@@ -291,6 +291,18 @@ impl Walked {
         out
     }
 
+    /// The scopes (shadow roots, frame documents) entered from `element` or from a host inside
+    /// it in the composed tree ([`composed_contains`]), nested ones included.
+    pub fn scopes_inside(&self, element: &Element) -> Vec<Node> {
+        let mut out = Vec::new();
+        for (host, index) in self.nested.iter().flatten() {
+            if composed_contains(element, host) {
+                out.extend(self.scopes.get(*index).cloned());
+            }
+        }
+        out
+    }
+
     fn matching_in(&self, index: usize, filter: &CssFilter, out: &mut Vec<Element>) {
         let Some(scope) = self.scopes.get(index) else {
             return;

@@ -5,7 +5,7 @@ use web_sys::Element;
 
 use super::aria::SCAN_STYLES_ABOVE;
 use super::{QueryRoot, SelectorEngine, SelectorError};
-use crate::dom::accname::with_generated_content_scan;
+use crate::dom::accname::{accessible_name_unnormalized, with_generated_content_scan};
 use crate::dom::matching::TextMatcher;
 use crate::dom::roles::{role_candidates_css, role_of};
 use crate::dom::secret::SecretScan;
@@ -28,9 +28,7 @@ impl SelectorEngine for RoleEngine {
             .name
             .as_deref()
             .map(|name| TextMatcher::new(name, selector.exact));
-        // A name that may carry a secret field's value never matches (see `secret`).
         let walked = root.walk();
-        let scan = matcher.as_ref().map(|_| SecretScan::of_walked(&walked));
         // Cheapest first: one selector drops what cannot have the role, then the exact role,
         // then the name, then visibility (which walks the ancestors).
         let candidates = CssFilter::new(&role_candidates_css(&wanted));
@@ -43,11 +41,17 @@ impl SelectorEngine for RoleEngine {
         let name_all = || {
             with_role
                 .into_iter()
-                .filter(|element| match (&matcher, &scan) {
-                    (Some(matcher), Some(scan)) => scan
-                        .safe_name(&root.shadow, element)
-                        .is_some_and(|name| matcher.matches(&name)),
-                    _ => true,
+                .filter(|element| match &matcher {
+                    Some(matcher) => {
+                        matcher.matches(&accessible_name_unnormalized(&root.shadow, element))
+                            // A name that may carry a secret field's value never matches
+                            // (see `secret`). Checked only for the names that matched, with
+                            // the fields that bear on each: the same answer as the whole
+                            // page's scan, without classifying every field per query.
+                            && !SecretScan::for_name_of(&walked, element)
+                                .name_may_include_secret(element)
+                    }
+                    None => true,
                 })
                 .filter(|element| !is_hidden_for_accessibility(element))
                 .collect()
