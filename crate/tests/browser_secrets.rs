@@ -665,3 +665,66 @@ fn aria_and_role_never_match_a_name_carrying_a_secret_in_a_shadow_root() {
         .set_inner_html(r#"<input name="email" value="998877">"#);
     assert_eq!(found("Code 998877"), 1);
 }
+
+/// A name can reach a secret field by more paths than "contains it" and `aria-labelledby`:
+/// a slot rendering a light-DOM field, `aria-owns` (also from an `aria-labelledby` target),
+/// the `aria-labeledby` misspelling accname honours, a `<label for>` with an embedded field
+/// (step 2C), an element inside a secret editor, and a secret editor named from its own
+/// content. None may match `aria` / `role` by the secret's value, nor show it in `observe`:
+/// the accessible-name computation itself withholds any name that reaches a secret.
+#[wasm_bindgen_test]
+fn names_that_reach_a_secret_by_any_accname_path_never_match() {
+    let otp = r#"autocomplete="one-time-code" value="998877""#;
+    let cases = [
+        format!(r#"<span id="h"><input {otp}></span>"#),
+        format!(r#"<div role="button" aria-owns="o">Code</div><input id="o" {otp}>"#),
+        format!(
+            r#"<div role="button" aria-labelledby="l">x</div><span id="l" aria-owns="o">Code</span><input id="o" {otp}>"#
+        ),
+        format!(r#"<div role="button" aria-labeledby="o">x</div><input id="o" {otp}>"#),
+        format!(r#"<label for="b">Code <input {otp}></label><button id="b"></button>"#),
+        r#"<div contenteditable="true" aria-label="PIN"><button>998877</button></div>"#.to_owned(),
+        r#"<div contenteditable="true" id="otp" role="button">998877</div>"#.to_owned(),
+        r#"<button>Code <span contenteditable="true" id="cvv">998877</span></button>"#.to_owned(),
+        r#"<div role="button">Code <textarea autocomplete="one-time-code">998877</textarea></div>"#
+            .to_owned(),
+    ];
+    for html in cases {
+        let f = Fixture::mount(&html).unwrap();
+        if let Some(host) = f.find("#h") {
+            host.attach_shadow(&web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open))
+                .unwrap()
+                .set_inner_html("<button>Code <slot></slot></button>");
+        }
+        let root = bai::dom::selector::QueryRoot::current().unwrap();
+        let aria = bai::dom::selector::query_all(&root, &sel(SelectorKind::Aria, "998877"))
+            .unwrap()
+            .len();
+        let mut role = sel(SelectorKind::Role, "button");
+        role.name = Some("998877".to_owned());
+        let role = bai::dom::selector::query_all(&root, &role).unwrap().len();
+        assert_eq!((aria, role), (0, 0), "{html}");
+        let lines = observe(60).elements.join("\n");
+        assert!(!lines.contains("998877"), "{html}\n{lines}");
+    }
+}
+
+/// The same paths with a field that is not secret still name as browsers do: only secrets are
+/// withheld.
+#[wasm_bindgen_test]
+fn names_through_the_same_paths_keep_a_plain_fields_value() {
+    let plain = r#"name="city" value="Lyon""#;
+    let cases = [
+        format!(r#"<div role="button" aria-owns="o">Code</div><input id="o" {plain}>"#),
+        format!(r#"<label for="b">Code <input {plain}></label><button id="b"></button>"#),
+        r#"<div contenteditable="true" aria-label="Notes"><button>Lyon</button></div>"#.to_owned(),
+    ];
+    for html in cases {
+        let _f = Fixture::mount(&html).unwrap();
+        let root = bai::dom::selector::QueryRoot::current().unwrap();
+        let aria = bai::dom::selector::query_all(&root, &sel(SelectorKind::Aria, "Lyon"))
+            .unwrap()
+            .len();
+        assert_eq!(aria, 1, "{html}");
+    }
+}

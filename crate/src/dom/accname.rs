@@ -18,7 +18,10 @@ use web_sys::{Element, HtmlSlotElement, Node};
 use super::js;
 use super::matching::normalize_whitespace;
 use super::roles::{allows_name_from_content, implicit_role_for, role_of};
-use super::tree::{ShadowAccess, as_element, as_tag, assigned_or_fallback, element_by_id_near};
+use super::secret_field::classify;
+use super::tree::{
+    ShadowAccess, as_element, as_tag, assigned_or_fallback, composed_parent, element_by_id_near,
+};
 use super::visibility::is_hidden_for_accessibility;
 
 #[wasm_bindgen]
@@ -225,6 +228,7 @@ fn name_with(names: &JsNames, shadow: &ShadowAccess, element: &Element) -> Strin
         visited: vec![element.clone()],
         claimed: Vec::new(),
         page_owned_ids: None,
+        reached_secret: false,
     };
     let flags = Flags {
         in_labelledby: false,
@@ -232,7 +236,17 @@ fn name_with(names: &JsNames, shadow: &ShadowAccess, element: &Element) -> Strin
         hidden_ok: false,
         may_reach_root: false,
     };
-    computation.element_name_at(element, flags, true)
+    let name = computation.element_name_at(element, flags, true);
+    // A name that would carry a secret field's value (reached by any path the computation
+    // takes: an embedded control, a slot, `aria-owns`, a label, a reference, an editor's text)
+    // is no name at all. Whether it is withheld depends on the page's structure only (which
+    // fields are secret, `secret_field::classify`), never on the value, so matching a selector
+    // against names tells the model nothing about a secret, not even whether it is empty.
+    if computation.reached_secret {
+        String::new()
+    } else {
+        name
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -262,6 +276,9 @@ struct Computation<'a> {
     claimed: Vec<Element>,
     /// The ids any `aria-owns` in the page names, read once, when a child with an id is met.
     page_owned_ids: Option<Vec<String>>,
+    /// The computation reached a secret field's value or text (an embedded secret field, a
+    /// secret editor, or text inside one): the whole name is withheld (see [`name_with`]).
+    reached_secret: bool,
 }
 
 /// What one computed-style read tells about a descendant.
@@ -478,6 +495,11 @@ impl Computation<'_> {
         let mut early_role = None;
         if !is_root && (flags.in_labelledby || flags.in_content) {
             let role = role_now();
+            if is_embedded_control_role(role.as_deref()) && classify(element).is_some() {
+                // Checked before the value is read: a secret field's value is never read here.
+                self.reached_secret = true;
+                return String::new();
+            }
             if let Some(value) = embedded_control_value(element, tag, role.as_deref()) {
                 return value;
             }
@@ -512,6 +534,17 @@ impl Computation<'_> {
             || role.as_deref().is_some_and(allows_name_from_content)
             || (role.is_none() && !is_root);
         if from_content && role.as_deref() != Some("textbox") {
+            // An editor's text is its value: a secret editor (met as a descendant, an owned
+            // node or the root) or, for the root or a referenced node, one around it.
+            let secret_editor = if flags.in_content {
+                has_attributes && is_secret_editor(element)
+            } else {
+                inside_secret_editor(element)
+            };
+            if secret_editor {
+                self.reached_secret = true;
+                return String::new();
+            }
             let content = self.content_name(element, tag, flags, has_attributes);
             if !content.trim().is_empty() {
                 return content;
@@ -925,6 +958,52 @@ fn field_fallback(element: &Element) -> Option<String> {
     non_empty_attr(element, "title")
         .or_else(|| non_empty_attr(element, "placeholder"))
         .or_else(|| non_empty_attr(element, "aria-placeholder"))
+}
+
+/// The roles whose value an embedded control contributes (accname step 2C,
+/// [`embedded_control_value`]).
+fn is_embedded_control_role(role: Option<&str>) -> bool {
+    matches!(
+        role,
+        Some(
+            "textbox"
+                | "searchbox"
+                | "combobox"
+                | "listbox"
+                | "slider"
+                | "spinbutton"
+                | "progressbar"
+                | "scrollbar"
+                | "meter"
+        )
+    )
+}
+
+/// Whether `element` is an editing host that is a secret field (its text is the secret).
+fn is_secret_editor(element: &Element) -> bool {
+    js::has_attribute(element, "contenteditable") && classify(element).is_some()
+}
+
+/// Whether `element` is a secret editor or inside one (one property read when it is in no
+/// editor at all, the usual case).
+fn inside_secret_editor(element: &Element) -> bool {
+    if !js::get_bool(element, "isContentEditable").unwrap_or(false) {
+        return false;
+    }
+    let mut current = Some(element.clone());
+    let mut depth = 0;
+    while let Some(node) = current {
+        if is_secret_editor(&node) {
+            return true;
+        }
+        depth += 1;
+        if depth > 512 {
+            // Deeper than any real page: treated as secret rather than walked further.
+            return true;
+        }
+        current = composed_parent(&node);
+    }
+    false
 }
 
 /// The value a control embedded in a label contributes (accname step 2C).

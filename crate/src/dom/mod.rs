@@ -58,6 +58,7 @@ pub mod report;
 pub mod review;
 pub mod roles;
 pub mod secret;
+pub mod secret_field;
 pub mod selector;
 pub mod settle;
 pub mod tree;

@@ -1,0 +1,373 @@
+//! Which form fields are secret fields, by structural signals only (never the value): the
+//! classification half of [`super::secret`], apart so that the accessible-name computation
+//! ([`super::accname`]) can ask it without depending on the selector engines, which
+//! `secret` does (see `secret`'s documentation for the signals and what the model sees).
+
+use web_sys::{Element, Node};
+
+use super::js;
+use super::tree::{as_element, children, composed_parent, element_by_id_near};
+
+/// What kind of secret a field holds; says what the model reads instead of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SecretKind {
+    /// A password or passphrase.
+    Password,
+    /// A payment card number.
+    CardNumber,
+    /// A card verification code (CVC, CVV, CSC).
+    SecurityCode,
+    /// A card's expiry date.
+    CardExpiry,
+    /// A one-time code (SMS, authenticator app, e-mail link code).
+    OneTimeCode,
+    /// A PIN.
+    Pin,
+    /// A recovery or backup code.
+    RecoveryCode,
+    /// A bank account number (IBAN).
+    Iban,
+    /// An API key, access token or other secret string.
+    Token,
+    /// A national identity or social security number.
+    NationalId,
+    /// A hidden input's value (tokens the page keeps for itself).
+    HiddenValue,
+}
+
+impl SecretKind {
+    /// The words that stand in for the value: `[redacted card number]`.
+    pub fn redacted(self) -> &'static str {
+        match self {
+            Self::Password => "[redacted password]",
+            Self::CardNumber => "[redacted card number]",
+            Self::SecurityCode => "[redacted security code]",
+            Self::CardExpiry => "[redacted card expiry]",
+            Self::OneTimeCode => "[redacted one-time code]",
+            Self::Pin => "[redacted pin]",
+            Self::RecoveryCode => "[redacted recovery code]",
+            Self::Iban => "[redacted iban]",
+            Self::Token => "[redacted token]",
+            Self::NationalId => "[redacted id number]",
+            Self::HiddenValue => "[redacted hidden value]",
+        }
+    }
+
+    /// `password`, `card number`: how messages name the kind.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Password => "password",
+            Self::CardNumber => "card number",
+            Self::SecurityCode => "card security code",
+            Self::CardExpiry => "card expiry",
+            Self::OneTimeCode => "one-time code",
+            Self::Pin => "PIN",
+            Self::RecoveryCode => "recovery code",
+            Self::Iban => "IBAN",
+            Self::Token => "token or key",
+            Self::NationalId => "id number",
+            Self::HiddenValue => "hidden value",
+        }
+    }
+}
+
+/// `autocomplete` tokens that mark a secret field.
+pub const AUTOCOMPLETE_SIGNALS: &[(&str, SecretKind)] = &[
+    ("current-password", SecretKind::Password),
+    ("new-password", SecretKind::Password),
+    ("cc-number", SecretKind::CardNumber),
+    ("cc-csc", SecretKind::SecurityCode),
+    ("cc-exp", SecretKind::CardExpiry),
+    ("cc-exp-month", SecretKind::CardExpiry),
+    ("cc-exp-year", SecretKind::CardExpiry),
+    ("one-time-code", SecretKind::OneTimeCode),
+];
+
+/// Words (whole words after lower-casing, splitting camelCase and treating every non-letter,
+/// non-digit as a space) in a field's name, id, placeholder, aria-label, title, labels or test
+/// id that mark it secret. Checked in order; the first match gives the kind.
+pub const SIGNALS: &[(&str, SecretKind)] = &[
+    // Passwords (input_text's explicit-targeting words, plus a few).
+    ("password", SecretKind::Password),
+    ("passwd", SecretKind::Password),
+    ("pwd", SecretKind::Password),
+    ("passphrase", SecretKind::Password),
+    ("passcode", SecretKind::Password),
+    ("passwort", SecretKind::Password),
+    ("kennwort", SecretKind::Password),
+    ("mot de passe", SecretKind::Password),
+    ("contraseña", SecretKind::Password),
+    ("senha", SecretKind::Password),
+    ("parola", SecretKind::Password),
+    ("wachtwoord", SecretKind::Password),
+    ("пароль", SecretKind::Password),
+    // Card security codes.
+    ("cvc", SecretKind::SecurityCode),
+    ("cvv", SecretKind::SecurityCode),
+    ("cvv2", SecretKind::SecurityCode),
+    ("cvc2", SecretKind::SecurityCode),
+    ("csc", SecretKind::SecurityCode),
+    ("cvn", SecretKind::SecurityCode),
+    ("cc csc", SecretKind::SecurityCode),
+    ("security code", SecretKind::SecurityCode),
+    ("card code", SecretKind::SecurityCode),
+    ("card verification", SecretKind::SecurityCode),
+    ("verification value", SecretKind::SecurityCode),
+    ("sicherheitscode", SecretKind::SecurityCode),
+    ("prüfnummer", SecretKind::SecurityCode),
+    ("kartenprüfnummer", SecretKind::SecurityCode),
+    ("cryptogramme", SecretKind::SecurityCode),
+    ("code de sécurité", SecretKind::SecurityCode),
+    ("código de seguridad", SecretKind::SecurityCode),
+    ("código de segurança", SecretKind::SecurityCode),
+    ("codice di sicurezza", SecretKind::SecurityCode),
+    // Card numbers and expiry.
+    ("card number", SecretKind::CardNumber),
+    ("cardnumber", SecretKind::CardNumber),
+    ("cc number", SecretKind::CardNumber),
+    ("ccnumber", SecretKind::CardNumber),
+    ("cc num", SecretKind::CardNumber),
+    ("ccnum", SecretKind::CardNumber),
+    ("credit card", SecretKind::CardNumber),
+    ("kartennummer", SecretKind::CardNumber),
+    ("numéro de carte", SecretKind::CardNumber),
+    ("número de tarjeta", SecretKind::CardNumber),
+    ("número do cartão", SecretKind::CardNumber),
+    ("numero di carta", SecretKind::CardNumber),
+    ("cc exp", SecretKind::CardExpiry),
+    ("card expiry", SecretKind::CardExpiry),
+    ("card expiration", SecretKind::CardExpiry),
+    // One-time codes.
+    ("otp", SecretKind::OneTimeCode),
+    ("totp", SecretKind::OneTimeCode),
+    ("one time", SecretKind::OneTimeCode),
+    ("onetime", SecretKind::OneTimeCode),
+    ("one time code", SecretKind::OneTimeCode),
+    ("2fa", SecretKind::OneTimeCode),
+    ("mfa", SecretKind::OneTimeCode),
+    ("verification code", SecretKind::OneTimeCode),
+    ("authentication code", SecretKind::OneTimeCode),
+    ("auth code", SecretKind::OneTimeCode),
+    ("sms code", SecretKind::OneTimeCode),
+    ("tan", SecretKind::OneTimeCode),
+    ("bestätigungscode", SecretKind::OneTimeCode),
+    ("code de vérification", SecretKind::OneTimeCode),
+    ("código de verificación", SecretKind::OneTimeCode),
+    ("código de verificação", SecretKind::OneTimeCode),
+    ("codice di verifica", SecretKind::OneTimeCode),
+    // PINs.
+    ("pin", SecretKind::Pin),
+    ("pin code", SecretKind::Pin),
+    ("pincode", SecretKind::Pin),
+    ("geheimzahl", SecretKind::Pin),
+    // Recovery codes.
+    ("recovery code", SecretKind::RecoveryCode),
+    ("recovery key", SecretKind::RecoveryCode),
+    ("recovery phrase", SecretKind::RecoveryCode),
+    ("backup code", SecretKind::RecoveryCode),
+    ("seed phrase", SecretKind::RecoveryCode),
+    ("mnemonic", SecretKind::RecoveryCode),
+    ("wiederherstellungscode", SecretKind::RecoveryCode),
+    ("code de récupération", SecretKind::RecoveryCode),
+    ("código de recuperación", SecretKind::RecoveryCode),
+    // Bank accounts.
+    ("iban", SecretKind::Iban),
+    // Keys and tokens.
+    ("token", SecretKind::Token),
+    ("secret", SecretKind::Token),
+    ("api key", SecretKind::Token),
+    ("apikey", SecretKind::Token),
+    ("access key", SecretKind::Token),
+    ("private key", SecretKind::Token),
+    ("client secret", SecretKind::Token),
+    ("geheimnis", SecretKind::Token),
+    // Identity numbers.
+    ("ssn", SecretKind::NationalId),
+    ("social security", SecretKind::NationalId),
+    ("sozialversicherungsnummer", SecretKind::NationalId),
+    ("numéro de sécurité sociale", SecretKind::NationalId),
+];
+
+/// Input types that are not fields (their value is a caption or a file name, never typed).
+const NOT_FIELD_TYPES: &[&str] = &[
+    "checkbox", "radio", "button", "submit", "reset", "image", "file", "range", "color",
+];
+
+/// Whether `element` is a form field a secret could be typed into (or a hidden input).
+pub fn is_field(element: &Element) -> bool {
+    match element.local_name().as_str() {
+        "input" => {
+            let input_type = js::attribute(element, "type")
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            !NOT_FIELD_TYPES.contains(&input_type.as_str())
+        }
+        "textarea" | "select" => true,
+        _ => is_editing_host(element),
+    }
+}
+
+fn is_editing_host(element: &Element) -> bool {
+    // An editing host carries the attribute itself; checking it first keeps the property read
+    // (a call into the page's realm) off every other element.
+    js::has_attribute(element, "contenteditable")
+        && js::get_bool(element, "isContentEditable").unwrap_or(false)
+        && !composed_parent(element)
+            .is_some_and(|p| js::get_bool(&p, "isContentEditable").unwrap_or(false))
+}
+
+/// The secret kind of `element` by its structural signals, or `None` (not a secret field, or
+/// not a field at all). Never reads the value.
+pub fn classify(element: &Element) -> Option<SecretKind> {
+    if !is_field(element) {
+        return None;
+    }
+    let input_type = js::attribute(element, "type")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if element.local_name() == "input" {
+        if input_type == "password" {
+            return Some(SecretKind::Password);
+        }
+        if input_type == "hidden" {
+            return Some(SecretKind::HiddenValue);
+        }
+    }
+    if let Some(autocomplete) = js::attribute(element, "autocomplete") {
+        if let Some(kind) = autocomplete_kind(&autocomplete) {
+            return Some(kind);
+        }
+    }
+    let mut texts: Vec<String> = Vec::new();
+    for attr in [
+        "name",
+        "id",
+        "placeholder",
+        "aria-label",
+        "title",
+        "data-testid",
+    ] {
+        if let Some(value) = js::attribute(element, attr) {
+            texts.push(value);
+        }
+    }
+    texts.extend(label_texts_of_field(element));
+    texts.iter().find_map(|text| words_kind(text))
+}
+
+/// The kind an `autocomplete` attribute's tokens name, if secret.
+pub fn autocomplete_kind(autocomplete: &str) -> Option<SecretKind> {
+    autocomplete.split_whitespace().find_map(|token| {
+        let token = token.to_ascii_lowercase();
+        AUTOCOMPLETE_SIGNALS
+            .iter()
+            .find(|(t, _)| *t == token)
+            .map(|(_, kind)| *kind)
+    })
+}
+
+/// The kind the first [`SIGNALS`] word found in `text` names.
+pub fn words_kind(text: &str) -> Option<SecretKind> {
+    let words = word_list(text);
+    if words.is_empty() {
+        return None;
+    }
+    SIGNAL_WORDS.with(|signals| {
+        signals
+            .iter()
+            .find(|(signal, _)| contains_words(&words, signal))
+            .map(|(_, kind)| *kind)
+    })
+}
+
+thread_local! {
+    /// [`SIGNALS`] split into words once: every field of a page is checked against every
+    /// signal on each query.
+    static SIGNAL_WORDS: Vec<(Vec<&'static str>, SecretKind)> = SIGNALS
+        .iter()
+        .map(|(signal, kind)| (signal.split(' ').collect(), *kind))
+        .collect();
+}
+
+/// Whether `signal`'s words appear in `words`, consecutive: the same as `" {signal} "` in
+/// `" {words joined by spaces} "`, without building either string.
+fn contains_words(words: &[String], signal: &[&str]) -> bool {
+    signal.len() <= words.len()
+        && words
+            .windows(signal.len())
+            .any(|run| run.iter().map(String::as_str).eq(signal.iter().copied()))
+}
+
+/// Lower-case words: camelCase and trailing numbers split, anything but letters and digits a
+/// separator.
+fn word_list(text: &str) -> Vec<String> {
+    let mut spaced = String::with_capacity(text.len() + 8);
+    let mut previous: Option<char> = None;
+    for c in text.chars() {
+        // `cardCvc` → `card cvc`, `otp1` → `otp 1` (but `2fa` stays one word).
+        let camel = c.is_uppercase() && previous.is_some_and(char::is_lowercase);
+        let numbered = c.is_ascii_digit() && previous.is_some_and(char::is_alphabetic);
+        if camel || numbered {
+            spaced.push(' ');
+        }
+        if c.is_alphanumeric() {
+            spaced.extend(c.to_lowercase());
+        } else {
+            spaced.push(' ');
+        }
+        previous = Some(c);
+    }
+    spaced.split_whitespace().map(str::to_owned).collect()
+}
+
+/// The texts that label `element`: `aria-labelledby` targets, `<label>`s, without the text of
+/// any field inside them (a wrapping label's text must not carry the field's own value).
+fn label_texts_of_field(element: &Element) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(ids) = js::attribute(element, "aria-labelledby") {
+        for id in ids.split_whitespace() {
+            if let Some(target) = element_by_id_near(element, id) {
+                if &target != element {
+                    out.push(text_skipping(&target, &|e| is_field(e)));
+                }
+            }
+        }
+    }
+    let labels = js::get(element, "labels");
+    let length = js::get(&labels, "length").as_f64().unwrap_or(0.0) as u32;
+    for i in 0..length {
+        if let Some(label) = as_element(&js::get(&labels, &i.to_string())) {
+            out.push(text_skipping(label, &|e| is_field(e)));
+        }
+    }
+    out
+}
+
+/// The text content of `node`, leaving out every element `skip` says (and what is inside it).
+pub(super) fn text_skipping(node: &Node, skip: &dyn Fn(&Element) -> bool) -> String {
+    let mut out = String::new();
+    collect_text(node, skip, &mut out, 0);
+    out
+}
+
+fn collect_text(node: &Node, skip: &dyn Fn(&Element) -> bool, out: &mut String, depth: u32) {
+    if depth > 256 {
+        return;
+    }
+    if node.node_type() == Node::TEXT_NODE {
+        out.push_str(&node.text_content().unwrap_or_default());
+        return;
+    }
+    if let Some(element) = as_element(node) {
+        if skip(element) {
+            out.push(' ');
+            return;
+        }
+        if matches!(element.local_name().as_str(), "script" | "style") {
+            return;
+        }
+    }
+    for child in children(node) {
+        collect_text(&child, skip, out, depth + 1);
+    }
+}
