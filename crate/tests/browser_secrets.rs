@@ -728,3 +728,48 @@ fn names_through_the_same_paths_keep_a_plain_fields_value() {
         assert_eq!(aria, 1, "{html}");
     }
 }
+
+/// Paths into a secret editor or a re-roled secret field: `aria-owns` (direct, or from an
+/// `aria-labelledby` target) of a node inside a secret editor, also a `contenteditable=false`
+/// island; a shadow-tree element whose `<slot>` renders a secret editor's light DOM (the shadow
+/// tree inside the editor, or the editor as the shadow host: `isContentEditable` is false
+/// there); a secret `<textarea>` whose explicit role is not textbox (named from its text).
+#[wasm_bindgen_test]
+fn names_that_reach_into_a_secret_editor_or_a_re_roled_textarea_never_match() {
+    let cases = [
+        r#"<div role="button" aria-owns="x">Code</div><div contenteditable="true" id="otp"><span id="x">998877</span></div>"#,
+        r#"<div role="button" aria-owns="x">Code</div><div contenteditable="true" id="otp"><span contenteditable="false" id="x">998877</span></div>"#,
+        r#"<div role="button" aria-labelledby="l">x</div><span id="l" aria-owns="x">Code</span><div contenteditable="true" id="cvv"><b id="x">998877</b></div>"#,
+        r#"<div contenteditable="true" id="otp"><span id="h">998877</span></div>"#,
+        r#"<div contenteditable="true" id="otp" class="host"><span>998877</span></div>"#,
+        r#"<textarea role="heading" autocomplete="one-time-code">998877</textarea>"#,
+        r#"<textarea role="link" autocomplete="one-time-code">998877</textarea>"#,
+        r#"<div role="button" aria-labelledby="t">x</div><textarea id="t" role="heading" name="cvv">998877</textarea>"#,
+    ];
+    for html in cases {
+        let f = Fixture::mount(html).unwrap();
+        let open = web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open);
+        if let Some(host) = f.find("#h") {
+            host.attach_shadow(&open)
+                .unwrap()
+                .set_inner_html("<button>Code <slot></slot></button>");
+        }
+        if let Some(host) = f.find(".host") {
+            host.attach_shadow(&open)
+                .unwrap()
+                .set_inner_html(r#"<div role="button">Code <slot></slot></div>"#);
+        }
+        let root = bai::dom::selector::QueryRoot::current().unwrap();
+        let aria = bai::dom::selector::query_all(&root, &sel(SelectorKind::Aria, "998877"))
+            .unwrap()
+            .len();
+        let mut role = sel(SelectorKind::Role, "button");
+        role.name = Some("998877".to_owned());
+        let role = bai::dom::selector::query_all(&root, &role).unwrap().len();
+        let lines = observe(60).elements.join("\n");
+        assert!(
+            (aria, role) == (0, 0) && !lines.contains("998877"),
+            "aria={aria} role={role} {html}\n{lines}"
+        );
+    }
+}

@@ -541,7 +541,7 @@ impl Computation<'_> {
             } else {
                 inside_secret_editor(element)
             };
-            if secret_editor {
+            if secret_editor || is_secret_form_field(element, tag) {
                 self.reached_secret = true;
                 return String::new();
             }
@@ -826,7 +826,12 @@ impl Computation<'_> {
             out.push_str(&self.child_name_with(child, child_flags, has_attributes));
         }
         for target in &owned {
-            // An owned node sits elsewhere in the page: its whole ancestry decides.
+            // An owned node sits elsewhere in the page: its whole ancestry decides, also
+            // whether it is inside a secret editor.
+            if inside_secret_editor(target) {
+                self.reached_secret = true;
+                return String::new();
+            }
             out.push(' ');
             out.push_str(&self.element_name(target, child_flags));
             out.push(' ');
@@ -984,26 +989,42 @@ fn is_secret_editor(element: &Element) -> bool {
     js::has_attribute(element, "contenteditable") && classify(element).is_some()
 }
 
-/// Whether `element` is a secret editor or inside one (one property read when it is in no
-/// editor at all, the usual case).
+/// Whether `element` is a secret editor or inside one, across shadow boundaries (a shadow tree
+/// inside an editor, or an editor that is a shadow host and slots its own text) and
+/// `contenteditable="false"` islands, where `isContentEditable` says false. Two calls when it is
+/// in no editor at all, the usual case: `closest` up to its tree's root, then the root node.
 fn inside_secret_editor(element: &Element) -> bool {
-    if !js::get_bool(element, "isContentEditable").unwrap_or(false) {
-        return false;
-    }
     let mut current = Some(element.clone());
-    let mut depth = 0;
-    while let Some(node) = current {
-        if is_secret_editor(&node) {
+    let mut hops = 0;
+    while let Some(start) = current {
+        hops += 1;
+        if hops > 64 {
+            // More nested editors and shadow trees than any real page: treated as secret
+            // rather than walked further.
             return true;
         }
-        depth += 1;
-        if depth > 512 {
-            // Deeper than any real page: treated as secret rather than walked further.
-            return true;
-        }
-        current = composed_parent(&node);
+        current = match start.closest("[contenteditable]") {
+            Ok(Some(editor)) => {
+                // An island or a nested editable element is no field of its own (`classify`
+                // answers for the editing host only): keep going up.
+                if classify(&editor).is_some() {
+                    return true;
+                }
+                composed_parent(&editor)
+            }
+            _ => start
+                .get_root_node()
+                .dyn_ref::<web_sys::ShadowRoot>()
+                .map(web_sys::ShadowRoot::host),
+        };
     }
     false
+}
+
+/// Whether `element` is a form field (not an editor) that is a secret field: its text or value
+/// never names anything, whatever role the page gave it.
+fn is_secret_form_field(element: &Element, tag: &str) -> bool {
+    matches!(tag, "input" | "textarea" | "select") && classify(element).is_some()
 }
 
 /// The value a control embedded in a label contributes (accname step 2C).
