@@ -773,3 +773,112 @@ fn names_that_reach_into_a_secret_editor_or_a_re_roled_textarea_never_match() {
         );
     }
 }
+
+/// A one-time code split into boxes: the signal is on the group (its name, a fieldset's legend)
+/// or on one box only. Every box of the group is part of the secret.
+#[wasm_bindgen_test]
+async fn boxes_of_a_split_one_time_code_are_all_secret() {
+    let cases = [
+        r#"<div role="group" aria-label="Verification code"><input autocomplete="one-time-code" maxlength="1" aria-label="Digit 1" value="9"><input maxlength="1" aria-label="Digit 2" value="8"><input maxlength="1" aria-label="Digit 3" value="7"></div>"#,
+        r#"<fieldset><legend>Security code</legend><input maxlength="1" value="8"><input maxlength="1" value="7"></fieldset>"#,
+        r#"<div><div><input autocomplete="one-time-code" maxlength="1" value="9"></div><div><input maxlength="1" value="8"></div><div><input maxlength="1" value="7"></div></div>"#,
+    ];
+    for html in cases {
+        let _f = Fixture::mount(html).unwrap();
+        let lines = observe(60).elements.join("\n");
+        let extract = Action::Extract {
+            selector: Selector::css("input"),
+            attribute: None,
+            max_chars: None,
+        };
+        let data = format!("{:?}", execute(&extract, &opts()).await.map(|r| r.data));
+        assert!(
+            !lines.contains("\"8\"") && !lines.contains("\"7\"") && !data.contains("\"8\""),
+            "{html}\n{lines}\n{data}"
+        );
+    }
+}
+
+/// Short fields that are no code (a two-letter state next to a two-digit age) stay plain.
+#[wasm_bindgen_test]
+fn short_fields_without_any_secret_signal_stay_plain() {
+    let _f = Fixture::mount(
+        r#"<div><input maxlength="2" aria-label="State" value="CA"><input maxlength="2" aria-label="Age" value="42"></div>"#,
+    )
+    .unwrap();
+    let lines = observe(60).elements.join("\n");
+    assert!(
+        lines.contains("value=\"CA\"") && lines.contains("value=\"42\""),
+        "{lines}"
+    );
+}
+
+/// A password field stays secret when the page's "show password" button turns it into a text
+/// field (its only signal was `type=password`), and a text field masked by CSS
+/// (`-webkit-text-security`) is a password field.
+#[wasm_bindgen_test]
+async fn a_revealed_or_css_masked_password_stays_secret() {
+    let f = Fixture::mount(
+        r#"<label for="k">Haslx</label><input type="password" id="k" value="hunter22"><button onclick="document.getElementById('k').type='text'">Pokaz</button><label for="m">Heslx</label><input id="m" style="-webkit-text-security: disc" value="swordfish9">"#,
+    )
+    .unwrap();
+    let before = observe(60).elements.join("\n");
+    assert!(before.contains("type=password value=<hidden>"), "{before}");
+    f.find("button")
+        .unwrap()
+        .dyn_into::<web_sys::HtmlElement>()
+        .unwrap()
+        .click();
+    let lines = observe(60).elements.join("\n");
+    let extract = Action::Extract {
+        selector: Selector::css("input"),
+        attribute: None,
+        max_chars: None,
+    };
+    let data = format!("{:?}", execute(&extract, &opts()).await.map(|r| r.data));
+    assert!(
+        !lines.contains("hunter22") && !data.contains("hunter22"),
+        "{lines}\n{data}"
+    );
+    // Where the browser knows `-webkit-text-security` (Chromium; Firefox since 131), a field
+    // masked with it is a password.
+    let css = js_sys::Reflect::get(&js_sys::global(), &"CSS".into()).unwrap();
+    let supports: js_sys::Function = js_sys::Reflect::get(&css, &"supports".into())
+        .unwrap()
+        .into();
+    let known = supports
+        .call2(&css, &"-webkit-text-security".into(), &"disc".into())
+        .unwrap()
+        .as_bool()
+        .unwrap_or(false);
+    if known {
+        assert!(
+            !lines.contains("swordfish9") && !data.contains("swordfish9"),
+            "{lines}\n{data}"
+        );
+    }
+}
+
+/// ARIA value widgets named as a secret (a PIN pad's spinbuttons that show `•` but carry the
+/// digit in `aria-valuenow`, a custom CVV combobox, a PIN listbox) show no value or selection;
+/// a range input named as a PIN shows no value.
+#[wasm_bindgen_test]
+fn aria_widgets_named_as_a_secret_show_no_value() {
+    let cases = [
+        r#"<div role="spinbutton" aria-label="PIN digit 1" aria-valuenow="7" tabindex="0" style="width:40px;height:20px">•</div>"#,
+        r#"<div role="slider" aria-label="Security code" aria-valuenow="7" tabindex="0" style="width:40px;height:20px">•</div>"#,
+        r#"<div role="combobox" aria-label="CVV" aria-expanded="false" tabindex="0">777</div>"#,
+        r#"<div role="listbox" aria-label="PIN"><div role="option" aria-selected="true">7</div><div role="option">1</div></div>"#,
+        r#"<input type="range" name="pin" min="0" max="9" value="7">"#,
+    ];
+    for html in cases {
+        let _f = Fixture::mount(html).unwrap();
+        let lines = observe(60).elements.join("\n");
+        assert!(
+            !lines.contains("value=\"7")
+                && !lines.contains("value=\"777")
+                && !lines.contains(" selected"),
+            "{html}\n{lines}"
+        );
+    }
+}

@@ -53,6 +53,10 @@ pub async fn perform_action(
     }
     let settings =
         crate::policy::settings_from_json(&settings_json).unwrap_or_else(PolicySettings::strictest);
+    // Every secret field of the page as it is before this action, remembered for the rest of
+    // the document's life: an action that makes the page take a field's signal away (a "show
+    // password" button) leaves it secret.
+    crate::dom::secret::remember_page_secrets();
     let mut options = ExecOptions::default();
     if let Some(timeout_ms) = timeout_ms {
         options.timeout_ms = timeout_ms;

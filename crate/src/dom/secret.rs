@@ -19,7 +19,7 @@
 //! | `type=password` | `<input type=password>` | password |
 //! | `type=hidden` | CSRF tokens, session ids | hidden value |
 //! | an `autocomplete` token | `current-password`, `new-password`, `cc-number`, `cc-csc`, `cc-exp`, `cc-exp-month`, `cc-exp-year`, `one-time-code` | per token |
-//! | a word in the field's `name`, `id`, `placeholder`, `aria-label`, `title`, its labels (`<label for>`, a wrapping label, `aria-labelledby`; their text without any field inside them) or `data-testid` | cvc, cvv, csc, security code, otp, one-time, 2fa, pin, passcode, recovery code, backup code, iban, token, secret, api key, ssn, card number… (English, German, French, Spanish, Portuguese, Italian, Dutch, Russian) | per word |
+//! | a word in the field's `name`, `id`, `placeholder`, `aria-label`, `title`, its labels (`<label for>`, a wrapping label, `aria-labelledby`; their text without any field inside them), `data-testid` or its group's name (a fieldset legend, a `role=group` label) | cvc, cvv, csc, security code, otp, one-time, 2fa, pin, passcode, recovery code, backup code, iban, token, secret, api key, ssn, card number… (English, German, French, Spanish, Portuguese, Italian, Dutch, Russian) | per word |
 //!
 //! Fields are `<input>` (not buttons, checkboxes, radios, files, images), `<textarea>`,
 //! `<select>` and contenteditable editing hosts. Anything inside a secret field (a select's
@@ -55,9 +55,13 @@ pub use super::secret_field::{
 
 /// Every element [`is_field`] may accept (it also needs a type that is a field, or to be an
 /// editing host).
-const FIELD_CANDIDATES: &str = "input, textarea, select, [contenteditable]";
+/// (The custom widgets with a value role are fields too: `secret_field::is_field`.)
+const FIELD_CANDIDATES: &str = "input, textarea, select, [contenteditable], [role~=textbox], \
+    [role~=searchbox], [role~=combobox], [role~=listbox], [role~=spinbutton], [role~=slider]";
 /// [`FIELD_CANDIDATES`] but the inputs that are not editing hosts.
-const FIELD_CANDIDATES_NOT_INPUTS: &str = "textarea, select, [contenteditable]";
+const FIELD_CANDIDATES_NOT_INPUTS: &str = "textarea, select, [contenteditable], \
+    [role~=textbox], [role~=searchbox], [role~=combobox], [role~=listbox], [role~=spinbutton], \
+    [role~=slider]";
 
 /// Every element of `scope` (a document, shadow root or element; not the scopes nested in it)
 /// that [`is_field`] may accept, by one selector.
@@ -316,10 +320,21 @@ pub fn text_without_secrets(scan: &SecretScan, element: &Element) -> String {
 /// textarea (React keeps its text equal to its value), a select, an editor.
 fn holds_text_field(element: &Element) -> bool {
     element
-        .query_selector("textarea, select, [contenteditable]")
+        .query_selector(
+            "textarea, select, [contenteditable], [role~=textbox], [role~=searchbox], \
+             [role~=combobox], [role~=listbox], [role~=spinbutton], [role~=slider]",
+        )
         .ok()
         .flatten()
         .is_some()
+}
+
+/// Classifies every field of the page now, so that each secret one is remembered
+/// ([`classify`]) before an action could make the page take its signal away.
+pub fn remember_page_secrets() {
+    if let Some(root) = QueryRoot::current() {
+        let _ = SecretScan::of(&root);
+    }
 }
 
 /// Whether `element` is a secret field or inside one (without a page-wide scan: only it and

@@ -3,6 +3,7 @@
 //! ([`super::accname`]) can ask it without depending on the selector engines, which
 //! `secret` does (see `secret`'s documentation for the signals and what the model sees).
 
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, Node};
 
 use super::js;
@@ -36,6 +37,21 @@ pub enum SecretKind {
 }
 
 impl SecretKind {
+    /// Every kind, in a fixed order (a remembered field keeps its kind as an index into it).
+    pub const ALL: [SecretKind; 11] = [
+        Self::Password,
+        Self::CardNumber,
+        Self::SecurityCode,
+        Self::CardExpiry,
+        Self::OneTimeCode,
+        Self::Pin,
+        Self::RecoveryCode,
+        Self::Iban,
+        Self::Token,
+        Self::NationalId,
+        Self::HiddenValue,
+    ];
+
     /// The words that stand in for the value: `[redacted card number]`.
     pub fn redacted(self) -> &'static str {
         match self {
@@ -101,6 +117,26 @@ pub const SIGNALS: &[(&str, SecretKind)] = &[
     ("parola", SecretKind::Password),
     ("wachtwoord", SecretKind::Password),
     ("пароль", SecretKind::Password),
+    ("hasło", SecretKind::Password),
+    ("haslo", SecretKind::Password),
+    ("heslo", SecretKind::Password),
+    ("lösenord", SecretKind::Password),
+    ("losenord", SecretKind::Password),
+    ("şifre", SecretKind::Password),
+    ("sifre", SecretKind::Password),
+    ("salasana", SecretKind::Password),
+    ("adgangskode", SecretKind::Password),
+    ("passord", SecretKind::Password),
+    ("jelszó", SecretKind::Password),
+    ("jelszo", SecretKind::Password),
+    ("parolă", SecretKind::Password),
+    ("лозинка", SecretKind::Password),
+    ("パスワード", SecretKind::Password),
+    ("密码", SecretKind::Password),
+    ("密碼", SecretKind::Password),
+    ("비밀번호", SecretKind::Password),
+    ("mật khẩu", SecretKind::Password),
+    ("kata sandi", SecretKind::Password),
     // Card security codes.
     ("cvc", SecretKind::SecurityCode),
     ("cvv", SecretKind::SecurityCode),
@@ -190,8 +226,28 @@ pub const SIGNALS: &[(&str, SecretKind)] = &[
 
 /// Input types that are not fields (their value is a caption or a file name, never typed).
 const NOT_FIELD_TYPES: &[&str] = &[
-    "checkbox", "radio", "button", "submit", "reset", "image", "file", "range", "color",
+    "checkbox", "radio", "button", "submit", "reset", "image", "file", "color",
 ];
+
+/// ARIA roles whose element holds a value as a form field does (its text, `aria-valuenow`, its
+/// chosen option): a custom widget with one of them is a field too (a PIN pad's spinbuttons that
+/// show `•` but carry the digit, a custom CVV box).
+const ARIA_VALUE_ROLES: &[&str] = &[
+    "textbox",
+    "searchbox",
+    "combobox",
+    "listbox",
+    "spinbutton",
+    "slider",
+];
+
+fn has_value_role(element: &Element) -> bool {
+    js::attribute(element, "role").is_some_and(|role| {
+        role.split_whitespace()
+            .next()
+            .is_some_and(|first| ARIA_VALUE_ROLES.contains(&first.to_ascii_lowercase().as_str()))
+    })
+}
 
 /// Whether `element` is a form field a secret could be typed into (or a hidden input).
 pub fn is_field(element: &Element) -> bool {
@@ -203,7 +259,7 @@ pub fn is_field(element: &Element) -> bool {
             !NOT_FIELD_TYPES.contains(&input_type.as_str())
         }
         "textarea" | "select" => true,
-        _ => is_editing_host(element),
+        _ => is_editing_host(element) || has_value_role(element),
     }
 }
 
@@ -216,9 +272,117 @@ fn is_editing_host(element: &Element) -> bool {
             .is_some_and(|p| js::get_bool(&p, "isContentEditable").unwrap_or(false))
 }
 
+thread_local! {
+    /// Every field this document's content script found secret, with its kind (an index into
+    /// [`SecretKind::ALL`]): a field stays secret when the page later takes its signal away (a
+    /// "show password" button turning `type=password` into `text`).
+    static REMEMBERED: js_sys::WeakMap = js_sys::WeakMap::new();
+}
+
 /// The secret kind of `element` by its structural signals, or `None` (not a secret field, or
-/// not a field at all). Never reads the value.
+/// not a field at all). Never reads the value. A field once found secret in this document stays
+/// secret, with the same kind.
 pub fn classify(element: &Element) -> Option<SecretKind> {
+    let key: &js_sys::Object = element.unchecked_ref();
+    let remembered = REMEMBERED.with(|seen| seen.get(key).as_f64());
+    if let Some(index) = remembered {
+        // Indexes are written below from `ALL`'s positions only.
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "a small non-negative index this module wrote"
+        )]
+        return SecretKind::ALL.get(index as usize).copied();
+    }
+    let kind = classify_now(element).or_else(|| short_box_sibling_kind(element));
+    if let Some(kind) = kind {
+        let index = SecretKind::ALL.iter().position(|k| *k == kind).unwrap_or(0);
+        REMEMBERED.with(|seen| {
+            seen.set(key, &JsValue::from_f64(index as f64));
+        });
+    }
+    kind
+}
+
+/// One box of a code split into boxes (`maxlength` 1 or 2): secret when another box of the same
+/// group is, by its own signals (often only the first box carries `autocomplete=one-time-code`
+/// and the page spreads the pasted code over the others).
+fn short_box_sibling_kind(element: &Element) -> Option<SecretKind> {
+    if !is_short_box(element) {
+        return None;
+    }
+    // The boxes' container: the parent, or the grandparent when each box has a wrapper.
+    let mut container = element.parent_element();
+    for _ in 0..3 {
+        let group = container?;
+        let boxes = group
+            .query_selector_all("input[maxlength]")
+            .ok()
+            .map(|list| {
+                (0..list.length().min(16))
+                    .filter_map(|i| list.item(i).and_then(|n| n.dyn_into::<Element>().ok()))
+                    .filter(|e| e != element && is_short_box(e))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        if !boxes.is_empty() {
+            return boxes.iter().find_map(classify_now);
+        }
+        container = group.parent_element();
+    }
+    None
+}
+
+fn is_short_box(element: &Element) -> bool {
+    element.local_name() == "input"
+        && js::attribute(element, "maxlength")
+            .and_then(|m| m.trim().parse::<u32>().ok())
+            .is_some_and(|m| (1..=2).contains(&m))
+}
+
+/// A text field the page masks like a password with CSS (`-webkit-text-security`), which
+/// some sites use instead of `type=password` to keep password managers away.
+fn masked_by_css(element: &Element) -> bool {
+    element
+        .owner_document()
+        .and_then(|document| document.default_view())
+        .and_then(|window| window.get_computed_style(element).ok().flatten())
+        .and_then(|style| style.get_property_value("-webkit-text-security").ok())
+        .is_some_and(|value| !value.is_empty() && value != "none")
+}
+
+/// The name of the group a field sits in (a `<fieldset>`'s legend, a `role=group` or
+/// `radiogroup`'s `aria-label` or `aria-labelledby` text): "Security code" around digit boxes.
+fn group_texts(element: &Element) -> Vec<String> {
+    let Ok(Some(group)) = element.closest("fieldset, [role~=group], [role~=radiogroup]") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if group.local_name() == "fieldset" {
+        let legend = children(group.as_ref())
+            .into_iter()
+            .filter_map(|n| n.dyn_into::<Element>().ok())
+            .find(|child| child.local_name() == "legend");
+        if let Some(legend) = legend {
+            out.push(text_skipping(legend.as_ref(), &|e| is_field(e)));
+        }
+    }
+    if let Some(label) = js::attribute(&group, "aria-label") {
+        out.push(label);
+    }
+    if let Some(ids) = js::attribute(&group, "aria-labelledby") {
+        for id in ids.split_whitespace() {
+            if let Some(target) = element_by_id_near(&group, id) {
+                out.push(text_skipping(target.as_ref(), &|e| is_field(e)));
+            }
+        }
+    }
+    out
+}
+
+/// [`classify`] by the field's own signals and its group's, now, without the memory or the
+/// other boxes.
+fn classify_now(element: &Element) -> Option<SecretKind> {
     if !is_field(element) {
         return None;
     }
@@ -252,7 +416,14 @@ pub fn classify(element: &Element) -> Option<SecretKind> {
         }
     }
     texts.extend(label_texts_of_field(element));
-    texts.iter().find_map(|text| words_kind(text))
+    texts.extend(group_texts(element));
+    if let Some(kind) = texts.iter().find_map(|text| words_kind(text)) {
+        return Some(kind);
+    }
+    if matches!(element.local_name().as_str(), "input" | "textarea") && masked_by_css(element) {
+        return Some(SecretKind::Password);
+    }
+    None
 }
 
 /// The kind an `autocomplete` attribute's tokens name, if secret.

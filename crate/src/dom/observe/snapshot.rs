@@ -463,8 +463,10 @@ fn states_of(
             states.push(format!("checked={checked}"));
         }
     }
+    // Which option of a secret list is chosen is the secret (the list shows `value=<hidden>`).
     if matches!(role, "option" | "tab" | "treeitem")
         && element.get_attribute("aria-selected").as_deref() == Some("true")
+        && scan.owner_of(element).is_none()
     {
         states.push("selected".to_owned());
     }
