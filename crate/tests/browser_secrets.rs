@@ -882,3 +882,146 @@ fn aria_widgets_named_as_a_secret_show_no_value() {
         );
     }
 }
+
+fn kind_of(f: &Fixture, css: &str) -> String {
+    format!("{:?}", classify(&f.find(css).unwrap()))
+}
+
+/// A "show password" button that replaces the field with a new text input of the same id and
+/// name (a keyed re-render) leaves it secret.
+#[wasm_bindgen_test]
+async fn show_button_replacing_the_input_keeps_it_secret() {
+    let f = Fixture::mount(
+        r#"<form><input type="password" id="pw" name="pass"><button type="button" id="show">Show</button></form>"#,
+    )
+    .unwrap();
+    run_script(
+        r#"document.getElementById('pw').value = 'hunter22';
+        document.getElementById('show').addEventListener('click', () => {
+          const old = document.getElementById('pw'); const t = document.createElement('input');
+          t.type = 'text'; t.id = 'pw'; t.name = 'pass'; t.value = old.value; old.replaceWith(t); });"#,
+    )
+    .unwrap();
+    assert!(!observe(60).elements.join("\n").contains("hunter22"));
+    execute(
+        &Action::Click {
+            selector: Selector::css("#show"),
+        },
+        &opts(),
+    )
+    .await
+    .unwrap();
+    let lines = observe(60).elements.join("\n");
+    let extract = Action::Extract {
+        selector: Selector::css("#pw"),
+        attribute: None,
+        max_chars: None,
+    };
+    let data = format!("{:?}", execute(&extract, &opts()).await.map(|r| r.data));
+    drop(f);
+    assert!(
+        !lines.contains("hunter22") && !data.contains("hunter22"),
+        "{lines}\n{data}"
+    );
+}
+
+/// Whether a field counts as masked never follows a value: a stylesheet rule on `:valid` of a
+/// password (which depends on the password) does not make another field secret.
+#[wasm_bindgen_test]
+fn css_mask_does_not_depend_on_a_secret_value() {
+    let mut seen = Vec::new();
+    for value in ["hunter22", "zebra"] {
+        let f = Fixture::mount(
+            r#"<style>#pw2:valid ~ #probe { -webkit-text-security: disc }</style><input type="password" id="pw2" pattern="h.*"><input id="probe" name="nickname">"#,
+        )
+        .unwrap();
+        run_script(&format!(
+            "document.getElementById('pw2').value = '{value}';"
+        ))
+        .unwrap();
+        seen.push(kind_of(&f, "#probe"));
+    }
+    assert_eq!(seen[0], seen[1], "the probe's class follows the password");
+    // Inherited masking (a wrapper's style) does not make a search box a password either.
+    let f = Fixture::mount(
+        r#"<div style="-webkit-text-security: disc"><input id="search" type="search"></div>"#,
+    )
+    .unwrap();
+    assert_eq!(kind_of(&f, "#search"), "None");
+}
+
+/// Digit boxes each in their own shadow root (one component per box) are all secret when one is.
+#[wasm_bindgen_test]
+fn shadow_dom_digit_boxes_are_secret() {
+    let f = Fixture::mount(r#"<div id="otp"><span id="b1"></span><span id="b2"></span></div>"#)
+        .unwrap();
+    run_script(
+        r#"['b1','b2'].forEach((id, i) => { const r = document.getElementById(id).attachShadow({mode:'open'});
+        r.innerHTML = i == 0 ? '<input maxlength="1" autocomplete="one-time-code">' : '<input maxlength="1">';
+        r.querySelector('input').value = i == 0 ? '4' : '7'; });"#,
+    )
+    .unwrap();
+    let second = f
+        .find("#b2")
+        .unwrap()
+        .shadow_root()
+        .unwrap()
+        .query_selector("input")
+        .unwrap()
+        .unwrap();
+    let lines = observe(60).elements.join("\n");
+    assert!(
+        classify(&second).is_some() && !lines.contains("value=\"7"),
+        "{lines}"
+    );
+}
+
+/// A group's name reaches a field in a nested unnamed group and one in a shadow root.
+#[wasm_bindgen_test]
+fn an_outer_legend_reaches_nested_and_shadow_fields() {
+    let f = Fixture::mount(
+        r#"<fieldset><legend>Card security code</legend><div role="group" class="row"><input id="c1" maxlength="4"></div></fieldset>"#,
+    )
+    .unwrap();
+    assert_ne!(kind_of(&f, "#c1"), "None");
+    drop(f);
+    let f = Fixture::mount(
+        r#"<fieldset><legend>Card security code</legend><span id="host2"></span></fieldset>"#,
+    )
+    .unwrap();
+    run_script(
+        r#"const r = document.getElementById('host2').attachShadow({mode:'open'});
+        r.innerHTML = '<input id="box" maxlength="4">'; r.querySelector('input').value = '987';"#,
+    )
+    .unwrap();
+    let inner = f
+        .find("#host2")
+        .unwrap()
+        .shadow_root()
+        .unwrap()
+        .query_selector("input")
+        .unwrap()
+        .unwrap();
+    let lines = observe(60).elements.join("\n");
+    assert!(
+        classify(&inner).is_some() && !lines.contains("987"),
+        "{lines}"
+    );
+}
+
+/// A group's name does not make a field with its own label secret ("Name on card" under "Pay
+/// by credit card"), and a short field far from a card's expiry box stays plain.
+#[wasm_bindgen_test]
+fn group_names_and_short_boxes_leave_ordinary_fields_plain() {
+    let f = Fixture::mount(
+        r#"<fieldset><legend>Pay by credit card</legend><label>Name on card <input id="holder" name="holder"></label><label>Billing postcode <input id="zip" name="zip"></label></fieldset>
+        <fieldset><legend>Two-factor authentication (2FA)</legend><label>Mobile phone <input id="phone" type="tel"></label></fieldset>
+        <fieldset><legend>Email and password</legend><label>Email <input id="email" type="email"></label></fieldset>
+        <form><div><input maxlength="2" autocomplete="cc-exp-month"></div><div><label>Quantity <input id="qty" maxlength="2"></label></div></form>"#,
+    )
+    .unwrap();
+    assert_eq!(
+        ["#holder", "#zip", "#phone", "#email", "#qty"].map(|c| kind_of(&f, c)),
+        ["None"; 5].map(String::from)
+    );
+}

@@ -277,11 +277,27 @@ thread_local! {
     /// [`SecretKind::ALL`]): a field stays secret when the page later takes its signal away (a
     /// "show password" button turning `type=password` into `text`).
     static REMEMBERED: js_sys::WeakMap = js_sys::WeakMap::new();
+    /// The `id` and `name` of every field found secret (`id:…`, `name:…`), with its kind: a
+    /// page that replaces the field with a new element on "show password" (a keyed re-render)
+    /// gives the new one the same id or name, and it is secret too.
+    static REMEMBERED_KEYS: std::cell::RefCell<Vec<(String, SecretKind)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The `id:` and `name:` keys of a field (structural: never its value).
+fn field_keys(element: &Element) -> Vec<String> {
+    let mut keys = Vec::new();
+    for (prefix, attr) in [("id:", "id"), ("name:", "name")] {
+        if let Some(value) = js::attribute(element, attr).filter(|v| !v.trim().is_empty()) {
+            keys.push(format!("{prefix}{value}"));
+        }
+    }
+    keys
 }
 
 /// The secret kind of `element` by its structural signals, or `None` (not a secret field, or
 /// not a field at all). Never reads the value. A field once found secret in this document stays
-/// secret, with the same kind.
+/// secret, with the same kind, and so does a field that later takes its `id` or `name`.
 pub fn classify(element: &Element) -> Option<SecretKind> {
     let key: &js_sys::Object = element.unchecked_ref();
     let remembered = REMEMBERED.with(|seen| seen.get(key).as_f64());
@@ -294,88 +310,148 @@ pub fn classify(element: &Element) -> Option<SecretKind> {
         )]
         return SecretKind::ALL.get(index as usize).copied();
     }
-    let kind = classify_now(element).or_else(|| short_box_sibling_kind(element));
+    let field = is_field(element);
+    let keys = if field {
+        field_keys(element)
+    } else {
+        Vec::new()
+    };
+    let by_key = REMEMBERED_KEYS.with(|known| {
+        let known = known.borrow();
+        keys.iter().find_map(|k| {
+            known
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, kind)| *kind)
+        })
+    });
+    let kind = by_key
+        .or_else(|| classify_now(element))
+        .or_else(|| short_box_sibling_kind(element));
     if let Some(kind) = kind {
         let index = SecretKind::ALL.iter().position(|k| *k == kind).unwrap_or(0);
         REMEMBERED.with(|seen| {
             seen.set(key, &JsValue::from_f64(index as f64));
         });
+        REMEMBERED_KEYS.with(|known| {
+            let mut known = known.borrow_mut();
+            for k in keys {
+                if known.len() < 512 && !known.iter().any(|(key, _)| *key == k) {
+                    known.push((k, kind));
+                }
+            }
+        });
     }
     kind
 }
 
-/// One box of a code split into boxes (`maxlength` 1 or 2): secret when another box of the same
+/// One box of a code split into boxes (`maxlength` 1 to 4): secret when another box of the same
 /// group is, by its own signals (often only the first box carries `autocomplete=one-time-code`
-/// and the page spreads the pasted code over the others).
+/// and the page spreads the pasted code over the others). The group is the box's parent or
+/// grandparent (a wrapper per box), across a shadow root (a component per box).
 fn short_box_sibling_kind(element: &Element) -> Option<SecretKind> {
     if !is_short_box(element) {
         return None;
     }
-    // The boxes' container: the parent, or the grandparent when each box has a wrapper.
-    let mut container = element.parent_element();
-    for _ in 0..3 {
+    let mut container = composed_parent(element);
+    for _ in 0..2 {
         let group = container?;
-        let boxes = group
-            .query_selector_all("input[maxlength]")
-            .ok()
-            .map(|list| {
-                (0..list.length().min(16))
-                    .filter_map(|i| list.item(i).and_then(|n| n.dyn_into::<Element>().ok()))
-                    .filter(|e| e != element && is_short_box(e))
-                    .collect::<Vec<_>>()
-            })
-            .unwrap_or_default();
-        if !boxes.is_empty() {
-            return boxes.iter().find_map(classify_now);
+        let mut boxes = short_boxes_in(group.as_ref());
+        // Boxes inside the open shadow roots of the group's children (one component per box).
+        for child in children(group.as_ref()) {
+            if let Some(root) = child.dyn_ref::<Element>().and_then(Element::shadow_root) {
+                boxes.extend(short_boxes_in(root.as_ref()));
+            }
         }
-        container = group.parent_element();
+        boxes.retain(|e| e != element);
+        if !boxes.is_empty() {
+            return boxes.iter().take(16).find_map(classify_now);
+        }
+        container = composed_parent(&group);
     }
     None
+}
+
+/// The short boxes in `scope` (light DOM), at most 16.
+fn short_boxes_in(scope: &Node) -> Vec<Element> {
+    let list = if let Some(element) = scope.dyn_ref::<Element>() {
+        element.query_selector_all("input[maxlength]").ok()
+    } else if let Some(root) = scope.dyn_ref::<web_sys::DocumentFragment>() {
+        root.query_selector_all("input[maxlength]").ok()
+    } else {
+        None
+    };
+    list.map(|list| {
+        (0..list.length().min(16))
+            .filter_map(|i| list.item(i).and_then(|n| n.dyn_into::<Element>().ok()))
+            .filter(is_short_box)
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 fn is_short_box(element: &Element) -> bool {
     element.local_name() == "input"
         && js::attribute(element, "maxlength")
             .and_then(|m| m.trim().parse::<u32>().ok())
-            .is_some_and(|m| (1..=2).contains(&m))
+            .is_some_and(|m| (1..=4).contains(&m))
 }
 
-/// A text field the page masks like a password with CSS (`-webkit-text-security`), which
-/// some sites use instead of `type=password` to keep password managers away.
+/// A text field the page masks like a password with CSS (`-webkit-text-security` in its own
+/// `style` attribute), which some sites use instead of `type=password` to keep password
+/// managers away. Only the element's inline declaration counts: a computed style can follow
+/// pseudo-classes such as `:valid` or `:placeholder-shown`, which depend on a value.
 fn masked_by_css(element: &Element) -> bool {
     element
-        .owner_document()
-        .and_then(|document| document.default_view())
-        .and_then(|window| window.get_computed_style(element).ok().flatten())
-        .and_then(|style| style.get_property_value("-webkit-text-security").ok())
-        .is_some_and(|value| !value.is_empty() && value != "none")
+        .dyn_ref::<web_sys::HtmlElement>()
+        .and_then(|html| {
+            html.style()
+                .get_property_value("-webkit-text-security")
+                .ok()
+        })
+        .is_some_and(|value| !value.trim().is_empty() && value.trim() != "none")
 }
 
-/// The name of the group a field sits in (a `<fieldset>`'s legend, a `role=group` or
-/// `radiogroup`'s `aria-label` or `aria-labelledby` text): "Security code" around digit boxes.
+/// The names of the groups a field sits in (every `<fieldset>`'s legend, every `role=group` or
+/// `radiogroup`'s `aria-label` or `aria-labelledby` text, across shadow roots): "Security code"
+/// around digit boxes.
 fn group_texts(element: &Element) -> Vec<String> {
-    let Ok(Some(group)) = element.closest("fieldset, [role~=group], [role~=radiogroup]") else {
-        return Vec::new();
-    };
     let mut out = Vec::new();
-    if group.local_name() == "fieldset" {
-        let legend = children(group.as_ref())
-            .into_iter()
-            .filter_map(|n| n.dyn_into::<Element>().ok())
-            .find(|child| child.local_name() == "legend");
-        if let Some(legend) = legend {
-            out.push(text_skipping(legend.as_ref(), &|e| is_field(e)));
+    let mut current = composed_parent(element);
+    let mut depth = 0;
+    while let Some(group) = current {
+        depth += 1;
+        if depth > 32 {
+            break;
         }
-    }
-    if let Some(label) = js::attribute(&group, "aria-label") {
-        out.push(label);
-    }
-    if let Some(ids) = js::attribute(&group, "aria-labelledby") {
-        for id in ids.split_whitespace() {
-            if let Some(target) = element_by_id_near(&group, id) {
-                out.push(text_skipping(target.as_ref(), &|e| is_field(e)));
+        let tag = group.local_name();
+        let role = js::attribute(&group, "role").unwrap_or_default();
+        let is_group = tag == "fieldset"
+            || role
+                .split_whitespace()
+                .any(|r| r.eq_ignore_ascii_case("group") || r.eq_ignore_ascii_case("radiogroup"));
+        if is_group {
+            if tag == "fieldset" {
+                let legend = children(group.as_ref())
+                    .into_iter()
+                    .filter_map(|n| n.dyn_into::<Element>().ok())
+                    .find(|child| child.local_name() == "legend");
+                if let Some(legend) = legend {
+                    out.push(text_skipping(legend.as_ref(), &|e| is_field(e)));
+                }
+            }
+            if let Some(label) = js::attribute(&group, "aria-label") {
+                out.push(label);
+            }
+            if let Some(ids) = js::attribute(&group, "aria-labelledby") {
+                for id in ids.split_whitespace() {
+                    if let Some(target) = element_by_id_near(&group, id) {
+                        out.push(text_skipping(target.as_ref(), &|e| is_field(e)));
+                    }
+                }
             }
         }
+        current = composed_parent(&group);
     }
     out
 }
@@ -415,10 +491,25 @@ fn classify_now(element: &Element) -> Option<SecretKind> {
             texts.push(value);
         }
     }
-    texts.extend(label_texts_of_field(element));
-    texts.extend(group_texts(element));
+    let labels = label_texts_of_field(element);
+    // The group's name speaks for a field without a name of its own (a box of a code) and for
+    // short boxes; a labelled field ("Name on card" in "Pay by credit card") has its own.
+    let unlabelled = texts.iter().chain(&labels).all(|t| t.trim().is_empty())
+        || (["placeholder", "aria-label", "title"]
+            .iter()
+            .all(|a| js::attribute(element, a).is_none_or(|v| v.trim().is_empty()))
+            && labels.iter().all(|t| t.trim().is_empty()));
+    texts.extend(labels);
     if let Some(kind) = texts.iter().find_map(|text| words_kind(text)) {
         return Some(kind);
+    }
+    if unlabelled || is_short_box(element) {
+        if let Some(kind) = group_texts(element)
+            .iter()
+            .find_map(|text| words_kind(text))
+        {
+            return Some(kind);
+        }
     }
     if matches!(element.local_name().as_str(), "input" | "textarea") && masked_by_css(element) {
         return Some(SecretKind::Password);
