@@ -284,13 +284,26 @@ thread_local! {
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// The `id:` and `name:` keys of a field (structural: never its value).
+/// The `id:` and `name:` keys of a field in the document itself (structural: never its value):
+/// its id, and its name within its form (by the form's id). A field inside a shadow tree has
+/// none: ids repeat from one component to the next (every Shoelace input's inner field is
+/// `id="input"`), and the element itself is remembered instead.
 fn field_keys(element: &Element) -> Vec<String> {
+    if element.get_root_node().node_type() != Node::DOCUMENT_NODE {
+        return Vec::new();
+    }
     let mut keys = Vec::new();
-    for (prefix, attr) in [("id:", "id"), ("name:", "name")] {
-        if let Some(value) = js::attribute(element, attr).filter(|v| !v.trim().is_empty()) {
-            keys.push(format!("{prefix}{value}"));
-        }
+    if let Some(id) = js::attribute(element, "id").filter(|v| !v.trim().is_empty()) {
+        keys.push(format!("id:{id}"));
+    }
+    if let Some(name) = js::attribute(element, "name").filter(|v| !v.trim().is_empty()) {
+        let form = element
+            .closest("form")
+            .ok()
+            .flatten()
+            .and_then(|form| js::attribute(&form, "id"))
+            .unwrap_or_default();
+        keys.push(format!("name:{form}:{name}"));
     }
     keys
 }
