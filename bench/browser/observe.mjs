@@ -94,8 +94,12 @@ export async function run({ browser, server }) {
       const { o60, o300 } = inPage.last;
       const linesText = (o) => o.observation.elements.join('\n');
       // What the BAI_RESULT line carries for an observe: the extension moves url and title to
-      // the result's `page` (sent with every result, observed or not) and keeps the rest.
-      const asSent = (o) => chars(JSON.stringify({ elements: o.observation.elements, total: o.observation.total, more: o.observation.more }));
+      // the result's `page` (sent with every result, observed or not) and keeps the rest
+      // (`protocol::outcome::success`).
+      const asSent = (o) => {
+        const { url: _url, title: _title, ...sent } = o.observation;
+        return chars(JSON.stringify(sent));
+      };
       const entry = {
         name: pageSpec.name,
         path: pageSpec.path,

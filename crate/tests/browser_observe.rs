@@ -81,7 +81,7 @@ fn lists_interactive_elements_in_the_line_format() {
             r#"heading "Red mug" level=2"#,
             r#"button "Add to cart" [in: "Red mug"]"#,
             r#"textbox "Email" value="ann@x.io" required"#,
-            r#"textbox "Password" type=password value=<hidden>"#,
+            r#"textbox "Password" value=<hidden>"#,
             r#"checkbox "I agree" checked=false"#,
             r#"combobox "Size" selected="Large""#,
             r#"button "Shadow button""#,

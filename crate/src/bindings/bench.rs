@@ -73,7 +73,7 @@ pub fn bench_tree_walk(runs: u32) -> Result<String, JsError> {
 #[derive(Debug, Serialize)]
 struct ObserveTimings {
     /// Characters (Unicode scalar values) of the observation serialized as JSON, as the
-    /// extension's binding returns it (`url`, `title`, `elements`, `total`, `more`).
+    /// extension's binding returns it (`url`, `title`, `elements`, and `more` when not zero).
     json_chars: usize,
     /// Lines listed (at most the budget).
     lines: usize,

@@ -21,11 +21,12 @@
 //!
 //! Line format: `@eN role "name" state… [in: "context"]`, e.g.
 //! `@e3 button "Add to cart" [in: "Blue mug"]`, `@e4 textbox "Email" value="ann@x.io" required`,
-//! `@e5 checkbox "I agree" checked=false`, `@e6 textbox "Password" type=password value=<hidden>`,
+//! `@e5 checkbox "I agree" checked=false`, `@e6 textbox "Password" value=<hidden>`,
 //! `@e1 heading "Checkout" level=1`. States, in this order when present: `level=N`,
-//! `type=password`, `value=<hidden>` / `selected=<hidden>` (a secret field, see
-//! [`crate::dom::secret`]: filled or empty, never the value) followed by `secret="card security
-//! code"` (its kind, unless a password), `selected="…"` (a select's chosen option),
+//! `value=<hidden>` / `selected=<hidden>` (a secret field, see [`crate::dom::secret`]: filled or
+//! empty, never the value) followed by `secret="card security code"` (its kind; none for a
+//! password), `type=password` (only a password input not held as secret, which should not
+//! happen), `selected="…"` (a select's chosen option),
 //! `value="…"` (text fields, ≤ 60 characters, content-pattern secrets redacted; for a custom
 //! combobox or listbox, its chosen option(s) or the text it shows),
 //! `checked=true|false|mixed`, `selected` (an ARIA option, tab or tree item), `expanded=…`,
@@ -55,10 +56,20 @@ pub struct Observation {
     pub title: String,
     /// One line per listed element, in document order.
     pub elements: Vec<String>,
-    /// Elements found.
+    /// Elements found. Not sent: it is always `elements.len() + more`.
+    #[serde(skip)]
     pub total: usize,
-    /// Elements found but not listed (over the budget).
+    /// Elements found but not listed (over the budget); sent only when some were left out.
+    #[serde(skip_serializing_if = "is_zero")]
     pub more: usize,
+}
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 /// What changed since the previous observation of this document.
@@ -70,7 +81,8 @@ pub struct ObservationDiff {
     pub removed: Vec<String>,
     /// New lines of elements whose line changed (value, state, name...), in document order.
     pub changed: Vec<String>,
-    /// Entries left out to stay within the budget.
+    /// Entries left out to stay within the budget; sent only when some were.
+    #[serde(skip_serializing_if = "is_zero")]
     pub more: usize,
 }
 

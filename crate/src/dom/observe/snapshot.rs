@@ -385,10 +385,13 @@ fn states_of(
         }
         return states;
     }
-    if is_password(element) {
+    let secret = scan.owner_of(element);
+    // A secret field already says `value=<hidden>` (no `secret=` kind means a password), so
+    // `type=password` is only written for a password input the scan does not hold as secret.
+    if secret.is_none() && is_password(element) {
         states.push("type=password".to_owned());
     }
-    if let Some((_, kind)) = scan.owner_of(element) {
+    if let Some((_, kind)) = secret {
         // Filled or empty alike: whether a secret field is empty is a bit of the secret.
         let what = if tag == "select" { "selected" } else { "value" };
         states.push(format!("{what}=<hidden>"));
