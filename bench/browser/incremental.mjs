@@ -106,7 +106,7 @@ async function measureSize(tab, server, name, size) {
       localStorage.clear();
       localStorage.setItem(key, value);
     }, `chatFixture:${path}`, JSON.stringify(seedConversation(size)));
-    await tab.goto(`${server.origin}${path}`);
+    await tab.goto(`${server.origin}${path}?isolated`);
     await tab.waitFor((n) => Number(document.querySelector('bai-banner')?.dataset.messages) === n, { args: [size], timeout: 60000, what: `${size} messages read` });
     const initial = await pollsSince(tab, 0);
     const initialLongTasks = initial.filter((p) => p.d > 50).length;
