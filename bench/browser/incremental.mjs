@@ -175,7 +175,7 @@ async function measureSize(tab, server, name, size) {
       times.sort((a, b) => a - b);
       return { stop_selectors_query_ms_median: times[7], elements_on_page: document.getElementsByTagName('*').length };
     });
-    if (tab.page && size === SIZES.at(-1)) entry_profile.cpu = await cpuProfile(tab, 10);
+    if (tab.page && size === SIZES.at(-1)) entry_profile.cpu = await cpuProfile(tab, Number(process.env.BAI_BENCH_PROFILE_APPENDS ?? 10));
     const all = await pollsSince(tab, initial.length);
     const longTasks = all.filter((p) => p.d > 50).length;
     const entry = {
@@ -232,17 +232,24 @@ async function cpuProfile(tab, appends) {
   // Every sample under one of the extension's frames counts (DOM and GC time included), under
   // the nearest extension frame.
   const self = new Map();
+  // The same samples by the outermost extension frame: which entry point (the poll, the
+  // MutationObserver callback, the marks' frame callback...) the time is spent under.
+  const entries = new Map();
   let extensionMs = 0;
   profile.samples.forEach((id, i) => {
     let node = byId.get(id);
     while (node && !isOurs(node)) node = byId.get(parent.get(node.id));
     if (!node) return;
     const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    let outer = node;
+    for (let up = byId.get(parent.get(node.id)); up; up = byId.get(parent.get(up.id))) if (isOurs(up)) outer = up;
+    entries.set(label(outer), (entries.get(label(outer)) ?? 0) + ms);
     const leaf = byId.get(id);
     const key = leaf === node ? label(node) : `${label(node)} → ${leaf.callFrame.functionName || label(leaf)}`;
     self.set(key, (self.get(key) ?? 0) + ms);
     extensionMs += ms;
   });
-  const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([frame, ms]) => ({ frame, ms_per_append: ms / appends }));
-  return { appends, extension_ms_per_append: extensionMs / appends, top };
+  const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.BAI_BENCH_PROFILE_TOP ?? 10)).map(([frame, ms]) => ({ frame, ms_per_append: ms / appends }));
+  const byEntry = [...entries.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([frame, ms]) => ({ frame, ms_per_append: ms / appends }));
+  return { appends, extension_ms_per_append: extensionMs / appends, top, by_entry: byEntry };
 }

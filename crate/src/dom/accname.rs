@@ -102,6 +102,7 @@ struct JsNames {
     content: JsValue,
     display: JsValue,
     visibility: JsValue,
+    text_transform: JsValue,
     before: JsValue,
     after: JsValue,
     /// `{visibilityProperty: true}` for `checkVisibility`.
@@ -128,6 +129,7 @@ impl JsNames {
             content: JsValue::from_str("content"),
             display: JsValue::from_str("display"),
             visibility: JsValue::from_str("visibility"),
+            text_transform: JsValue::from_str("text-transform"),
             before: JsValue::from_str("::before"),
             after: JsValue::from_str("::after"),
             visibility_options: options.into(),
@@ -141,6 +143,10 @@ thread_local! {
     /// `::after` any `content` (see [`with_generated_content_scan`]): the two pseudo-element
     /// style reads per named element, most of a name's cost on large pages, are skipped.
     static NO_GENERATED_CONTENT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set while a query runs on a page where no style sheet and no inline style mentions
+    /// `text-transform` (see [`with_generated_content_scan`]): text is named as written, without
+    /// a style read per element holding text.
+    static NO_TEXT_TRANSFORM: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Style rules read at most per query before giving up on proving that no generated content
@@ -154,15 +160,45 @@ const MAX_SCANNED_RULES: u32 = 4000;
 /// possibly styling them. The proof holds for a synchronous query (no script runs meanwhile).
 /// The user-agent sheet's only generated content is the quotes of `<q>`, which contribute no
 /// text.
+///
+/// The same scan proves, when it can, that no text is transformed (`text-transform` in no rule
+/// and in no element's inline style): then text nodes are named without reading their style.
 pub(crate) fn with_generated_content_scan<R>(scopes: &[Node], query: impl FnOnce() -> R) -> R {
-    let absent = !generated_content_possible(scopes);
-    let before = NO_GENERATED_CONTENT.with(|flag| flag.replace(absent));
+    let mut scan = SheetScan::default();
+    scan_sheets(scopes, &mut scan);
+    let no_transform = !scan.text_transform && !inline_text_transform(scopes);
+    let before = NO_GENERATED_CONTENT.with(|flag| flag.replace(!scan.generated_content));
+    let transform_before = NO_TEXT_TRANSFORM.with(|flag| flag.replace(no_transform));
     let out = query();
     NO_GENERATED_CONTENT.with(|flag| flag.set(before));
+    NO_TEXT_TRANSFORM.with(|flag| flag.set(transform_before));
     out
 }
 
-fn generated_content_possible(scopes: &[Node]) -> bool {
+/// What the style sheets of a query's scopes may do to names.
+#[derive(Default)]
+struct SheetScan {
+    /// Some rule may give a `::before` or `::after` content (or could not be read).
+    generated_content: bool,
+    /// Some rule may transform text (or could not be read).
+    text_transform: bool,
+}
+
+/// Whether an element of `scopes` has `text-transform` in its inline style (one selector
+/// query per scope: cheaper than a style read per element holding text).
+fn inline_text_transform(scopes: &[Node]) -> bool {
+    scopes.iter().any(|scope| {
+        let found = js::call(
+            scope,
+            "querySelector",
+            &[JsValue::from_str("[style*=\"text-transform\" i]")],
+        );
+        // A scope that cannot be queried counts as possibly transforming.
+        !matches!(found, Ok(Some(found)) if found.is_null())
+    })
+}
+
+fn scan_sheets(scopes: &[Node], scan: &mut SheetScan) {
     let mut budget = MAX_SCANNED_RULES;
     for scope in scopes {
         for list in ["styleSheets", "adoptedStyleSheets"] {
@@ -173,39 +209,48 @@ fn generated_content_possible(scopes: &[Node]) -> bool {
             let count = js::get(&sheets, "length").as_f64().unwrap_or(0.0) as u32;
             for i in 0..count {
                 let sheet = js::get(&sheets, &i.to_string());
-                if sheet_may_generate(&sheet, &mut budget) {
-                    return true;
+                scan_sheet(&sheet, &mut budget, scan);
+                if scan.generated_content && scan.text_transform {
+                    return;
                 }
             }
         }
     }
-    false
 }
 
-/// Whether `sheet` may give a pseudo-element content: some rule mentions `before` or `after`
-/// (a grouping or nesting rule's text includes its inner rules), or a rule cannot be read.
-fn sheet_may_generate(sheet: &JsValue, budget: &mut u32) -> bool {
+/// Notes what `sheet` may do: give a pseudo-element content (some rule mentions `before` or
+/// `after`; a grouping or nesting rule's text includes its inner rules), transform text (some
+/// rule mentions `text-transform`), or anything (a rule cannot be read).
+fn scan_sheet(sheet: &JsValue, budget: &mut u32, scan: &mut SheetScan) {
+    let unknown = |scan: &mut SheetScan| {
+        scan.generated_content = true;
+        scan.text_transform = true;
+    };
     // Reading `cssRules` of a cross-origin sheet throws: `get` answers undefined.
     let rules = js::get(sheet, "cssRules");
     if rules.is_undefined() || rules.is_null() {
-        return true;
+        return unknown(scan);
     }
     let count = js::get(&rules, "length").as_f64().unwrap_or(0.0) as u32;
     if count > *budget {
-        return true;
+        return unknown(scan);
     }
     *budget -= count;
     for i in 0..count {
         let rule = js::get(&rules, &i.to_string());
         let Some(text) = js::get_string(&rule, "cssText") else {
-            return true;
+            return unknown(scan);
         };
         let text = text.to_ascii_lowercase();
-        if text.starts_with("@import") || text.contains("before") || text.contains("after") {
-            return true;
+        if text.starts_with("@import") {
+            return unknown(scan);
+        }
+        scan.generated_content |= text.contains("before") || text.contains("after");
+        scan.text_transform |= text.contains("text-transform");
+        if scan.generated_content && scan.text_transform {
+            return;
         }
     }
-    false
 }
 
 /// The accessible name of `element`, opening shadow roots with `shadow`.
@@ -229,6 +274,7 @@ fn name_with(names: &JsNames, shadow: &ShadowAccess, element: &Element) -> Strin
         claimed: Vec::new(),
         page_owned_ids: None,
         reached_secret: false,
+        text_tail: None,
     };
     let flags = Flags {
         in_labelledby: false,
@@ -279,6 +325,10 @@ struct Computation<'a> {
     /// The computation reached a secret field's value or text (an embedded secret field, a
     /// secret editor, or text inside one): the whole name is withheld (see [`name_with`]).
     reached_secret: bool,
+    /// The last character of text named so far, across the elements of a name from content
+    /// (`text-transform: capitalize` capitalizes a word split over elements once); a space at
+    /// a word break.
+    text_tail: Option<char>,
 }
 
 /// What one computed-style read tells about a descendant.
@@ -421,10 +471,15 @@ impl Computation<'_> {
                 return self.visible_descendants_name(child, flags);
             }
         }
-        let text = self.named(child, &tag, flags, false, has_attributes);
         // A replaced element (an image, a field) is its own run of text in browsers' trees,
         // even when displayed inline: "Go<img alt=to>page" reads "Go to page".
-        if look.breaks_words || is_replaced(&tag) {
+        let breaks = look.breaks_words || is_replaced(&tag);
+        if breaks {
+            self.text_tail = Some(' ');
+        }
+        let text = self.named(child, &tag, flags, false, has_attributes);
+        if breaks {
+            self.text_tail = Some(' ');
             format!(" {text} ")
         } else {
             text
@@ -659,23 +714,22 @@ impl Computation<'_> {
                 continue;
             }
             self.visited.push(label.clone());
+            // A hidden label (display:none, visibility:hidden, aria-hidden, or inside such)
+            // names nothing, as in Chromium and Firefox: its text is hidden like any other.
+            // Unless the control is hidden too (a hidden label wrapping its field, a hidden
+            // form): then the browsers have no name to compare, and the label's hidden text
+            // names it, so that a selector can still find a field that is not shown yet.
+            let label_hidden = !flags.hidden_ok && is_hidden_for_accessibility(label);
+            if label_hidden && !is_hidden_for_accessibility(&self.root) {
+                continue;
+            }
             let label_flags = Flags {
                 in_content: true,
                 may_reach_root: label.contains(Some(self.root.as_ref())),
+                hidden_ok: flags.hidden_ok || label_hidden,
                 ..flags
             };
-            let mut part =
-                normalize_whitespace(&self.named(label, "label", label_flags, false, true));
-            // A hidden label still names its control, with its hidden content. Checked only
-            // when the label gave nothing (a shown label's text was found above): the check
-            // walks every ancestor.
-            if part.is_empty() && !flags.hidden_ok && is_hidden_for_accessibility(label) {
-                let hidden_flags = Flags {
-                    hidden_ok: true,
-                    ..label_flags
-                };
-                part = normalize_whitespace(&self.named(label, "label", hidden_flags, false, true));
-            }
+            let part = normalize_whitespace(&self.named(label, "label", label_flags, false, true));
             if !part.is_empty() {
                 parts.push(part);
             }
@@ -783,6 +837,8 @@ impl Computation<'_> {
             Vec::new()
         };
         let mut out = self.pseudo_content(element, tag, false);
+        // The element's computed `text-transform`, read once, when it first holds text.
+        let mut transform: Option<String> = None;
         let nodes = match (tag == "slot").then(|| element.unchecked_ref::<HtmlSlotElement>()) {
             Some(slot) => assigned_or_fallback(slot),
             None => match self.shadow.shadow_root(element) {
@@ -790,22 +846,39 @@ impl Computation<'_> {
                 None => super::tree::children(element.as_ref()),
             },
         };
-        let mut previous_was_text = false;
         for node in nodes {
             let node_type = node.node_type();
             if node_type == Node::TEXT_NODE {
-                // Browsers separate text nodes that are split by a comment (or by script).
-                if previous_was_text {
-                    out.push(' ');
+                // Adjacent text nodes (split by a comment, or made by script) join as rendered:
+                // `one<!-- -->two` is "onetwo" in Chromium and Firefox alike.
+                let text = node.text_content().unwrap_or_default();
+                if text.chars().any(char::is_alphabetic)
+                    && !NO_TEXT_TRANSFORM.with(std::cell::Cell::get)
+                {
+                    // Named as shown: both browsers apply `text-transform` (an uppercase
+                    // button style gives "SAVE"). Text in a slot is styled by its own parent.
+                    let transform = match (&transform, tag == "slot") {
+                        (Some(known), false) => known.clone(),
+                        _ => {
+                            let parent = node.parent_element();
+                            let read = self.text_transform(parent.as_ref().unwrap_or(element));
+                            if tag != "slot" {
+                                transform = Some(read.clone());
+                            }
+                            read
+                        }
+                    };
+                    let previous = out.chars().last().or(self.text_tail);
+                    transform_text(&transform, &text, previous, &mut out);
+                } else {
+                    out.push_str(&text);
                 }
-                previous_was_text = true;
-                out.push_str(&node.text_content().unwrap_or_default());
+                self.text_tail = out.chars().last().or(self.text_tail);
                 continue;
             }
             if node_type != Node::ELEMENT_NODE {
                 continue;
             }
-            previous_was_text = false;
             let child: &Element = node.unchecked_ref();
             if !self.claimed.is_empty() && self.claimed.contains(child) {
                 continue;
@@ -840,6 +913,13 @@ impl Computation<'_> {
         out
     }
 
+    /// The computed `text-transform` of `element` ("none" when it cannot be read).
+    fn text_transform(&self, element: &Element) -> String {
+        self.style(element)
+            .map(|style| style.property(&self.names.text_transform))
+            .unwrap_or_default()
+    }
+
     /// The text of CSS generated content (`content: "..."`, or the alternative text after `/`)
     /// on a pseudo element that is displayed.
     fn pseudo_content(&self, element: &Element, tag: &str, after: bool) -> String {
@@ -872,13 +952,50 @@ impl Computation<'_> {
         if visibility == "hidden" || visibility == "collapse" {
             return String::new();
         }
-        let text = parse_css_content(&content, |name| element.get_attribute(name));
+        let (text, alternative) = parse_css_content(&content, |name| element.get_attribute(name));
         if text.is_empty() {
             return text;
         }
-        // Generated content is its own text run: browsers separate it from the element's text.
-        format!(" {text} ")
+        // Inline generated content joins the element's text as rendered ("before" + "label" is
+        // "beforelabel" in Chromium and Firefox); a box of its own (block, inline-block, or
+        // blockified in a flex or grid container) and an alternative text are separate runs
+        // (Chromium).
+        if alternative || style.property(&self.names.display) != "inline" {
+            format!(" {text} ")
+        } else {
+            text
+        }
     }
+}
+
+/// Appends `text` to `out` as `text-transform: transform` shows it (`uppercase`, `lowercase`,
+/// `capitalize`; other values, such as `full-width`, leave the letters as they are).
+/// `previous`: the character before it in the name, so a word split over elements is
+/// capitalized once.
+fn transform_text(transform: &str, text: &str, previous: Option<char>, out: &mut String) {
+    if transform.contains("uppercase") {
+        out.extend(text.chars().flat_map(char::to_uppercase));
+    } else if transform.contains("lowercase") {
+        out.extend(text.chars().flat_map(char::to_lowercase));
+    } else if transform.contains("capitalize") {
+        // The first letter of each word: after anything but a letter, a digit or an apostrophe
+        // ("wide-world" shows "Wide-World", "don't" shows "Don't").
+        let mut in_word = previous.is_some_and(is_word_char);
+        for c in text.chars() {
+            if !in_word && c.is_alphabetic() {
+                out.extend(c.to_uppercase());
+            } else {
+                out.push(c);
+            }
+            in_word = is_word_char(c);
+        }
+    } else {
+        out.push_str(text);
+    }
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '\'' || c == '\u{2019}'
 }
 
 /// Elements whose implicit role makes them an embedded control (accname step 2C).
@@ -1078,8 +1195,8 @@ fn embedded_control_value(element: &Element, tag: &str, role: Option<&str>) -> O
 /// The text a computed `content` value contributes: its strings and `attr(…)` values (read
 /// with `attribute`), or, when it has an alternative text after `/`, that text. Images
 /// (`url(…)`, gradients, `image-set(…)`) and other functions (`counter(…)`) contribute
-/// nothing, and neither do quote keywords.
-fn parse_css_content(content: &str, attribute: impl Fn(&str) -> Option<String>) -> String {
+/// nothing, and neither do quote keywords. Also says whether the text is the alternative text.
+fn parse_css_content(content: &str, attribute: impl Fn(&str) -> Option<String>) -> (String, bool) {
     let mut strings = Vec::new();
     let mut alt_from = None;
     let mut chars = content.chars().peekable();
@@ -1140,10 +1257,13 @@ fn parse_css_content(content: &str, attribute: impl Fn(&str) -> Option<String>) 
         }
     }
     match alt_from {
-        Some(split) => strings
-            .get(split..)
-            .map(|alt| alt.concat())
-            .unwrap_or_default(),
-        None => strings.concat(),
+        Some(split) => (
+            strings
+                .get(split..)
+                .map(|alt| alt.concat())
+                .unwrap_or_default(),
+            true,
+        ),
+        None => (strings.concat(), false),
     }
 }
