@@ -31,15 +31,32 @@ try {
   }, server.origin);
   const inputs = CASES.map((c) => ({ label: `${c.source} | ${c.name}`, html: c.html }));
   for (const path of process.argv.slice(2)) {
+    if (path.startsWith('live:')) {
+      // A fixture page loaded with its scripts (a component library renders it).
+      inputs.push({ label: path, live: path.slice('live:'.length) });
+      continue;
+    }
     const html = fs.existsSync(path) ? fs.readFileSync(path, 'utf8') : await (await fetch(`${server.origin}${path}`)).text();
     inputs.push({ label: path, html: html.replace(/<script[\s\S]*?<\/script>/gi, '') });
   }
   for (const input of inputs) {
-    await page.evaluate((html) => {
-      document.body.innerHTML = html;
-      let i = 0;
-      for (const element of document.body.getElementsByTagName('*')) element.setAttribute('data-axi', String(i++));
-    }, input.html);
+    if (input.live) {
+      await page.goto(`${server.origin}${input.live}`);
+      await page.waitForLoadState('networkidle');
+      await page.evaluate(async (origin) => {
+        const mod = await import(`${origin}/build/bench-pkg/bai.js`);
+        await mod.default({ module_or_path: `${origin}/build/bench-pkg/bai_bg.wasm` });
+        window.__bai = mod;
+        let i = 0;
+        for (const element of document.body.getElementsByTagName('*')) element.setAttribute('data-axi', String(i++));
+      }, server.origin);
+    } else {
+      await page.evaluate((html) => {
+        document.body.innerHTML = html;
+        let i = 0;
+        for (const element of document.body.getElementsByTagName('*')) element.setAttribute('data-axi', String(i++));
+      }, input.html);
+    }
     // Images and fonts that change layout-dependent names settle first.
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     const ours = JSON.parse(await page.evaluate(() => window.__bai.bench_names(1))).names;

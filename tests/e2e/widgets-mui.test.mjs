@@ -133,11 +133,12 @@ for (const name of browserNames()) {
 
       // 4. The animated dialog: the click's result comes once the dialog is there, so the
       // model's next observation (same message) sees its checkbox.
-      const gift = refOf(seen, /button "Gift options"/);
+      // MUI buttons are styled text-transform: uppercase: named as shown, as in both browsers.
+      const gift = refOf(seen, /button "GIFT OPTIONS"/);
       const opened = await say([['click', { selector: byRef(gift) }], ['observe', {}]]);
       const inDialog = opened.observation.elements;
       const wrap = refOf(inDialog, /checkbox "Gift wrap"/);
-      const save = refOf(inDialog, /button "Save"/);
+      const save = refOf(inDialog, /button "SAVE"/);
       const saved = await say([['check', { selector: byRef(wrap) }], ['click', { selector: byRef(save) }]]);
       assert.deepEqual(outcomes(saved).map((o) => o.status), ['ok', 'ok'], JSON.stringify(saved.actions));
       state = await pageState(server, key, (s) => s.gift === 'wrapped' && s.dialog === 'closed' && s.visibleDialogs === 0, 'the gift options saved and the dialog gone');
