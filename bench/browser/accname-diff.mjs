@@ -24,11 +24,19 @@ try {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('DOM.enable');
   await cdp.send('Accessibility.enable');
-  await page.evaluate(async (origin) => {
-    const mod = await import(`${origin}/build/bench-pkg/bai.js`);
-    await mod.default({ module_or_path: `${origin}/build/bench-pkg/bai_bg.wasm` });
-    window.__bai = mod;
-  }, server.origin);
+  // The bench build of the core, imported into the page (as figure 9 does).
+  const loadCore = () =>
+    page.evaluate(async (origin) => {
+      const mod = await import(`${origin}/build/bench-pkg/bai.js`);
+      await mod.default({ module_or_path: `${origin}/build/bench-pkg/bai_bg.wasm` });
+      window.__bai = mod;
+    }, server.origin);
+  const numberElements = () =>
+    page.evaluate(() => {
+      let i = 0;
+      for (const element of document.body.getElementsByTagName('*')) element.setAttribute('data-axi', String(i++));
+    });
+  await loadCore();
   const inputs = CASES.map((c) => ({ label: `${c.source} | ${c.name}`, html: c.html }));
   for (const path of process.argv.slice(2)) {
     if (path.startsWith('live:')) {
@@ -43,20 +51,13 @@ try {
     if (input.live) {
       await page.goto(`${server.origin}${input.live}`);
       await page.waitForLoadState('networkidle');
-      await page.evaluate(async (origin) => {
-        const mod = await import(`${origin}/build/bench-pkg/bai.js`);
-        await mod.default({ module_or_path: `${origin}/build/bench-pkg/bai_bg.wasm` });
-        window.__bai = mod;
-        let i = 0;
-        for (const element of document.body.getElementsByTagName('*')) element.setAttribute('data-axi', String(i++));
-      }, server.origin);
+      await loadCore();
     } else {
       await page.evaluate((html) => {
         document.body.innerHTML = html;
-        let i = 0;
-        for (const element of document.body.getElementsByTagName('*')) element.setAttribute('data-axi', String(i++));
       }, input.html);
     }
+    await numberElements();
     // Images and fonts that change layout-dependent names settle first.
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     const ours = JSON.parse(await page.evaluate(() => window.__bai.bench_names(1))).names;
