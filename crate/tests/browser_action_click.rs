@@ -303,14 +303,24 @@ async fn failures_are_typed() {
 
 #[wasm_bindgen_test]
 async fn a_moving_element_is_not_stable_until_it_stops() {
-    let _f = Fixture::mount(
+    let f = Fixture::mount(
         r#"<style>@keyframes bai-slide { from { margin-left: 0 } to { margin-left: 300px } }</style>
-           <button id="mover" style="animation: bai-slide 0.6s linear 1" onclick="window.__moverClicked = true">Moving</button>"#,
+           <button id="mover" style="animation: bai-slide 0.6s linear infinite" onclick="window.__moverClicked = true">Moving</button>"#,
     )
     .unwrap();
+    // Moving for good: never stable.
     let err = click(Selector::css("#mover"), 150).await.unwrap_err();
     assert_eq!(err.code(), "not_stable");
-    let report = click(Selector::css("#mover"), 3000).await.unwrap();
+    // Then one last run, restarted right before the click (so a slow machine cannot let it end
+    // before the click looks): the click waits for it to stop.
+    let mover: web_sys::HtmlElement = f.find("#mover").unwrap().dyn_into().unwrap();
+    mover.style().set_property("animation", "none").unwrap();
+    let _ = mover.offset_width();
+    mover
+        .style()
+        .set_property("animation", "bai-slide 1.2s linear 1")
+        .unwrap();
+    let report = click(Selector::css("#mover"), 8000).await.unwrap();
     assert!(report.attempts > 1);
     assert_eq!(global("__moverClicked"), JsValue::TRUE);
 }
