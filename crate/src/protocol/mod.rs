@@ -23,6 +23,7 @@ pub mod continuation;
 pub mod engine;
 pub mod error;
 pub mod fence;
+pub mod fields;
 pub mod fingerprint;
 pub mod json;
 pub mod marks;

@@ -33,6 +33,17 @@ pub enum WorkflowState {
 }
 
 impl WorkflowState {
+    /// Every state.
+    pub const ALL: &'static [WorkflowState] = &[
+        Self::AwaitingExtensionAck,
+        Self::Active,
+        Self::Done,
+        Self::Failed,
+        Self::Superseded,
+        Self::Stopped,
+        Self::Denied,
+    ];
+
     /// The wire name (`"awaiting_extension_ack"`, `"active"`, ...).
     pub fn as_str(self) -> &'static str {
         match self {

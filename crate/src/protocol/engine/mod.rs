@@ -36,7 +36,9 @@ mod records;
 mod reporting;
 mod results;
 
-pub use persistence::{HEAD_PART, JoinError, PartChanges, PartWriter, join_parts, split_parts};
+pub use persistence::{
+    HEAD_PART, JoinError, PartChanges, PartWriter, RestoreError, join_parts, split_parts,
+};
 
 /// Most actions one workflow may execute; the ledger keeps one fingerprint per action.
 pub const MAX_ACTIONS_PER_WORKFLOW: usize = 4096;

@@ -12,8 +12,15 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::Engine;
+use super::{Decision, Engine, MessageCursor, PendingResult, RejectedAction, Role};
+use crate::protocol::continuation::{Continuation, Segment, SegmentField, SpentToken};
+use crate::protocol::error::RejectCode;
+use crate::protocol::fields::{FieldError, fields, string, strings, u64s, usize_of};
 use crate::protocol::fingerprint::Fingerprint;
+use crate::protocol::negotiation::{Capability, ProtocolVersion};
+use crate::protocol::outcome::RunBook;
+use crate::protocol::validate::payload::action_from_record;
+use crate::protocol::workflow::{HeldAction, IssuedResult, Workflow, WorkflowState};
 
 impl Engine {
     /// The engine state as JSON, to persist across page reloads.
@@ -35,10 +42,206 @@ impl Engine {
         serde_json::to_string(self)
     }
 
-    /// An engine restored from [`Engine::save`]'s JSON.
-    pub fn restore(json: &str) -> Result<Self, serde_json::Error> {
-        serde_json::from_str(json)
+    /// An engine restored from [`Engine::save`]'s JSON (any version this crate ever saved).
+    pub fn restore(json: &str) -> Result<Self, RestoreError> {
+        let state = crate::protocol::json::read_plain(json)
+            .map_err(|refusal| RestoreError(refusal.to_string()))?;
+        Self::restore_value(&state)
     }
+
+    /// [`Engine::restore`] from the state already read as JSON.
+    pub fn restore_value(state: &Value) -> Result<Self, RestoreError> {
+        engine_from(state).map_err(RestoreError)
+    }
+}
+
+impl Decision {
+    /// A [`Decision::ResultDue`] read back from its JSON (as the host was given it). `Ok(None)`:
+    /// the JSON is another decision.
+    pub fn result_due_from_json(text: &str) -> Result<Option<Decision>, String> {
+        let value =
+            crate::protocol::json::read_plain(text).map_err(|refusal| refusal.to_string())?;
+        let f = fields(&value, "decision")?;
+        if f.get("decision").and_then(Value::as_str) != Some("result_due") {
+            return Ok(None);
+        }
+        Ok(Some(Decision::ResultDue {
+            workflow_id: f.string("workflow_id")?,
+            message_index: f.usize("message_index")?,
+            executed: f.with("executed", u64s, "a list of action ids")?,
+            rejected: f.list("rejected", false, rejected_action_from)?,
+        }))
+    }
+}
+
+/// Why a saved engine state could not be restored (a plain sentence).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("saved engine state unreadable: {0}")]
+pub struct RestoreError(pub String);
+
+// The state's reader, by hand: it reads what the serde derives of these types wrote and read
+// (see `crate::protocol::fields`), with one small non-generic function per type.
+
+fn engine_from(value: &Value) -> Result<Engine, FieldError> {
+    let f = fields(value, "engine state")?;
+    Ok(Engine {
+        messages: f.list("messages", false, cursor_from)?,
+        workflows: f.list("workflows", false, workflow_from)?,
+        stale: f.list("stale", false, |v| {
+            string(v).ok_or_else(|| "a stale id must be a string".to_owned())
+        })?,
+        transcript_len: f.with_default("transcript_len", usize_of, "an unsigned integer")?,
+        waiting: f.list("waiting", true, |v| {
+            usize_of(v).ok_or_else(|| "a waiting index must be an unsigned integer".to_owned())
+        })?,
+    })
+}
+
+fn fingerprint_of(value: &Value) -> Option<Fingerprint> {
+    u64::from_str_radix(value.as_str()?, 16)
+        .ok()
+        .map(Fingerprint)
+}
+
+fn fingerprint_item(value: &Value) -> Result<Fingerprint, FieldError> {
+    fingerprint_of(value).ok_or_else(|| "a fingerprint must be a hex string".to_owned())
+}
+
+fn role_of(value: &Value) -> Option<Role> {
+    match value.as_str()? {
+        "user" => Some(Role::User),
+        "assistant" => Some(Role::Assistant),
+        _ => None,
+    }
+}
+
+fn cursor_from(value: &Value) -> Result<MessageCursor, FieldError> {
+    let f = fields(value, "message")?;
+    Ok(MessageCursor {
+        role: f.with_optional("role", role_of, "\"user\" or \"assistant\"")?,
+        processed: f.usize("processed")?,
+        prefix: f.with("prefix", fingerprint_of, "a hex fingerprint")?,
+        finished: f.bool("finished")?,
+        reported: f.list("reported", true, fingerprint_item)?,
+        pending: f.list("pending", true, pending_from)?,
+    })
+}
+
+fn pending_from(value: &Value) -> Result<PendingResult, FieldError> {
+    let f = fields(value, "pending result")?;
+    Ok(PendingResult {
+        workflow_id: f.string("workflow_id")?,
+        executed: f.with_default("executed", u64s, "a list of action ids")?,
+        rejected: f.list("rejected", true, rejected_action_from)?,
+        needed: f.with_default("needed", Value::as_bool, "true or false")?,
+    })
+}
+
+/// A [`RejectedAction`] as the serde derive wrote it.
+fn rejected_action_from(value: &Value) -> Result<RejectedAction, FieldError> {
+    let f = fields(value, "rejected action")?;
+    Ok(RejectedAction {
+        action_id: f.with_optional("action_id", Value::as_u64, "an unsigned integer")?,
+        code: f.with("code", reject_code_of, "a refusal code")?,
+        reason: f.string("reason")?,
+    })
+}
+
+fn reject_code_of(value: &Value) -> Option<RejectCode> {
+    let name = value.as_str()?;
+    RejectCode::ALL
+        .iter()
+        .copied()
+        .find(|code| code.code() == name)
+}
+
+fn workflow_state_of(value: &Value) -> Option<WorkflowState> {
+    let name = value.as_str()?;
+    WorkflowState::ALL
+        .iter()
+        .copied()
+        .find(|state| state.as_str() == name)
+}
+
+fn workflow_from(value: &Value) -> Result<Workflow, FieldError> {
+    let f = fields(value, "workflow")?;
+    Ok(Workflow {
+        id: f.string("id")?,
+        protocol: f.with(
+            "protocol",
+            |v| ProtocolVersion::parse(v.as_str()?),
+            "a protocol version",
+        )?,
+        state: f.with("state", workflow_state_of, "a workflow state")?,
+        handshake_message: f.usize("handshake_message")?,
+        ack_nonce: f.with_optional("ack_nonce", string, "a string")?,
+        ack_seen: f.with_default("ack_seen", Value::as_bool, "true or false")?,
+        success: f.with_optional("success", Value::as_bool, "true or false")?,
+        executed: f.list("executed", true, fingerprint_item)?,
+        held: f.list("held", true, held_from)?,
+        capabilities: f.list("capabilities", true, |v| {
+            v.as_str()
+                .and_then(Capability::parse)
+                .ok_or_else(|| "unknown capability".to_owned())
+        })?,
+        results_issued: f.with_default("results_issued", Value::as_u64, "an unsigned integer")?,
+        results: f.list("results", true, |v| {
+            let r = fields(v, "issued result")?;
+            Ok(IssuedResult {
+                fingerprint: r.with("fingerprint", fingerprint_of, "a hex fingerprint")?,
+                seen: r.with_default("seen", Value::as_bool, "true or false")?,
+            })
+        })?,
+        continuation: match f.optional("continuation") {
+            None => None,
+            Some(v) => Some(continuation_from(v)?),
+        },
+        spent_tokens: f.list("spent_tokens", true, |v| {
+            let t = fields(v, "spent token")?;
+            Ok(SpentToken {
+                token: t.string("token")?,
+                replaced: t.with_default("replaced", Value::as_bool, "true or false")?,
+            })
+        })?,
+        run: RunBook::default(),
+    })
+}
+
+fn held_from(value: &Value) -> Result<HeldAction, FieldError> {
+    let f = fields(value, "held action")?;
+    Ok(HeldAction {
+        action_id: f.u64("action_id")?,
+        fingerprint: f.with("fingerprint", fingerprint_of, "a hex fingerprint")?,
+        action: action_from_record(f.required("action")?)?,
+        message_index: f.usize("message_index")?,
+        excerpt: f.string("excerpt")?,
+    })
+}
+
+fn continuation_from(value: &Value) -> Result<Continuation, FieldError> {
+    let f = fields(value, "continuation")?;
+    Ok(Continuation {
+        token: f.string("token")?,
+        segments: f.list("segments", false, |v| {
+            let s = fields(v, "segment")?;
+            Ok(Segment {
+                result_id: s.u64("result_id")?,
+                action_id: s.with_optional("action_id", Value::as_u64, "an unsigned integer")?,
+                field: s.with(
+                    "field",
+                    |v| match v.as_str()? {
+                        "data" => Some(SegmentField::Data),
+                        "observation" => Some(SegmentField::Observation),
+                        _ => None,
+                    },
+                    "\"data\" or \"observation\"",
+                )?,
+                values: s.with("values", strings, "a list of strings")?,
+                joins: s.with_default("joins", Value::as_bool, "true or false")?,
+            })
+        })?,
+        claimed_by: f.with_optional("claimed_by", Value::as_u64, "an unsigned integer")?,
+    })
 }
 
 /// Items per slice of each growing list: a slice is a few KiB of JSON at most.
@@ -119,7 +322,7 @@ fn join(value: &mut Value, part: &dyn Fn(&str) -> Option<String>) -> Result<(), 
                 for name in names {
                     let name = name.as_str().unwrap_or_default();
                     let text = part(name).ok_or_else(|| JoinError::MissingPart(name.to_owned()))?;
-                    match serde_json::from_str::<Value>(&text) {
+                    match crate::protocol::json::read_plain(&text) {
                         Ok(Value::Array(slice)) => items.extend(slice),
                         _ => return Err(JoinError::UnreadablePart(name.to_owned())),
                     }
