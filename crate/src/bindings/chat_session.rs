@@ -143,7 +143,9 @@ fn restore(
 }
 
 fn to_json<T: Serialize>(value: &T) -> Result<String, JsError> {
-    serde_json::to_string(value).map_err(|error| JsError::new(&error.to_string()))
+    // Writing these types cannot fail (string keys, finite numbers); a fixed sentence keeps
+    // serde_json's error texts out of the module.
+    serde_json::to_string(value).map_err(|_| JsError::new("could not write JSON"))
 }
 
 fn engine_error(error: EngineError) -> JsError {
@@ -525,7 +527,7 @@ impl ChatSession {
         let engine = self
             .engine
             .save()
-            .map_err(|error| JsError::new(&error.to_string()))?;
+            .map_err(|_| JsError::new("could not write JSON"))?;
         let (engine, _) =
             split_held_texts(&engine).map_err(|error| JsError::new(&error.to_string()))?;
         to_json(&SavedSession {
@@ -545,7 +547,7 @@ impl ChatSession {
         let engine = self
             .engine
             .save()
-            .map_err(|error| JsError::new(&error.to_string()))?;
+            .map_err(|_| JsError::new("could not write JSON"))?;
         let (engine, _) =
             split_held_texts(&engine).map_err(|error| JsError::new(&error.to_string()))?;
         let state = read_plain(&engine).map_err(|error| JsError::new(&error.to_string()))?;
@@ -577,7 +579,7 @@ impl ChatSession {
         let engine = self
             .engine
             .save()
-            .map_err(|error| JsError::new(&error.to_string()))?;
+            .map_err(|_| JsError::new("could not write JSON"))?;
         let (_, texts) =
             split_held_texts(&engine).map_err(|error| JsError::new(&error.to_string()))?;
         to_json(&texts)
