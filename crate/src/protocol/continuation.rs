@@ -60,7 +60,7 @@ impl Segment {
 }
 
 /// The rest of a result, waiting for `more`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Continuation {
     /// The token the model must name.
     pub(crate) token: String,
@@ -72,7 +72,7 @@ pub(crate) struct Continuation {
 }
 
 /// A token that no longer gives anything.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct SpentToken {
     pub(crate) token: String,
     /// True: a newer continuation replaced it unused; false: it was used.

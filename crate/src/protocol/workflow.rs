@@ -70,7 +70,7 @@ impl std::fmt::Display for WorkflowState {
 }
 
 /// A BAI/0.2 action written before the ACK, held until the workflow is acknowledged.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct HeldAction {
     pub(crate) action_id: u64,
     pub(crate) fingerprint: Fingerprint,
@@ -80,7 +80,7 @@ pub(crate) struct HeldAction {
 }
 
 /// A workflow the engine knows.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct Workflow {
     pub(crate) id: String,
     pub(crate) protocol: ProtocolVersion,
@@ -130,7 +130,7 @@ pub(crate) struct Workflow {
 pub(crate) const MAX_REMEMBERED_RESULTS: usize = 256;
 
 /// A `BAI_RESULT` line this engine issued.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct IssuedResult {
     /// Canonical fingerprint of the record's JSON object.
     pub(crate) fingerprint: Fingerprint,

@@ -8,7 +8,7 @@
 //! executed is recognized by the per-workflow ledger and never runs again.
 //!
 //! Exactly-once: an action executes only if its workflow is active, its id is the next one, and
-//! nothing identical or conflicting was seen before; the whole state is `serde` data, so a host
+//! nothing identical or conflicting was seen before; the whole state is saved as JSON, so a host
 //! that saves and restores it (a page reload) and feeds the same transcript again decides nothing
 //! new.
 //!
@@ -176,7 +176,7 @@ pub struct RejectedAction {
 
 /// Outcomes of one assistant message for one workflow, not yet announced by a
 /// [`Decision::ResultDue`] (the message may still be streaming).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 struct PendingResult {
     workflow_id: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -189,7 +189,7 @@ struct PendingResult {
 }
 
 /// What the engine remembers about one message index.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 struct MessageCursor {
     /// The role seen at this index (`None`: never seen).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -209,8 +209,9 @@ struct MessageCursor {
     pending: Vec<PendingResult>,
 }
 
-/// The sans-IO BAI engine. See the module documentation.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// The sans-IO BAI engine. See the module documentation. Written with its `Serialize` derive
+/// and read back by hand ([`Engine::restore`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Engine {
     messages: Vec<MessageCursor>,
     workflows: Vec<Workflow>,
