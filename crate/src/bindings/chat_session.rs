@@ -43,6 +43,14 @@ struct PollResult<'a> {
     handshake_recognitions: Vec<HandshakeRecognition>,
 }
 
+/// [`ChatSession::begin_action`]'s answer when the rate limits refuse the action (keys in the
+/// order a JSON object of them was written before).
+#[derive(Serialize)]
+struct Refused<'a> {
+    error: &'a ActionFailure,
+    next: &'static str,
+}
+
 /// How long one poll may read messages before it yields to the page (the rest of the task, the
 /// engine's decisions and the glue, stays well under the 50 ms of a long task).
 const READ_SLICE_MS: f64 = 8.0;
@@ -404,7 +412,7 @@ impl ChatSession {
         let page_changes = observes && report.observation.is_none();
         self.reports.retain(|(id, _)| id != workflow_id);
         self.reports.push((workflow_id.clone(), report));
-        to_json(&serde_json::json!({ "page_changes": page_changes }))
+        Ok(format!("{{\"page_changes\":{page_changes}}}"))
     }
 
     /// The `BAI_RESULT` line for the report [`ChatSession::message_report`] built, with the
@@ -482,7 +490,10 @@ impl ChatSession {
                     .map_err(engine_error)?;
                 self.marks
                     .note_refused(workflow_id, action_id.into(), &failure);
-                to_json(&serde_json::json!({ "next": "refused", "error": failure }))
+                to_json(&Refused {
+                    error: &failure,
+                    next: "refused",
+                })
             }
         }
     }
