@@ -166,3 +166,18 @@ fn a_state_saved_by_the_serde_engine_restores_and_saves_the_same() {
     assert!(FIXTURE.contains("\"held\""), "{FIXTURE}");
     assert!(FIXTURE.contains("\"waiting\""), "{FIXTURE}");
 }
+
+#[test]
+fn a_finished_workflows_continuation_is_not_saved() {
+    let (mut engine, _) = conversation();
+    let saved = engine.save().unwrap();
+    assert!(saved.contains("\"continuation\""), "{saved}");
+    engine.stop(WF).unwrap();
+    let saved = engine.save().unwrap();
+    assert!(!saved.contains("\"continuation\""), "{saved}");
+    assert!(!saved.contains("line 399"), "{saved}");
+    // Everything else of the workflow is still there, and reads back.
+    let restored = Engine::restore(&saved).unwrap();
+    assert_eq!(restored.workflow(WF).unwrap().state, WorkflowState::Stopped);
+    assert_eq!(restored.save().unwrap(), saved);
+}

@@ -26,6 +26,7 @@ pub mod fence;
 pub mod fields;
 pub mod fingerprint;
 pub mod json;
+pub mod json_write;
 pub mod marks;
 pub mod negotiation;
 pub mod outcome;

@@ -17,29 +17,20 @@ use crate::protocol::continuation::{Continuation, Segment, SegmentField, SpentTo
 use crate::protocol::error::RejectCode;
 use crate::protocol::fields::{FieldError, fields, string, strings, u64s, usize_of};
 use crate::protocol::fingerprint::Fingerprint;
+use crate::protocol::json_write::{self, Object};
 use crate::protocol::negotiation::{Capability, ProtocolVersion};
 use crate::protocol::outcome::RunBook;
 use crate::protocol::validate::payload::action_from_record;
 use crate::protocol::workflow::{HeldAction, IssuedResult, Workflow, WorkflowState};
 
 impl Engine {
-    /// The engine state as JSON, to persist across page reloads.
+    /// The engine state as JSON, to persist across page reloads. Written by hand (see
+    /// [`write_engine`]); the actions and refusals in it by their `Serialize`, as in the
+    /// decisions.
     pub fn save(&self) -> Result<String, serde_json::Error> {
-        // A finished workflow's continuation can never be fetched: it is not written to disk.
-        if self
-            .workflows
-            .iter()
-            .any(|w| w.state.is_finished() && w.continuation.is_some())
-        {
-            let mut copy = self.clone();
-            for workflow in &mut copy.workflows {
-                if workflow.state.is_finished() {
-                    workflow.continuation = None;
-                }
-            }
-            return serde_json::to_string(&copy);
-        }
-        serde_json::to_string(self)
+        let mut out = String::new();
+        write_engine(&mut out, self)?;
+        Ok(out)
     }
 
     /// An engine restored from [`Engine::save`]'s JSON (any version this crate ever saved).
@@ -72,6 +63,162 @@ impl Decision {
             rejected: f.list("rejected", false, rejected_action_from)?,
         }))
     }
+}
+
+// The state's writer, by hand: what the `Serialize` derives of these types wrote, field for
+// field (the fixture in `crate/tests/saved_state.rs` holds that output).
+
+type WriteResult = Result<(), serde_json::Error>;
+
+fn write_engine(out: &mut String, engine: &Engine) -> WriteResult {
+    let mut o = Object::new(out);
+    list_with(o.key("messages"), &engine.messages, write_cursor)?;
+    list_with(o.key("workflows"), &engine.workflows, write_workflow)?;
+    o.list("stale", &engine.stale, |out, id| {
+        json_write::string(out, id)
+    });
+    o.number("transcript_len", engine.transcript_len as u64);
+    if !engine.waiting.is_empty() {
+        o.list("waiting", &engine.waiting, |out, index| {
+            out.push_str(&index.to_string());
+        });
+    }
+    o.end();
+    Ok(())
+}
+
+/// A list whose items' writer can fail (an embedded `Serialize`).
+fn list_with<T>(
+    out: &mut String,
+    items: &[T],
+    write: impl Fn(&mut String, &T) -> WriteResult,
+) -> WriteResult {
+    out.push('[');
+    for (index, item) in items.iter().enumerate() {
+        if index > 0 {
+            out.push(',');
+        }
+        write(out, item)?;
+    }
+    out.push(']');
+    Ok(())
+}
+
+fn write_fingerprint(out: &mut String, fingerprint: &Fingerprint) {
+    out.push('"');
+    out.push_str(&format!("{:016x}", fingerprint.0));
+    out.push('"');
+}
+
+fn write_cursor(out: &mut String, cursor: &MessageCursor) -> WriteResult {
+    let mut o = Object::new(out);
+    if let Some(role) = cursor.role {
+        o.string(
+            "role",
+            match role {
+                Role::User => "user",
+                Role::Assistant => "assistant",
+            },
+        );
+    }
+    o.number("processed", cursor.processed as u64);
+    write_fingerprint(o.key("prefix"), &cursor.prefix);
+    o.bool("finished", cursor.finished);
+    if !cursor.reported.is_empty() {
+        o.list("reported", &cursor.reported, write_fingerprint);
+    }
+    if !cursor.pending.is_empty() {
+        list_with(o.key("pending"), &cursor.pending, |out, pending| {
+            let mut p = Object::new(out);
+            p.string("workflow_id", &pending.workflow_id);
+            if !pending.executed.is_empty() {
+                p.list("executed", &pending.executed, |out, id| {
+                    out.push_str(&id.to_string());
+                });
+            }
+            if !pending.rejected.is_empty() {
+                p.key("rejected")
+                    .push_str(&serde_json::to_string(&pending.rejected)?);
+            }
+            p.bool("needed", pending.needed);
+            p.end();
+            Ok(())
+        })?;
+    }
+    o.end();
+    Ok(())
+}
+
+fn write_workflow(out: &mut String, workflow: &Workflow) -> WriteResult {
+    let mut o = Object::new(out);
+    o.string("id", &workflow.id);
+    o.string("protocol", workflow.protocol.as_str());
+    o.string("state", workflow.state.as_str());
+    o.number("handshake_message", workflow.handshake_message as u64);
+    if let Some(nonce) = &workflow.ack_nonce {
+        o.string("ack_nonce", nonce);
+    }
+    o.bool("ack_seen", workflow.ack_seen);
+    if let Some(success) = workflow.success {
+        o.bool("success", success);
+    }
+    o.list("executed", &workflow.executed, write_fingerprint);
+    if !workflow.held.is_empty() {
+        list_with(o.key("held"), &workflow.held, |out, held| {
+            let mut h = Object::new(out);
+            h.number("action_id", held.action_id);
+            write_fingerprint(h.key("fingerprint"), &held.fingerprint);
+            h.key("action")
+                .push_str(&serde_json::to_string(&held.action)?);
+            h.number("message_index", held.message_index as u64);
+            h.string("excerpt", &held.excerpt);
+            h.end();
+            Ok(())
+        })?;
+    }
+    if !workflow.capabilities.is_empty() {
+        o.list("capabilities", &workflow.capabilities, |out, capability| {
+            json_write::string(out, capability.as_str());
+        });
+    }
+    if workflow.results_issued != 0 {
+        o.number("results_issued", workflow.results_issued);
+    }
+    if !workflow.results.is_empty() {
+        o.list("results", &workflow.results, |out, result| {
+            let mut r = Object::new(out);
+            write_fingerprint(r.key("fingerprint"), &result.fingerprint);
+            r.bool("seen", result.seen);
+            r.end();
+        });
+    }
+    // A finished workflow's continuation can never be fetched: it is not written to disk.
+    if let Some(continuation) = workflow
+        .continuation
+        .as_ref()
+        .filter(|_| !workflow.state.is_finished())
+    {
+        let mut c = Object::new(o.key("continuation"));
+        c.string("token", &continuation.token);
+        c.key("segments")
+            .push_str(&serde_json::to_string(&continuation.segments)?);
+        if let Some(claimed_by) = continuation.claimed_by {
+            c.number("claimed_by", claimed_by);
+        }
+        c.end();
+    }
+    if !workflow.spent_tokens.is_empty() {
+        o.list("spent_tokens", &workflow.spent_tokens, |out, spent| {
+            let mut t = Object::new(out);
+            t.string("token", &spent.token);
+            if spent.replaced {
+                t.bool("replaced", true);
+            }
+            t.end();
+        });
+    }
+    o.end();
+    Ok(())
 }
 
 /// Why a saved engine state could not be restored (a plain sentence).
