@@ -15,8 +15,11 @@ use crate::chat::observer::MutationWatcher;
 use crate::chat::text::HandshakeRule;
 use crate::chat::transcript::{TranscriptReader, observer_options};
 use crate::chat::{SiteProfile, choose_profile};
-use crate::policy::{PolicySettings, RateLimiter};
+use crate::dom::redact::redact_secrets;
+use crate::policy::{PolicySettings, RateLimiter, settings_from_json};
 use crate::protocol::engine::{HEAD_PART, PartWriter, join_parts, split_parts};
+use crate::protocol::fields::{fields, strings};
+use crate::protocol::json::read_plain;
 use crate::protocol::marks::LineMarks;
 use crate::protocol::outcome::{ActionFailure, ActionReply, ActionStart, changes_worth_reporting};
 use crate::protocol::{Capability, Decision, Engine, EngineError, PageInfo, ResultReport};
@@ -38,6 +41,14 @@ struct PollResult<'a> {
     site: &'static str,
     /// Code blocks read as handshakes by their content, by message index and rule (logged).
     handshake_recognitions: Vec<HandshakeRecognition>,
+}
+
+/// [`ChatSession::begin_action`]'s answer when the rate limits refuse the action (keys in the
+/// order a JSON object of them was written before).
+#[derive(Serialize)]
+struct Refused<'a> {
+    error: &'a ActionFailure,
+    next: &'static str,
 }
 
 /// How long one poll may read messages before it yields to the page (the rest of the task, the
@@ -81,12 +92,36 @@ pub struct ChatSession {
 /// alone decides its format) and the rate limiter's windows. Saved in parts
 /// ([`ChatSession::save_changes`]), `engine` is the head of the engine's state and `parts` names
 /// the slices it refers to.
-#[derive(Debug, Serialize, serde::Deserialize)]
+#[derive(Serialize)]
 struct SavedSession {
     engine: String,
     limiter: RateLimiter,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     parts: Option<Vec<String>>,
+}
+
+/// A JSON object's fields (`None`: not JSON, or not an object), read as serde_json reads it.
+fn object(json: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
+    match read_plain(json) {
+        Ok(serde_json::Value::Object(map)) => Some(map),
+        _ => None,
+    }
+}
+
+/// A [`SavedSession`]'s engine state and limiter, as its derived `Deserialize` read them
+/// (`engine` and `limiter` required, `parts` a list of names or missing); `None`: `json` is not
+/// a saved session.
+fn saved_session(json: &str) -> Option<(String, RateLimiter)> {
+    let value = read_plain(json).ok()?;
+    let f = fields(&value, "saved session").ok()?;
+    if f.optional("parts")
+        .is_some_and(|parts| strings(parts).is_none())
+    {
+        return None;
+    }
+    let engine = f.string("engine").ok()?;
+    let limiter = RateLimiter::from_value(f.required("limiter").ok()?).ok()?;
+    Some((engine, limiter))
 }
 
 /// Reads a saved session; a state saved before the limiter was persisted is a bare engine state.
@@ -97,14 +132,10 @@ fn restore(
     held_texts: Option<&str>,
     parts: &serde_json::Map<String, serde_json::Value>,
 ) -> Result<(Engine, RateLimiter), String> {
-    let texts: serde_json::Map<String, serde_json::Value> = held_texts
-        .and_then(|t| serde_json::from_str(t).ok())
-        .unwrap_or_default();
-    let (engine, limiter) = match serde_json::from_str::<SavedSession>(json) {
-        Ok(saved) => (saved.engine, saved.limiter),
-        Err(_) => (json.to_owned(), RateLimiter::default()),
-    };
-    let head: serde_json::Value = serde_json::from_str(&engine).map_err(|e| e.to_string())?;
+    let texts = held_texts.and_then(object).unwrap_or_default();
+    let (engine, limiter) =
+        saved_session(json).unwrap_or_else(|| (json.to_owned(), RateLimiter::default()));
+    let head = read_plain(&engine).map_err(|e| e.to_string())?;
     let part = |name: &str| {
         parts
             .get(name)
@@ -114,13 +145,15 @@ fn restore(
     let mut state = join_parts(head, &part).map_err(|e| e.to_string())?;
     put_back_held_actions(&mut state, &texts);
     Ok((
-        Engine::restore(&state.to_string()).map_err(|e| e.to_string())?,
+        Engine::restore_value(&state).map_err(|e| e.to_string())?,
         limiter,
     ))
 }
 
 fn to_json<T: Serialize>(value: &T) -> Result<String, JsError> {
-    serde_json::to_string(value).map_err(|error| JsError::new(&error.to_string()))
+    // Writing these types cannot fail (string keys, finite numbers); a fixed sentence keeps
+    // serde_json's error texts out of the module.
+    serde_json::to_string(value).map_err(|_| JsError::new("could not write JSON"))
 }
 
 fn engine_error(error: EngineError) -> JsError {
@@ -163,10 +196,7 @@ impl ChatSession {
             .ok_or_else(|| JsError::new("no document"))?;
         let profile = profile_for_page(&document)?;
         let opened_fresh = saved_state.is_none();
-        let parts: serde_json::Map<String, serde_json::Value> = saved_parts
-            .as_deref()
-            .and_then(|json| serde_json::from_str(json).ok())
-            .unwrap_or_default();
+        let parts = saved_parts.as_deref().and_then(object).unwrap_or_default();
         let mut writer = PartWriter::new();
         let (engine, limiter) = match &saved_state {
             Some(json) => {
@@ -368,8 +398,9 @@ impl ChatSession {
     /// page (a model that observes, and no observation in this report). Then call
     /// [`ChatSession::result_line`].
     pub fn message_report(&mut self, due_json: &str) -> Result<String, JsError> {
-        let due: Decision = serde_json::from_str(due_json)
-            .map_err(|error| JsError::new(&format!("unreadable result decision: {error}")))?;
+        let due = Decision::result_due_from_json(due_json)
+            .map_err(|error| JsError::new(&format!("unreadable result decision: {error}")))?
+            .ok_or_else(|| JsError::new("not a result_due decision"))?;
         let Decision::ResultDue { workflow_id, .. } = &due else {
             return Err(JsError::new("not a result_due decision"));
         };
@@ -381,7 +412,7 @@ impl ChatSession {
         let page_changes = observes && report.observation.is_none();
         self.reports.retain(|(id, _)| id != workflow_id);
         self.reports.push((workflow_id.clone(), report));
-        to_json(&serde_json::json!({ "page_changes": page_changes }))
+        Ok(format!("{{\"page_changes\":{page_changes}}}"))
     }
 
     /// The `BAI_RESULT` line for the report [`ChatSession::message_report`] built, with the
@@ -395,7 +426,7 @@ impl ChatSession {
             .position(|(id, _)| id == workflow_id)
             .ok_or_else(|| JsError::new("no result report is waiting for this workflow"))?;
         let (_, mut report) = self.reports.swap_remove(at);
-        let page: serde_json::Value = serde_json::from_str(page_json).unwrap_or_default();
+        let page = read_plain(page_json).unwrap_or_default();
         if let (Some(url), Some(title)) = (
             page.get("url").and_then(serde_json::Value::as_str),
             page.get("title").and_then(serde_json::Value::as_str),
@@ -411,13 +442,9 @@ impl ChatSession {
                 .filter(|changes| changes_worth_reporting(changes))
                 .cloned();
         }
-        let mut value = serde_json::to_value(&report)
-            .map_err(|error| JsError::new(&format!("unreadable result report: {error}")))?;
         // Everything in a result goes to the model: the page's address (reset tokens in a
         // query), reasons and data lose anything that looks like a secret.
-        super::redact_strings(&mut value);
-        let report: ResultReport = serde_json::from_value(value)
-            .map_err(|error| JsError::new(&format!("unreadable result report: {error}")))?;
+        report.edit_strings(&mut |text| *text = redact_secrets(text));
         let line = self
             .engine
             .result_line(workflow_id, &report)
@@ -442,8 +469,7 @@ impl ChatSession {
         if start != ActionStart::Run {
             return to_json(&start);
         }
-        let settings: PolicySettings =
-            serde_json::from_str(settings_json).unwrap_or_else(|_| PolicySettings::strictest());
+        let settings = settings_from_json(settings_json).unwrap_or_else(PolicySettings::strictest);
         // Milliseconds since 1970 fit in a u64; negative or NaN clamp to 0.
         #[allow(
             clippy::cast_possible_truncation,
@@ -464,7 +490,10 @@ impl ChatSession {
                     .map_err(engine_error)?;
                 self.marks
                     .note_refused(workflow_id, action_id.into(), &failure);
-                to_json(&serde_json::json!({ "next": "refused", "error": failure }))
+                to_json(&Refused {
+                    error: &failure,
+                    next: "refused",
+                })
             }
         }
     }
@@ -481,7 +510,7 @@ impl ChatSession {
         reply_json: &str,
     ) -> Result<String, JsError> {
         // An unreadable reply is no answer: a failure, never a success.
-        let reply: Option<ActionReply> = serde_json::from_str(reply_json).ok().flatten();
+        let reply = ActionReply::from_json(reply_json);
         let step = self
             .engine
             .record_outcome(workflow_id, action_id.into(), reply.as_ref())
@@ -509,7 +538,7 @@ impl ChatSession {
         let engine = self
             .engine
             .save()
-            .map_err(|error| JsError::new(&error.to_string()))?;
+            .map_err(|_| JsError::new("could not write JSON"))?;
         let (engine, _) =
             split_held_texts(&engine).map_err(|error| JsError::new(&error.to_string()))?;
         to_json(&SavedSession {
@@ -529,11 +558,10 @@ impl ChatSession {
         let engine = self
             .engine
             .save()
-            .map_err(|error| JsError::new(&error.to_string()))?;
+            .map_err(|_| JsError::new("could not write JSON"))?;
         let (engine, _) =
             split_held_texts(&engine).map_err(|error| JsError::new(&error.to_string()))?;
-        let state: serde_json::Value =
-            serde_json::from_str(&engine).map_err(|error| JsError::new(&error.to_string()))?;
+        let state = read_plain(&engine).map_err(|error| JsError::new(&error.to_string()))?;
         let mut parts = split_parts(state);
         let head = parts
             .pop()
@@ -562,7 +590,7 @@ impl ChatSession {
         let engine = self
             .engine
             .save()
-            .map_err(|error| JsError::new(&error.to_string()))?;
+            .map_err(|_| JsError::new("could not write JSON"))?;
         let (_, texts) =
             split_held_texts(&engine).map_err(|error| JsError::new(&error.to_string()))?;
         to_json(&texts)

@@ -73,8 +73,9 @@ fn blank_texts(value: &mut serde_json::Value) -> bool {
 /// state is parsed, so no spelling of a key escapes.
 pub fn split_held_texts(
     engine_json: &str,
-) -> Result<(String, serde_json::Map<String, serde_json::Value>), serde_json::Error> {
-    let mut state: serde_json::Value = serde_json::from_str(engine_json)?;
+) -> Result<(String, serde_json::Map<String, serde_json::Value>), crate::protocol::json::JsonRefusal>
+{
+    let mut state = crate::protocol::json::read_plain(engine_json)?;
     let mut texts = serde_json::Map::new();
     for (workflow_id, held) in held_entries(&mut state) {
         let key = held_key(&workflow_id, held);

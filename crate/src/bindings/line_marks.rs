@@ -16,13 +16,6 @@ fn set(object: &Object, key: &str, value: &JsValue) {
     let _ = Reflect::set(object, &JsValue::from_str(key), value);
 }
 
-fn to_js<T: serde::Serialize>(value: &T) -> JsValue {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|value| value.as_str().map(JsValue::from_str))
-        .unwrap_or(JsValue::NULL)
-}
-
 /// `{marks: [{key, message_index, kind, status, code?, message, element, node, node_offset}],
 /// prompts: [{message_index, element}]}`. A mark whose line cannot be found on the page now (its
 /// message is gone or not rendered) is left out.
@@ -59,8 +52,8 @@ pub(super) fn line_marks(reader: &TranscriptReader, marks: &LineMarks) -> JsValu
             "message_index",
             &JsValue::from(mark.message_index as f64),
         );
-        set(&object, "kind", &to_js(&mark.kind));
-        set(&object, "status", &to_js(&mark.status));
+        set(&object, "kind", &JsValue::from_str(mark.kind.as_str()));
+        set(&object, "status", &JsValue::from_str(mark.status.as_str()));
         if let Some(code) = &mark.code {
             set(&object, "code", &JsValue::from_str(code));
         }

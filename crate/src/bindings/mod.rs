@@ -58,14 +58,11 @@ pub fn version() -> String {
 
 /// Replaces card-like numbers and token-like words in every string of `value`
 /// ([`crate::dom::redact::redact_secrets`]).
-#[cfg(any(feature = "role-chat", feature = "role-exec"))]
+#[cfg(feature = "role-exec")]
 pub(super) fn redact_strings(value: &mut serde_json::Value) {
-    match value {
-        serde_json::Value::String(text) => *text = crate::dom::redact::redact_secrets(text),
-        serde_json::Value::Array(items) => items.iter_mut().for_each(redact_strings),
-        serde_json::Value::Object(fields) => fields.values_mut().for_each(redact_strings),
-        _ => {}
-    }
+    crate::protocol::result::edit_json_strings(value, &mut |text| {
+        *text = crate::dom::redact::redact_secrets(text);
+    });
 }
 
 fn error_object(code: &str, message: &str) -> JsValue {

@@ -362,7 +362,7 @@ fn handshake_rule(language: &str, code: &str) -> Option<HandshakeRule> {
     } else {
         return None;
     };
-    let value: serde_json::Value = serde_json::from_str(code.trim()).ok()?;
+    let value = crate::protocol::json::read_plain(code.trim()).ok()?;
     let object = value.as_object()?;
     let protocol = object.get("protocol")?.as_str()?;
     let kind = object.get("kind")?.as_str()?;

@@ -678,6 +678,31 @@ pub struct RateLimiter {
 }
 
 impl RateLimiter {
+    /// A limiter as [`Serialize`] wrote it (in a saved session): `{recent: [ms, ...],
+    /// per_workflow: [[id, count], ...]}`, both required.
+    pub fn from_value(
+        value: &serde_json::Value,
+    ) -> Result<Self, crate::protocol::fields::FieldError> {
+        use crate::protocol::fields::{fields, string, u32_of};
+        let f = fields(value, "rate limiter")?;
+        let recent = f.list("recent", false, |v| {
+            v.as_u64()
+                .ok_or_else(|| "a time must be an unsigned integer".to_owned())
+        })?;
+        let per_workflow = f.list("per_workflow", false, |v| {
+            match v.as_array().map(Vec::as_slice) {
+                Some([id, count]) => string(id)
+                    .zip(u32_of(count))
+                    .ok_or_else(|| "expected [workflow id, count]".to_owned()),
+                _ => Err("expected [workflow id, count]".to_owned()),
+            }
+        })?;
+        Ok(Self {
+            recent: recent.into(),
+            per_workflow,
+        })
+    }
+
     /// Records one action of `workflow_id` at `now_ms`, or refuses it.
     pub fn admit(
         &mut self,
@@ -726,6 +751,25 @@ impl RateLimiter {
 mod tests {
     use super::*;
     use crate::protocol::Selector;
+
+    #[test]
+    fn a_saved_limiter_reads_back() {
+        let mut limiter = RateLimiter::default();
+        let settings = PolicySettings::default();
+        limiter.admit(&settings, "wf-1", 1_700_000_000_000).unwrap();
+        limiter.admit(&settings, "wf-2", 1_700_000_000_500).unwrap();
+        let value = serde_json::to_value(&limiter).unwrap();
+        assert_eq!(RateLimiter::from_value(&value).unwrap(), limiter);
+        for bad in [
+            serde_json::json!({"recent": []}),
+            serde_json::json!({"recent": [], "per_workflow": [["a"]]}),
+            serde_json::json!({"recent": [-1], "per_workflow": []}),
+            serde_json::json!({"recent": [], "per_workflow": [["a", 4294967296u64]]}),
+        ] {
+            assert!(RateLimiter::from_value(&bad).is_err(), "{bad}");
+            assert!(serde_json::from_value::<RateLimiter>(bad).is_err());
+        }
+    }
 
     /// The executor reads settings with `settings_from_json`, not serde: both must read every
     /// text the extension can write the same, and refuse the same wrong types.

@@ -60,23 +60,21 @@ impl Segment {
 }
 
 /// The rest of a result, waiting for `more`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Continuation {
     /// The token the model must name.
     pub(crate) token: String,
     /// What is left, in order.
     pub(crate) segments: Vec<Segment>,
     /// The `more` action that named the token and waits for its result line.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) claimed_by: Option<u64>,
 }
 
 /// A token that no longer gives anything.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SpentToken {
     pub(crate) token: String,
     /// True: a newer continuation replaced it unused; false: it was used.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) replaced: bool,
 }
 

@@ -441,10 +441,8 @@ fn redact_text_keys_by_structure(text: &str) -> String {
         return text.to_owned();
     };
     let (head, object) = text.split_at(brace);
-    let mut stream = serde_json::Deserializer::from_str(object).into_iter::<serde_json::Value>();
-    match stream.next() {
-        Some(Ok(mut value)) => {
-            let end = stream.byte_offset();
+    match crate::protocol::json::read_plain_prefix(object) {
+        Ok((mut value, end)) => {
             let tail = object.get(end..).unwrap_or_default();
             let tail = redact_text_keys_by_structure(tail);
             if mask_text_values(&mut value) {

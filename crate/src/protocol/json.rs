@@ -46,12 +46,33 @@ pub fn read_object(text: &str) -> Result<Map<String, Value>, JsonRefusal> {
 
 /// Read `text` as exactly one JSON value (JSON whitespace around it allowed).
 pub fn read_value(text: &str) -> Result<Value, JsonRefusal> {
-    let mut reader = Reader {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-        soft: None,
-    };
+    read_whole(text, false)
+}
+
+/// Deepest nesting [`read_plain`] accepts (serde_json's limit).
+pub const PLAIN_MAX_DEPTH: usize = 128;
+
+/// Read `text` as exactly one JSON value as any standard reader does (serde_json's `Value`):
+/// none of the strict checks above (a key written twice keeps its last value, any key and
+/// `\u0000` are fine, every number reads, correctly rounded), nesting up to
+/// [`PLAIN_MAX_DEPTH`]. For JSON the engine acts on through no record: state this crate saved,
+/// and what the glue passes in (replies, the page's state, held texts). Syntax errors, lone
+/// surrogates and numbers beyond a double are refused, as serde_json refuses them.
+pub fn read_plain(text: &str) -> Result<Value, JsonRefusal> {
+    read_whole(text, true)
+}
+
+/// The JSON value that `text` starts with, read as [`read_plain`] reads, and the byte offset
+/// where it ends (what follows is not looked at).
+pub fn read_plain_prefix(text: &str) -> Result<(Value, usize), JsonRefusal> {
+    let mut reader = Reader::new(text, true);
+    reader.skip_whitespace();
+    let value = reader.value(0)?;
+    Ok((value, reader.pos))
+}
+
+fn read_whole(text: &str, plain: bool) -> Result<Value, JsonRefusal> {
+    let mut reader = Reader::new(text, plain);
     reader.skip_whitespace();
     let value = reader.value(0)?;
     reader.skip_whitespace();
@@ -71,9 +92,20 @@ struct Reader<'t> {
     /// The first problem that does not stop reading (an escaped key), reported only if no
     /// duplicate key or syntax error comes later: a duplicate is the more useful report.
     soft: Option<JsonProblem>,
+    /// [`read_plain`]: none of the strict checks.
+    plain: bool,
 }
 
-impl Reader<'_> {
+impl<'t> Reader<'t> {
+    fn new(text: &'t str, plain: bool) -> Self {
+        Reader {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            soft: None,
+            plain,
+        }
+    }
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
@@ -154,10 +186,13 @@ impl Reader<'_> {
     }
 
     fn check_depth(&self, depth: usize) -> Result<(), JsonRefusal> {
-        if depth > MAX_DEPTH {
-            return Err(Refusal::InvalidJson(JsonProblem::TooDeep {
-                max_depth: MAX_DEPTH,
-            }));
+        let max_depth = if self.plain {
+            PLAIN_MAX_DEPTH
+        } else {
+            MAX_DEPTH
+        };
+        if depth > max_depth {
+            return Err(Refusal::InvalidJson(JsonProblem::TooDeep { max_depth }));
         }
         Ok(())
     }
@@ -177,19 +212,22 @@ impl Reader<'_> {
             }
             let key_at = self.pos;
             let (key, escaped) = self.string()?;
-            if map.contains_key(&key) {
-                let column = self
-                    .text
-                    .get(..key_at)
-                    .map_or(key_at, |b| b.chars().count())
-                    + 1;
-                return Err(Refusal::DuplicateKey { key, column });
-            }
-            if self.soft.is_none() {
-                if escaped {
-                    self.soft = Some(JsonProblem::EscapedKey { key: key.clone() });
-                } else if !key.bytes().all(|b| (0x20..0x7f).contains(&b)) {
-                    self.soft = Some(JsonProblem::NonAsciiKey { key: key.clone() });
+            // A plain reader keeps the last of two values under one key, as serde_json does.
+            if !self.plain {
+                if map.contains_key(&key) {
+                    let column = self
+                        .text
+                        .get(..key_at)
+                        .map_or(key_at, |b| b.chars().count())
+                        + 1;
+                    return Err(Refusal::DuplicateKey { key, column });
+                }
+                if self.soft.is_none() {
+                    if escaped {
+                        self.soft = Some(JsonProblem::EscapedKey { key: key.clone() });
+                    } else if !key.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+                        self.soft = Some(JsonProblem::NonAsciiKey { key: key.clone() });
+                    }
                 }
             }
             self.skip_whitespace();
@@ -316,7 +354,7 @@ impl Reader<'_> {
                     }
                     other => u32::from(other),
                 };
-                if code == 0 {
+                if code == 0 && !self.plain {
                     self.pos = at;
                     return Err(self.ambiguous(Disagreement::Nul));
                 }
@@ -395,6 +433,9 @@ impl Reader<'_> {
             }
         }
         let token = self.text.get(start..self.pos).unwrap_or_default();
+        if self.plain {
+            return self.plain_number(token, integer, start);
+        }
         let refuse = |reader: &mut Self, what: Disagreement| {
             reader.pos = start;
             Err(reader.ambiguous(what))
@@ -450,6 +491,50 @@ impl Reader<'_> {
             ),
         }
     }
+}
+
+impl Reader<'_> {
+    /// A number token as serde_json reads it: an integer that fits 64 bits as that integer, any
+    /// other number as the nearest double (`-0` too); beyond a double's range is an error.
+    fn plain_number(
+        &mut self,
+        token: &str,
+        integer: bool,
+        start: usize,
+    ) -> Result<Value, JsonRefusal> {
+        if integer {
+            if token.starts_with('-') {
+                if let Some(n) = token.parse::<i64>().ok().filter(|n| *n != 0) {
+                    return Ok(Value::Number(Number::from(n)));
+                }
+            } else if let Ok(n) = token.parse::<u64>() {
+                return Ok(Value::Number(Number::from(n)));
+            }
+        }
+        match Number::from_f64(nearest_double(token)) {
+            Some(number) => Ok(Value::Number(number)),
+            None => {
+                self.pos = start;
+                Err(self.ambiguous(Disagreement::OutOfRange {
+                    token: token.to_owned(),
+                }))
+            }
+        }
+    }
+}
+
+/// The double nearest a JSON number token (infinite beyond the range, which is refused). In
+/// wasm, JavaScript's `parseFloat` reads what the fast path cannot: it rounds correctly, and
+/// core's reader would bring ~10 KB of tables into the module.
+#[cfg(target_arch = "wasm32")]
+fn nearest_double(token: &str) -> f64 {
+    fast_path_value(token).unwrap_or_else(|| js_sys::parse_float(token))
+}
+
+/// The double nearest a JSON number token (infinite beyond the range, which is refused).
+#[cfg(not(target_arch = "wasm32"))]
+fn nearest_double(token: &str) -> f64 {
+    token.parse().unwrap_or(f64::NAN)
 }
 
 /// Exact powers of ten (every one up to 10^22 is a double exactly).
@@ -516,6 +601,55 @@ mod tests {
             let theirs: Value = serde_json::from_str(text).unwrap();
             assert_eq!(Value::Object(ours), theirs, "{text}");
         }
+    }
+
+    #[test]
+    fn the_plain_reader_reads_as_serde_json_reads() {
+        for text in [
+            r#"{"a":1,"a":2}"#,
+            r#"{"p\u0061yload":{"x":"\u0000"},"é":[1.7976931348623157e308,-0,-0.0,0.30000000000000004]}"#,
+            r#"[18446744073709551615,18446744073709551616,-9223372036854775808,-9223372036854775809]"#,
+            r#"[1e-400,123456789012345678901234567890,1E+2,0.1]"#,
+            " \"x\" ",
+            "null",
+        ] {
+            let ours = read_plain(text).unwrap();
+            let theirs: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(ours, theirs, "{text}");
+            assert_eq!(ours.to_string(), theirs.to_string(), "{text}");
+        }
+        for text in [
+            "1e400",
+            r#"{"a":"\ud800"}"#,
+            "{\"a\":\"\t\"}",
+            "[1,]",
+            "{} x",
+            "01",
+        ] {
+            assert!(read_plain(text).is_err(), "{text}");
+            assert!(serde_json::from_str::<Value>(text).is_err(), "{text}");
+        }
+        let deep = format!(
+            "{}{}",
+            "[".repeat(PLAIN_MAX_DEPTH),
+            "]".repeat(PLAIN_MAX_DEPTH)
+        );
+        assert!(read_plain(&deep).is_ok());
+        let deeper = format!(
+            "{}1{}",
+            "[".repeat(PLAIN_MAX_DEPTH + 1),
+            "]".repeat(PLAIN_MAX_DEPTH + 1)
+        );
+        assert!(read_plain(&deeper).is_err());
+        assert!(serde_json::from_str::<Value>(&deeper).is_err());
+        // Where serde_json's default (fast, not always correctly rounded) reading of a long
+        // fraction differs, this reader gives the correctly rounded double.
+        assert_eq!(
+            read_plain("2.2250738585072011e-308").unwrap(),
+            serde_json::json!(2.225_073_858_507_201e-308)
+        );
+        let (value, end) = read_plain_prefix(r#"{"a":[1]} tail {"#).unwrap();
+        assert_eq!((value, end), (serde_json::json!({"a": [1]}), 9));
     }
 
     #[test]

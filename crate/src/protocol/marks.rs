@@ -60,6 +60,32 @@ pub enum LineKind {
     Result,
 }
 
+impl LineKind {
+    /// The JSON name (`"handshake"`, `"action"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Handshake => "handshake",
+            Self::Action => "action",
+            Self::Ack => "ack",
+            Self::Result => "result",
+        }
+    }
+}
+
+impl MarkStatus {
+    /// The JSON name (`"queued"`, `"ran"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::Running => "running",
+            Self::Waiting => "waiting",
+            Self::Ran => "ran",
+            Self::Refused => "refused",
+            Self::Ignored => "ignored",
+        }
+    }
+}
+
 impl From<RecordPrefix> for LineKind {
     fn from(prefix: RecordPrefix) -> Self {
         match prefix {
@@ -554,6 +580,29 @@ impl LineMarks {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn json_names_are_the_serialized_names() {
+        use super::{LineKind, MarkStatus};
+        for kind in [
+            LineKind::Handshake,
+            LineKind::Action,
+            LineKind::Ack,
+            LineKind::Result,
+        ] {
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+        }
+        for status in [
+            MarkStatus::Queued,
+            MarkStatus::Running,
+            MarkStatus::Waiting,
+            MarkStatus::Ran,
+            MarkStatus::Refused,
+            MarkStatus::Ignored,
+        ] {
+            assert_eq!(serde_json::to_value(status).unwrap(), status.as_str());
+        }
+    }
+
     use super::*;
     use crate::protocol::Engine;
 

@@ -7,6 +7,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::fields::{FieldError, fields, string, strings};
+
 use super::action::{Action, OnError};
 use super::result::{ActionResult, ResultStatus};
 
@@ -113,6 +115,48 @@ pub struct ActionReply {
 }
 
 impl ActionReply {
+    /// The reply in `text` (JSON) as its derived `Deserialize` read it: `null` or unreadable
+    /// text is `None` (no answer, which counts as a failure); `result`, `error` and `answer`
+    /// may each be missing or `null`, unknown fields are ignored.
+    pub fn from_json(text: &str) -> Option<Self> {
+        let value = crate::protocol::json::read_plain(text).ok()?;
+        Self::from_value(&value).ok().flatten()
+    }
+
+    fn from_value(value: &Value) -> Result<Option<Self>, FieldError> {
+        if value.is_null() {
+            return Ok(None);
+        }
+        let f = fields(value, "reply")?;
+        Ok(Some(Self {
+            result: f.optional("result").cloned(),
+            error: match f.optional("error") {
+                None => None,
+                Some(error) => {
+                    let e = fields(error, "error")?;
+                    Some(ActionFailure {
+                        code: match e.get("code") {
+                            None => unknown_code(),
+                            Some(code) => string(code).ok_or("code must be a string")?,
+                        },
+                        message: e.with_default("message", string, "a string")?,
+                        hints: e.with_default("hints", strings, "a list of strings")?,
+                    })
+                }
+            },
+            answer: f.with_optional(
+                "answer",
+                |v| match v.as_str()? {
+                    "deny" => Some(RefusedAnswer::Deny),
+                    "withdrawn" => Some(RefusedAnswer::Withdrawn),
+                    "timed_out" => Some(RefusedAnswer::TimedOut),
+                    _ => None,
+                },
+                "\"deny\", \"withdrawn\" or \"timed_out\"",
+            )?,
+        }))
+    }
+
     /// The failure this reply reports, if any. No reply at all is a failure too.
     pub fn failure(reply: Option<&Self>) -> Option<ActionFailure> {
         let Some(reply) = reply else {
@@ -348,6 +392,33 @@ pub fn changes_worth_reporting(changes: &Value) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn replies_read_as_the_serde_derive_reads_them() {
+        for text in [
+            "null",
+            r#"{}"#,
+            r#"{"result":{"effects":["clicked"],"data":[1.5,"x"]}}"#,
+            r#"{"result":null,"error":null,"answer":null}"#,
+            r#"{"error":{"code":"not_found","message":"no #a","hints":["@e1"]}}"#,
+            r#"{"error":{"message":"boom"}}"#,
+            r#"{"error":{}}"#,
+            r#"{"answer":"deny"}"#,
+            r#"{"answer":"withdrawn","extra":1}"#,
+            r#"{"answer":"timed_out"}"#,
+            r#"{"answer":"maybe"}"#,
+            r#"{"error":{"code":5}}"#,
+            r#"{"error":{"code":null}}"#,
+            r#"{"error":"x"}"#,
+            r#"{"error":{"hints":[1]}}"#,
+            r#""text""#,
+            "{",
+            "",
+        ] {
+            let by_serde: Option<ActionReply> = serde_json::from_str(text).ok().flatten();
+            assert_eq!(ActionReply::from_json(text), by_serde, "{text}");
+        }
+    }
+
     use super::*;
 
     fn click() -> Action {

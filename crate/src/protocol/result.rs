@@ -106,6 +106,52 @@ pub struct ResultReport {
     pub changes: Option<Value>,
 }
 
+impl ResultReport {
+    /// Applies `edit` to every string the report's JSON holds (not to keys), as a walk over that
+    /// JSON would, and drops a `null` JSON value (`data`, `observation`, `changes`) as reading
+    /// that JSON back would: the bindings redact secrets from a report this way before its
+    /// result line is written.
+    pub fn edit_strings(&mut self, edit: &mut dyn FnMut(&mut String)) {
+        for action in &mut self.actions {
+            action.action_type.as_mut().map(&mut *edit);
+            action.code.as_mut().map(&mut *edit);
+            action.reason.as_mut().map(&mut *edit);
+            action.hints.iter_mut().for_each(&mut *edit);
+            action.effects.iter_mut().for_each(&mut *edit);
+            edit_value(&mut action.data, edit);
+        }
+        if let Some(page) = &mut self.page {
+            edit(&mut page.url);
+            edit(&mut page.title);
+        }
+        edit_value(&mut self.observation, edit);
+        edit_value(&mut self.changes, edit);
+    }
+}
+
+fn edit_value(value: &mut Option<Value>, edit: &mut dyn FnMut(&mut String)) {
+    if value.as_ref().is_some_and(Value::is_null) {
+        *value = None;
+    }
+    if let Some(value) = value {
+        edit_json_strings(value, edit);
+    }
+}
+
+/// Applies `edit` to every string in `value` (not to keys).
+pub fn edit_json_strings(value: &mut Value, edit: &mut dyn FnMut(&mut String)) {
+    match value {
+        Value::String(text) => edit(text),
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| edit_json_strings(item, edit)),
+        Value::Object(fields) => fields
+            .values_mut()
+            .for_each(|field| edit_json_strings(field, edit)),
+        _ => {}
+    }
+}
+
 /// One action's outcome as written on the line (capped).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 struct LineAction {
@@ -701,6 +747,35 @@ pub(crate) fn build_chunked_line(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn edit_strings_edits_what_a_walk_over_the_json_edits() {
+        use super::*;
+        let report: ResultReport = serde_json::from_value(serde_json::json!({
+            "actions": [
+                {"action_id": 1, "type": "click", "status": "failed", "code": "not_found",
+                 "reason": "no a", "hints": ["h"], "effects": ["e"], "data": {"k": ["v", 1, null]}},
+                {"action_id": 2, "status": "ok", "data": null}
+            ],
+            "page": {"url": "u", "title": "t"},
+            "observation": {"elements": ["x"]},
+            "changes": ["c"]
+        }))
+        .unwrap();
+        // Redaction never changes a status word (the edit below leaves them alone too).
+        let upper = |text: &mut String| {
+            if !["ok", "failed", "skipped", "rejected"].contains(&text.as_str()) {
+                *text = format!("{}!", text.to_uppercase());
+            }
+        };
+        let mut value = serde_json::to_value(&report).unwrap();
+        edit_json_strings(&mut value, &mut |text| upper(text));
+        let walked: ResultReport = serde_json::from_value(value).unwrap();
+        let mut edited = report.clone();
+        edited.edit_strings(&mut |text| upper(text));
+        assert_eq!(edited, walked);
+        assert_ne!(edited, report);
+    }
+
     use super::*;
     use serde_json::json;
 

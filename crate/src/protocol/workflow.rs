@@ -33,6 +33,17 @@ pub enum WorkflowState {
 }
 
 impl WorkflowState {
+    /// Every state.
+    pub const ALL: &'static [WorkflowState] = &[
+        Self::AwaitingExtensionAck,
+        Self::Active,
+        Self::Done,
+        Self::Failed,
+        Self::Superseded,
+        Self::Stopped,
+        Self::Denied,
+    ];
+
     /// The wire name (`"awaiting_extension_ack"`, `"active"`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -59,7 +70,7 @@ impl std::fmt::Display for WorkflowState {
 }
 
 /// A BAI/0.2 action written before the ACK, held until the workflow is acknowledged.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct HeldAction {
     pub(crate) action_id: u64,
     pub(crate) fingerprint: Fingerprint,
@@ -69,7 +80,7 @@ pub(crate) struct HeldAction {
 }
 
 /// A workflow the engine knows.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Workflow {
     pub(crate) id: String,
     pub(crate) protocol: ProtocolVersion,
@@ -77,40 +88,29 @@ pub(crate) struct Workflow {
     /// Index of the message that carried the handshake; the ACK counts as posted right after it.
     pub(crate) handshake_message: usize,
     /// Set when the user approved and the ACK was issued.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) ack_nonce: Option<String>,
     /// Whether our ACK has shown up in the transcript.
-    #[serde(default)]
     pub(crate) ack_seen: bool,
     /// `done`'s `success`, once done.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) success: Option<bool>,
     /// Fingerprint of executed action `i + 1` at index `i`.
-    #[serde(default)]
     pub(crate) executed: Vec<Fingerprint>,
     /// BAI/0.2 actions written before the ACK, in id order.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) held: Vec<HeldAction>,
     /// The extensions negotiated by the handshake (BAI/0.3), in [`Capability::ALL`] order.
     /// Default empty so states saved before capabilities existed restore as plain workflows.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) capabilities: Vec<Capability>,
     /// How many `BAI_RESULT` lines were issued; the next one gets this + 1 as `result_id`.
-    #[serde(default, skip_serializing_if = "is_zero")]
     pub(crate) results_issued: u64,
     /// The results issued most recently (at most [`MAX_REMEMBERED_RESULTS`]), to recognize them
     /// when the host posts them into the chat.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) results: Vec<IssuedResult>,
     /// What the last result line could not hold (`chunked_results`), waiting for `more`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) continuation: Option<Continuation>,
     /// Continuation tokens already used or replaced (bounded), for precise refusals.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) spent_tokens: Vec<SpentToken>,
     /// Actions in flight and outcomes not yet reported: memory only, never saved (a reload
     /// drops what was in flight, and the saved state stays small).
-    #[serde(skip)]
     pub(crate) run: RunBook,
 }
 
@@ -119,12 +119,11 @@ pub(crate) struct Workflow {
 pub(crate) const MAX_REMEMBERED_RESULTS: usize = 256;
 
 /// A `BAI_RESULT` line this engine issued.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct IssuedResult {
     /// Canonical fingerprint of the record's JSON object.
     pub(crate) fingerprint: Fingerprint,
     /// Whether it has shown up in the transcript.
-    #[serde(default)]
     pub(crate) seen: bool,
 }
 

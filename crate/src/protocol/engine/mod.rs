@@ -8,7 +8,7 @@
 //! executed is recognized by the per-workflow ledger and never runs again.
 //!
 //! Exactly-once: an action executes only if its workflow is active, its id is the next one, and
-//! nothing identical or conflicting was seen before; the whole state is `serde` data, so a host
+//! nothing identical or conflicting was seen before; the whole state is saved as JSON, so a host
 //! that saves and restores it (a page reload) and feeds the same transcript again decides nothing
 //! new.
 //!
@@ -36,7 +36,9 @@ mod records;
 mod reporting;
 mod results;
 
-pub use persistence::{HEAD_PART, JoinError, PartChanges, PartWriter, join_parts, split_parts};
+pub use persistence::{
+    HEAD_PART, JoinError, PartChanges, PartWriter, RestoreError, join_parts, split_parts,
+};
 
 /// Most actions one workflow may execute; the ledger keeps one fingerprint per action.
 pub const MAX_ACTIONS_PER_WORKFLOW: usize = 4096;
@@ -174,23 +176,19 @@ pub struct RejectedAction {
 
 /// Outcomes of one assistant message for one workflow, not yet announced by a
 /// [`Decision::ResultDue`] (the message may still be streaming).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct PendingResult {
     workflow_id: String,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     executed: Vec<u64>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     rejected: Vec<RejectedAction>,
     /// False while the only outcome is a successful `done`, which needs no answer.
-    #[serde(default)]
     needed: bool,
 }
 
 /// What the engine remembers about one message index.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct MessageCursor {
     /// The role seen at this index (`None`: never seen).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     role: Option<Role>,
     /// Bytes of text processed (a line start, or the end of a complete message).
     processed: usize,
@@ -199,28 +197,25 @@ struct MessageCursor {
     /// The message was seen complete and its handshake (if any) was handled.
     finished: bool,
     /// Records already reported as rejected, so a re-scan does not report them twice.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     reported: Vec<Fingerprint>,
     /// Action outcomes waiting for the message to complete, to announce as
     /// [`Decision::ResultDue`]; emptied when announced, so a reload never announces them again.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pending: Vec<PendingResult>,
 }
 
-/// The sans-IO BAI engine. See the module documentation.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// The sans-IO BAI engine. See the module documentation. Its state is written and read back by
+/// hand ([`Engine::save`], [`Engine::restore`]), in the format its serde derives wrote.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Engine {
     messages: Vec<MessageCursor>,
     workflows: Vec<Workflow>,
     /// Workflow ids whose handshake was stale (or that were forgotten): never acknowledged.
     stale: Vec<String>,
     /// Length of the transcript as last observed.
-    #[serde(default)]
     transcript_len: usize,
     /// Messages whose scan stopped before the end of what could be processed (a streaming record
     /// names a workflow not known yet), in index order: fed again unchanged, they are scanned on
     /// from there. Usually empty.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     waiting: Vec<usize>,
 }
 

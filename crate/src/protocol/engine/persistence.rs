@@ -12,33 +12,383 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::Engine;
+use super::{Decision, Engine, MessageCursor, PendingResult, RejectedAction, Role};
+use crate::protocol::continuation::{Continuation, Segment, SegmentField, SpentToken};
+use crate::protocol::error::RejectCode;
+use crate::protocol::fields::{FieldError, fields, string, strings, u64s, usize_of};
 use crate::protocol::fingerprint::Fingerprint;
+use crate::protocol::json_write::{self, Object};
+use crate::protocol::negotiation::{Capability, ProtocolVersion};
+use crate::protocol::outcome::RunBook;
+use crate::protocol::validate::payload::action_from_record;
+use crate::protocol::workflow::{HeldAction, IssuedResult, Workflow, WorkflowState};
 
 impl Engine {
-    /// The engine state as JSON, to persist across page reloads.
+    /// The engine state as JSON, to persist across page reloads. Written by hand (see
+    /// [`write_engine`]); the actions and refusals in it by their `Serialize`, as in the
+    /// decisions.
     pub fn save(&self) -> Result<String, serde_json::Error> {
-        // A finished workflow's continuation can never be fetched: it is not written to disk.
-        if self
-            .workflows
-            .iter()
-            .any(|w| w.state.is_finished() && w.continuation.is_some())
-        {
-            let mut copy = self.clone();
-            for workflow in &mut copy.workflows {
-                if workflow.state.is_finished() {
-                    workflow.continuation = None;
-                }
-            }
-            return serde_json::to_string(&copy);
-        }
-        serde_json::to_string(self)
+        let mut out = String::new();
+        write_engine(&mut out, self)?;
+        Ok(out)
     }
 
-    /// An engine restored from [`Engine::save`]'s JSON.
-    pub fn restore(json: &str) -> Result<Self, serde_json::Error> {
-        serde_json::from_str(json)
+    /// An engine restored from [`Engine::save`]'s JSON (any version this crate ever saved).
+    pub fn restore(json: &str) -> Result<Self, RestoreError> {
+        let state = crate::protocol::json::read_plain(json)
+            .map_err(|refusal| RestoreError(refusal.to_string()))?;
+        Self::restore_value(&state)
     }
+
+    /// [`Engine::restore`] from the state already read as JSON.
+    pub fn restore_value(state: &Value) -> Result<Self, RestoreError> {
+        engine_from(state).map_err(RestoreError)
+    }
+}
+
+impl Decision {
+    /// A [`Decision::ResultDue`] read back from its JSON (as the host was given it). `Ok(None)`:
+    /// the JSON is another decision.
+    pub fn result_due_from_json(text: &str) -> Result<Option<Decision>, String> {
+        let value =
+            crate::protocol::json::read_plain(text).map_err(|refusal| refusal.to_string())?;
+        let f = fields(&value, "decision")?;
+        if f.get("decision").and_then(Value::as_str) != Some("result_due") {
+            return Ok(None);
+        }
+        Ok(Some(Decision::ResultDue {
+            workflow_id: f.string("workflow_id")?,
+            message_index: f.usize("message_index")?,
+            executed: f.with("executed", u64s, "a list of action ids")?,
+            rejected: f.list("rejected", false, rejected_action_from)?,
+        }))
+    }
+}
+
+// The state's writer, by hand: what the `Serialize` derives of these types wrote, field for
+// field (the fixture in `crate/tests/saved_state.rs` holds that output).
+
+type WriteResult = Result<(), serde_json::Error>;
+
+fn write_engine(out: &mut String, engine: &Engine) -> WriteResult {
+    let mut o = Object::new(out);
+    list_with(o.key("messages"), &engine.messages, write_cursor)?;
+    list_with(o.key("workflows"), &engine.workflows, write_workflow)?;
+    o.list("stale", &engine.stale, |out, id| {
+        json_write::string(out, id)
+    });
+    o.number("transcript_len", engine.transcript_len as u64);
+    if !engine.waiting.is_empty() {
+        o.list("waiting", &engine.waiting, |out, index| {
+            out.push_str(&index.to_string());
+        });
+    }
+    o.end();
+    Ok(())
+}
+
+/// A list whose items' writer can fail (an embedded `Serialize`).
+fn list_with<T>(
+    out: &mut String,
+    items: &[T],
+    write: impl Fn(&mut String, &T) -> WriteResult,
+) -> WriteResult {
+    out.push('[');
+    for (index, item) in items.iter().enumerate() {
+        if index > 0 {
+            out.push(',');
+        }
+        write(out, item)?;
+    }
+    out.push(']');
+    Ok(())
+}
+
+fn write_fingerprint(out: &mut String, fingerprint: &Fingerprint) {
+    out.push('"');
+    out.push_str(&format!("{:016x}", fingerprint.0));
+    out.push('"');
+}
+
+fn write_cursor(out: &mut String, cursor: &MessageCursor) -> WriteResult {
+    let mut o = Object::new(out);
+    if let Some(role) = cursor.role {
+        o.string(
+            "role",
+            match role {
+                Role::User => "user",
+                Role::Assistant => "assistant",
+            },
+        );
+    }
+    o.number("processed", cursor.processed as u64);
+    write_fingerprint(o.key("prefix"), &cursor.prefix);
+    o.bool("finished", cursor.finished);
+    if !cursor.reported.is_empty() {
+        o.list("reported", &cursor.reported, write_fingerprint);
+    }
+    if !cursor.pending.is_empty() {
+        list_with(o.key("pending"), &cursor.pending, |out, pending| {
+            let mut p = Object::new(out);
+            p.string("workflow_id", &pending.workflow_id);
+            if !pending.executed.is_empty() {
+                p.list("executed", &pending.executed, |out, id| {
+                    out.push_str(&id.to_string());
+                });
+            }
+            if !pending.rejected.is_empty() {
+                p.key("rejected")
+                    .push_str(&serde_json::to_string(&pending.rejected)?);
+            }
+            p.bool("needed", pending.needed);
+            p.end();
+            Ok(())
+        })?;
+    }
+    o.end();
+    Ok(())
+}
+
+fn write_workflow(out: &mut String, workflow: &Workflow) -> WriteResult {
+    let mut o = Object::new(out);
+    o.string("id", &workflow.id);
+    o.string("protocol", workflow.protocol.as_str());
+    o.string("state", workflow.state.as_str());
+    o.number("handshake_message", workflow.handshake_message as u64);
+    if let Some(nonce) = &workflow.ack_nonce {
+        o.string("ack_nonce", nonce);
+    }
+    o.bool("ack_seen", workflow.ack_seen);
+    if let Some(success) = workflow.success {
+        o.bool("success", success);
+    }
+    o.list("executed", &workflow.executed, write_fingerprint);
+    if !workflow.held.is_empty() {
+        list_with(o.key("held"), &workflow.held, |out, held| {
+            let mut h = Object::new(out);
+            h.number("action_id", held.action_id);
+            write_fingerprint(h.key("fingerprint"), &held.fingerprint);
+            h.key("action")
+                .push_str(&serde_json::to_string(&held.action)?);
+            h.number("message_index", held.message_index as u64);
+            h.string("excerpt", &held.excerpt);
+            h.end();
+            Ok(())
+        })?;
+    }
+    if !workflow.capabilities.is_empty() {
+        o.list("capabilities", &workflow.capabilities, |out, capability| {
+            json_write::string(out, capability.as_str());
+        });
+    }
+    if workflow.results_issued != 0 {
+        o.number("results_issued", workflow.results_issued);
+    }
+    if !workflow.results.is_empty() {
+        o.list("results", &workflow.results, |out, result| {
+            let mut r = Object::new(out);
+            write_fingerprint(r.key("fingerprint"), &result.fingerprint);
+            r.bool("seen", result.seen);
+            r.end();
+        });
+    }
+    // A finished workflow's continuation can never be fetched: it is not written to disk.
+    if let Some(continuation) = workflow
+        .continuation
+        .as_ref()
+        .filter(|_| !workflow.state.is_finished())
+    {
+        let mut c = Object::new(o.key("continuation"));
+        c.string("token", &continuation.token);
+        c.key("segments")
+            .push_str(&serde_json::to_string(&continuation.segments)?);
+        if let Some(claimed_by) = continuation.claimed_by {
+            c.number("claimed_by", claimed_by);
+        }
+        c.end();
+    }
+    if !workflow.spent_tokens.is_empty() {
+        o.list("spent_tokens", &workflow.spent_tokens, |out, spent| {
+            let mut t = Object::new(out);
+            t.string("token", &spent.token);
+            if spent.replaced {
+                t.bool("replaced", true);
+            }
+            t.end();
+        });
+    }
+    o.end();
+    Ok(())
+}
+
+/// Why a saved engine state could not be restored (a plain sentence).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("saved engine state unreadable: {0}")]
+pub struct RestoreError(pub String);
+
+// The state's reader, by hand: it reads what the serde derives of these types wrote and read
+// (see `crate::protocol::fields`), with one small non-generic function per type.
+
+fn engine_from(value: &Value) -> Result<Engine, FieldError> {
+    let f = fields(value, "engine state")?;
+    Ok(Engine {
+        messages: f.list("messages", false, cursor_from)?,
+        workflows: f.list("workflows", false, workflow_from)?,
+        stale: f.list("stale", false, |v| {
+            string(v).ok_or_else(|| "a stale id must be a string".to_owned())
+        })?,
+        transcript_len: f.with_default("transcript_len", usize_of, "an unsigned integer")?,
+        waiting: f.list("waiting", true, |v| {
+            usize_of(v).ok_or_else(|| "a waiting index must be an unsigned integer".to_owned())
+        })?,
+    })
+}
+
+fn fingerprint_of(value: &Value) -> Option<Fingerprint> {
+    u64::from_str_radix(value.as_str()?, 16)
+        .ok()
+        .map(Fingerprint)
+}
+
+fn fingerprint_item(value: &Value) -> Result<Fingerprint, FieldError> {
+    fingerprint_of(value).ok_or_else(|| "a fingerprint must be a hex string".to_owned())
+}
+
+fn role_of(value: &Value) -> Option<Role> {
+    match value.as_str()? {
+        "user" => Some(Role::User),
+        "assistant" => Some(Role::Assistant),
+        _ => None,
+    }
+}
+
+fn cursor_from(value: &Value) -> Result<MessageCursor, FieldError> {
+    let f = fields(value, "message")?;
+    Ok(MessageCursor {
+        role: f.with_optional("role", role_of, "\"user\" or \"assistant\"")?,
+        processed: f.usize("processed")?,
+        prefix: f.with("prefix", fingerprint_of, "a hex fingerprint")?,
+        finished: f.bool("finished")?,
+        reported: f.list("reported", true, fingerprint_item)?,
+        pending: f.list("pending", true, pending_from)?,
+    })
+}
+
+fn pending_from(value: &Value) -> Result<PendingResult, FieldError> {
+    let f = fields(value, "pending result")?;
+    Ok(PendingResult {
+        workflow_id: f.string("workflow_id")?,
+        executed: f.with_default("executed", u64s, "a list of action ids")?,
+        rejected: f.list("rejected", true, rejected_action_from)?,
+        needed: f.with_default("needed", Value::as_bool, "true or false")?,
+    })
+}
+
+/// A [`RejectedAction`] as the serde derive wrote it.
+fn rejected_action_from(value: &Value) -> Result<RejectedAction, FieldError> {
+    let f = fields(value, "rejected action")?;
+    Ok(RejectedAction {
+        action_id: f.with_optional("action_id", Value::as_u64, "an unsigned integer")?,
+        code: f.with("code", reject_code_of, "a refusal code")?,
+        reason: f.string("reason")?,
+    })
+}
+
+fn reject_code_of(value: &Value) -> Option<RejectCode> {
+    let name = value.as_str()?;
+    RejectCode::ALL
+        .iter()
+        .copied()
+        .find(|code| code.code() == name)
+}
+
+fn workflow_state_of(value: &Value) -> Option<WorkflowState> {
+    let name = value.as_str()?;
+    WorkflowState::ALL
+        .iter()
+        .copied()
+        .find(|state| state.as_str() == name)
+}
+
+fn workflow_from(value: &Value) -> Result<Workflow, FieldError> {
+    let f = fields(value, "workflow")?;
+    Ok(Workflow {
+        id: f.string("id")?,
+        protocol: f.with(
+            "protocol",
+            |v| ProtocolVersion::parse(v.as_str()?),
+            "a protocol version",
+        )?,
+        state: f.with("state", workflow_state_of, "a workflow state")?,
+        handshake_message: f.usize("handshake_message")?,
+        ack_nonce: f.with_optional("ack_nonce", string, "a string")?,
+        ack_seen: f.with_default("ack_seen", Value::as_bool, "true or false")?,
+        success: f.with_optional("success", Value::as_bool, "true or false")?,
+        executed: f.list("executed", true, fingerprint_item)?,
+        held: f.list("held", true, held_from)?,
+        capabilities: f.list("capabilities", true, |v| {
+            v.as_str()
+                .and_then(Capability::parse)
+                .ok_or_else(|| "unknown capability".to_owned())
+        })?,
+        results_issued: f.with_default("results_issued", Value::as_u64, "an unsigned integer")?,
+        results: f.list("results", true, |v| {
+            let r = fields(v, "issued result")?;
+            Ok(IssuedResult {
+                fingerprint: r.with("fingerprint", fingerprint_of, "a hex fingerprint")?,
+                seen: r.with_default("seen", Value::as_bool, "true or false")?,
+            })
+        })?,
+        continuation: match f.optional("continuation") {
+            None => None,
+            Some(v) => Some(continuation_from(v)?),
+        },
+        spent_tokens: f.list("spent_tokens", true, |v| {
+            let t = fields(v, "spent token")?;
+            Ok(SpentToken {
+                token: t.string("token")?,
+                replaced: t.with_default("replaced", Value::as_bool, "true or false")?,
+            })
+        })?,
+        run: RunBook::default(),
+    })
+}
+
+fn held_from(value: &Value) -> Result<HeldAction, FieldError> {
+    let f = fields(value, "held action")?;
+    Ok(HeldAction {
+        action_id: f.u64("action_id")?,
+        fingerprint: f.with("fingerprint", fingerprint_of, "a hex fingerprint")?,
+        action: action_from_record(f.required("action")?)?,
+        message_index: f.usize("message_index")?,
+        excerpt: f.string("excerpt")?,
+    })
+}
+
+fn continuation_from(value: &Value) -> Result<Continuation, FieldError> {
+    let f = fields(value, "continuation")?;
+    Ok(Continuation {
+        token: f.string("token")?,
+        segments: f.list("segments", false, |v| {
+            let s = fields(v, "segment")?;
+            Ok(Segment {
+                result_id: s.u64("result_id")?,
+                action_id: s.with_optional("action_id", Value::as_u64, "an unsigned integer")?,
+                field: s.with(
+                    "field",
+                    |v| match v.as_str()? {
+                        "data" => Some(SegmentField::Data),
+                        "observation" => Some(SegmentField::Observation),
+                        _ => None,
+                    },
+                    "\"data\" or \"observation\"",
+                )?,
+                values: s.with("values", strings, "a list of strings")?,
+                joins: s.with_default("joins", Value::as_bool, "true or false")?,
+            })
+        })?,
+        claimed_by: f.with_optional("claimed_by", Value::as_u64, "an unsigned integer")?,
+    })
 }
 
 /// Items per slice of each growing list: a slice is a few KiB of JSON at most.
@@ -119,7 +469,7 @@ fn join(value: &mut Value, part: &dyn Fn(&str) -> Option<String>) -> Result<(), 
                 for name in names {
                     let name = name.as_str().unwrap_or_default();
                     let text = part(name).ok_or_else(|| JoinError::MissingPart(name.to_owned()))?;
-                    match serde_json::from_str::<Value>(&text) {
+                    match crate::protocol::json::read_plain(&text) {
                         Ok(Value::Array(slice)) => items.extend(slice),
                         _ => return Err(JoinError::UnreadablePart(name.to_owned())),
                     }

@@ -782,3 +782,24 @@ fn a_state_saved_in_parts_restores_exactly() {
     let mut restored = restored;
     assert!(executed(&restored.observe(&messages)).is_empty());
 }
+
+#[test]
+fn a_result_due_decision_reads_back_from_its_json() {
+    let (_, decisions) = ran(&[
+        action_with(WF, 1, "click", CLICK, ""),
+        action_with(WF, 2, "click", r#"{"selector":5}"#, ""),
+    ]);
+    let due = decisions
+        .iter()
+        .find(|d| matches!(d, Decision::ResultDue { .. }))
+        .unwrap();
+    let json = serde_json::to_string(due).unwrap();
+    assert_eq!(
+        Decision::result_due_from_json(&json).unwrap().as_ref(),
+        Some(due)
+    );
+    let other = serde_json::to_string(&decisions[0]).unwrap();
+    assert_eq!(Decision::result_due_from_json(&other).unwrap(), None);
+    assert!(Decision::result_due_from_json("{").is_err());
+    assert!(Decision::result_due_from_json(r#"{"decision":"result_due"}"#).is_err());
+}
