@@ -51,3 +51,30 @@ impl TextMatcher {
         }
     }
 }
+
+/// `text` with every character [`normalize_whitespace`] may drop or insert removed (whitespace,
+/// zero-width spaces, soft hyphens) and the rest lowercased one character at a time, final
+/// sigma folded to σ. A sound pre-filter for [`TextMatcher`]: when `matches(name)` holds,
+/// `fold_for_containment(name)` contains `fold_for_containment(value)`, in either mode, and
+/// `name` may be any text whose fold equals this one's (the same characters with spaces added
+/// or removed between them). It holds because the fold maps each character on its own (so
+/// a substring folds to a substring) and lowercasing is idempotent per character; the only
+/// context-dependent mapping of `str::to_lowercase`, Σ at a word's end, is folded away.
+pub fn fold_for_containment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii() {
+            if !c.is_ascii_whitespace() {
+                out.push(c.to_ascii_lowercase());
+            }
+            continue;
+        }
+        if c.is_whitespace() || c == '\u{200b}' || c == '\u{00ad}' {
+            continue;
+        }
+        for lower in c.to_lowercase() {
+            out.push(if lower == 'ς' { 'σ' } else { lower });
+        }
+    }
+    out
+}

@@ -1,0 +1,309 @@
+#![cfg(target_arch = "wasm32")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "tests"
+)]
+//! The aria engine's leaf pre-filter (a link, button, list item or cell with text only, whose
+//! text cannot hold the value, is dropped without computing its name) answers exactly as the
+//! full computation: on tricky pages, every name, word and pair of words of every element is
+//! queried with and without the filter, and the filter must have run (or, where it is
+//! unsound, must not have).
+
+use bai::dom::accname::accessible_name;
+use bai::dom::fixture::{Fixture, run_script};
+use bai::dom::matching::{TextMatcher, fold_for_containment, normalize_whitespace};
+use bai::dom::selector::{QueryRoot, prefilter_dropped, query_all, without_prefilter};
+use bai::protocol::{Selector, SelectorKind};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::Element;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Forty plain buttons: enough candidates for the engine to prove that no style sheet gives
+/// generated content (the filter runs only then).
+fn padding() -> String {
+    (0..40)
+        .map(|i| format!(r#"<button id="pad{i}">Save {i}</button>"#))
+        .collect()
+}
+
+/// Links, items and cells whose name is not their text, or not only: what a wrong filter would
+/// get wrong.
+const TRICKY: &str = r##"
+<a href="#" id="hidden-part">Quan<span hidden>x</span>tity 1</a>
+<a href="#" id="styled-hidden-part">Quan<span style="display:none">zz</span>tity 13</a>
+<a href="#" id="label-wins" aria-label="Quantity 2">Other</a>
+<a href="#" id="labelledby" aria-labelledby="h3" aria-label="Ignored">Text 3</a>
+<span id="h3" hidden>Quantity 3</span>
+<a href="#" id="misspelled" aria-labeledby="h3b">Text 3b</a><span id="h3b">Quantity 3b</span>
+<a href="#" id="blank-label" aria-label="   ">Quantity 4</a>
+<a href="#" id="empty-label" aria-label="">Quantity 5</a>
+<ul><li role="presentation" id="li-presentation" aria-label="Quantity 6">six</li>
+<li role="none" id="li-none">Quantity 6b</li><li id="li-plain">Quantity 6c</li></ul>
+<span role="generic" id="generic" aria-label="Quantity 8">eight</span>
+<a href="#" id="embedded">Quantity <input value="10" aria-label="n"></a>
+<ul><li id="select-item">Quantity <select><option>11</option></select></li></ul>
+<a href="#" id="secret-value">Code <input type="password" value="Quantity14"></a>
+<input type="password" id="pw" value="hunter2">
+<div contenteditable="true" aria-label="PIN" id="pin-editor"><a href="#" id="in-editor">Quantity 15</a></div>
+<a href="#" id="title-only" title="Quantity 16"></a>
+<a href="#" id="title-blank" title="Quantity 16b">   </a>
+<a href="#" id="title-and-text" title="Quantity 16c">Other</a>
+<a href="#" id="comment">Quantity<!-- c -->18</a>
+<a href="#" id="owns" aria-owns="o19">Go</a><span id="o19">Quantity 19</span>
+<details><summary id="summary">Quantity 20</summary></details>
+<table><tr><th id="th">Quantity 21</th><td id="td">Quantity 22</td>
+<td id="td-nested"><b>Quan</b>tity 22b</td></tr></table>
+<svg><a href="#" id="svg-a"><title>Quantity 23</title><text>t</text></a></svg>
+<a href="#" id="greek">ΟΔΟΣ 24</a>
+<a href="#" id="zwsp">Quan&#x200b;tity&#xad; 25</a>
+<a href="#" id="textbox" role="textbox" aria-placeholder="Quantity 27"></a>
+<a href="#" id="editable" contenteditable="true">Quantity 28</a>
+<a id="no-href">Quantity 29</a>
+<a href="#" id="image"><img alt="Quantity 30" src="data:,"></a>
+<button id="plain-button">Quantity 31</button>
+<a href="#" id="nbsp">Quantity&nbsp;&nbsp;32</a>
+<div id="host"></div>
+"##;
+
+/// Every element's id, or its tag, for messages.
+fn describe(elements: &[Element]) -> Vec<String> {
+    elements
+        .iter()
+        .map(|e| {
+            if e.id().is_empty() {
+                e.local_name()
+            } else {
+                e.id()
+            }
+        })
+        .collect()
+}
+
+/// Queries `value` with and without the filter and fails if the answers differ; returns how
+/// many leaves the filter dropped.
+fn compare(value: &str, exact: bool) -> usize {
+    let root = QueryRoot::current().unwrap();
+    let mut selector = Selector::new(SelectorKind::Aria, value);
+    selector.exact = exact;
+    let before = prefilter_dropped();
+    let fast = query_all(&root, &selector).unwrap();
+    let dropped = prefilter_dropped() - before;
+    let full = without_prefilter(|| query_all(&root, &selector).unwrap());
+    assert_eq!(
+        describe(&fast),
+        describe(&full),
+        "aria {value:?} (exact {exact}): the filtered answer differs from the full computation"
+    );
+    assert_eq!(fast, full);
+    dropped
+}
+
+/// Every element's name, its words and pairs of words, its text's words, and a few values
+/// across word and node boundaries, each queried both ways; the total dropped.
+fn compare_everything(f: &Fixture, extra: &[&str]) -> usize {
+    let mut values: Vec<String> = extra.iter().map(|s| (*s).to_owned()).collect();
+    let all = f.container().query_selector_all("*").unwrap();
+    for i in 0..all.length() {
+        let element: Element = all.item(i).unwrap().unchecked_into();
+        for source in [
+            accessible_name(&element),
+            element.text_content().unwrap_or_default(),
+        ] {
+            let words: Vec<&str> = source.split_whitespace().collect();
+            values.push(source.clone());
+            for (j, word) in words.iter().enumerate() {
+                values.push((*word).to_owned());
+                if let Some(next) = words.get(j + 1) {
+                    values.push(format!("{word} {next}"));
+                }
+            }
+        }
+    }
+    values.retain(|v| !v.trim().is_empty());
+    values.sort();
+    values.dedup();
+    let mut dropped = 0;
+    for value in &values {
+        for exact in [false, true] {
+            dropped += compare(value, exact);
+        }
+    }
+    dropped
+}
+
+const EXTRA: &[&str] = &[
+    "Quantity",
+    "Quantity 1",
+    "Quantity 13",
+    "antity 1",
+    "tity",
+    "Quan tity",
+    "Quantity18",
+    "Quantity 18",
+    "οδος",
+    "ΟΔΟΣ 24",
+    "οδοσ",
+    "Quantity 25",
+    "Quantity 32",
+    "hunter2",
+    "Quantity14",
+    "Code Quantity14",
+    "Quantity 10",
+    "Quantity 11",
+    "Quantity 26",
+    "Quantity 12",
+];
+
+fn mount_with_shadow(html: &str) -> Fixture {
+    let f = Fixture::mount(html).unwrap();
+    let host = f.find("#host").unwrap();
+    let shadow = host
+        .attach_shadow(&web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open))
+        .unwrap();
+    shadow.set_inner_html(
+        r##"<a href="#" id="in-shadow">Quantity 26</a><span role="button"><slot></slot></span>"##,
+    );
+    host.set_inner_html(r##"<a href="#" id="slotted">Quantity 26b</a>"##);
+    f
+}
+
+#[wasm_bindgen_test]
+fn same_answers_on_a_page_without_labels() {
+    let f = mount_with_shadow(&format!("{}{TRICKY}", padding()));
+    let dropped = compare_everything(&f, EXTRA);
+    assert!(dropped > 0, "the filter never ran");
+    // The filter is what drops the plain leaves: a value no text holds drops every one.
+    let before = prefilter_dropped();
+    compare("Ignored value", false);
+    assert!(
+        prefilter_dropped() - before >= 40,
+        "buttons are leaves here"
+    );
+}
+
+#[wasm_bindgen_test]
+fn same_answers_on_a_page_with_labels() {
+    // A label names its button: buttons are no leaves here (links still are).
+    let f = mount_with_shadow(&format!(
+        r#"{}{TRICKY}<label for="labelled-button">Quantity 9</label><button id="labelled-button">Go</button>
+        <label>Quantity 9b <button id="wrapped-button">Go</button></label>"#,
+        padding()
+    ));
+    let dropped = compare_everything(&f, &[EXTRA, &["Quantity 9", "Quantity 9b", "Go"]].concat());
+    assert!(dropped > 0, "the filter never ran");
+}
+
+#[wasm_bindgen_test]
+fn no_filter_with_generated_content() {
+    // `::before` text is in the name, not in the text: the filter must not run at all.
+    let f = mount_with_shadow(&format!(
+        r##"<style>a.gen::before {{ content: "Quantity " }} li.gen::after {{ content: attr(data-x) }}</style>
+        {}{TRICKY}<a href="#" class="gen" id="gen">12</a><ul><li class="gen" data-x="Quantity 12b" id="gen-attr"></li></ul>"##,
+        padding()
+    ));
+    let dropped = compare_everything(&f, &[EXTRA, &["Quantity 12b", "12b"]].concat());
+    assert_eq!(dropped, 0, "the filter ran beside generated content");
+}
+
+#[wasm_bindgen_test]
+fn no_filter_with_a_cdata_section() {
+    // A CDATA section adopted from an XML document is in `textContent` but not in the name:
+    // "Quan" + CDATA + "tity 28" is named "Quan tity 28", which the text "Quanxtity 28" does
+    // not hold.
+    let f = Fixture::mount(&format!(
+        r##"{}<a href="#" id="cdata">Quan</a>"##,
+        padding()
+    ))
+    .unwrap();
+    run_script(
+        "const xml = new DOMParser().parseFromString('<x/>', 'application/xml'); \
+         const link = document.getElementById('cdata'); \
+         link.append(xml.createCDATASection('x'), document.createTextNode('tity 28'));",
+    )
+    .unwrap();
+    let link = f.find("#cdata").unwrap();
+    assert_eq!(accessible_name(&link), "Quan tity 28");
+    let root = QueryRoot::current().unwrap();
+    let found = query_all(&root, &Selector::new(SelectorKind::Aria, "Quan tity")).unwrap();
+    assert_eq!(describe(&found), ["cdata"]);
+    let dropped = compare_everything(&f, &["Quan tity", "Quan tity 28"]);
+    assert_eq!(dropped, 0, "the filter ran beside a CDATA section");
+}
+
+/// The pre-filter is sound: whatever the matcher accepts, the fold keeps, also when the
+/// text is split into pieces joined with or without spaces.
+#[wasm_bindgen_test]
+fn fold_keeps_every_match() {
+    let pieces = [
+        "Quantity",
+        " 1500",
+        "ΟΔΟΣ",
+        "Σ",
+        "ς",
+        "σ",
+        "İstanbul",
+        "i\u{307}",
+        "\u{200b}",
+        "\u{ad}",
+        "\u{a0}",
+        "\u{3000}",
+        "\t\n",
+        "ẞ",
+        "ß",
+        "ǅ",
+        "Ω",
+        "K",
+        "k",
+        "a b",
+        " ",
+        "x",
+    ];
+    let mut texts = Vec::new();
+    for a in pieces {
+        for b in pieces {
+            for sep in ["", " ", "\u{a0}"] {
+                texts.push(format!("{a}{sep}{b}"));
+            }
+        }
+    }
+    for name in &texts {
+        // Every substring of the normalized (and lowercased) name is a needle that matches.
+        let normal = normalize_whitespace(name);
+        for source in [normal.clone(), normal.to_lowercase()] {
+            let chars: Vec<char> = source.chars().collect();
+            for i in 0..chars.len() {
+                for j in i + 1..=chars.len() {
+                    let needle: String = chars[i..j].iter().collect();
+                    for exact in [false, true] {
+                        if TextMatcher::new(&needle, exact).matches(name) {
+                            assert!(
+                                fold_for_containment(name).contains(&fold_for_containment(&needle)),
+                                "{name:?} matches {needle:?} (exact {exact}) but the fold drops it"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // Spaces added or removed between characters do not change the fold.
+        let spaced: String = name.chars().flat_map(|c| [c, ' ']).collect();
+        assert_eq!(fold_for_containment(&spaced), fold_for_containment(name));
+    }
+}
+
+/// Lowercasing is idempotent per character (what makes the fold of a lowercased name
+/// equal the fold of the name), for every Unicode scalar value.
+#[wasm_bindgen_test]
+fn lowercase_is_idempotent_per_character() {
+    for c in (0..=0x10ffffu32).filter_map(char::from_u32) {
+        for lower in c.to_lowercase() {
+            let again: String = lower.to_lowercase().collect();
+            assert_eq!(again, lower.to_string(), "{c:?}");
+        }
+    }
+}
