@@ -15,7 +15,9 @@
 use bai::dom::accname::accessible_name;
 use bai::dom::fixture::{Fixture, run_script};
 use bai::dom::matching::{TextMatcher, fold_for_containment, normalize_whitespace};
-use bai::dom::selector::{QueryRoot, prefilter_dropped, query_all, without_prefilter};
+use bai::dom::selector::{
+    QueryRoot, prefilter_dropped, prefilter_runs, query_all, without_prefilter,
+};
 use bai::protocol::{Selector, SelectorKind};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -84,15 +86,26 @@ fn describe(elements: &[Element]) -> Vec<String> {
         .collect()
 }
 
-/// Queries `value` with and without the filter and fails if the answers differ; returns how
-/// many leaves the filter dropped.
-fn compare(value: &str, exact: bool) -> usize {
+/// What the filter did over some queries.
+#[derive(Debug, Default, Clone, Copy)]
+struct Ran {
+    /// Queries it ran in.
+    queries: usize,
+    /// Leaves it dropped one by one (when some text holds the value).
+    dropped: usize,
+}
+
+/// Queries `value` with and without the filter and fails if the answers differ.
+fn compare(value: &str, exact: bool) -> Ran {
     let root = QueryRoot::current().unwrap();
     let mut selector = Selector::new(SelectorKind::Aria, value);
     selector.exact = exact;
-    let before = prefilter_dropped();
+    let (runs, dropped) = (prefilter_runs(), prefilter_dropped());
     let fast = query_all(&root, &selector).unwrap();
-    let dropped = prefilter_dropped() - before;
+    let ran = Ran {
+        queries: prefilter_runs() - runs,
+        dropped: prefilter_dropped() - dropped,
+    };
     let full = without_prefilter(|| query_all(&root, &selector).unwrap());
     assert_eq!(
         describe(&fast),
@@ -100,12 +113,12 @@ fn compare(value: &str, exact: bool) -> usize {
         "aria {value:?} (exact {exact}): the filtered answer differs from the full computation"
     );
     assert_eq!(fast, full);
-    dropped
+    ran
 }
 
 /// Every element's name, its words and pairs of words, its text's words, and a few values
-/// across word and node boundaries, each queried both ways; the total dropped.
-fn compare_everything(f: &Fixture, extra: &[&str]) -> usize {
+/// across word and node boundaries, each queried both ways.
+fn compare_everything(f: &Fixture, extra: &[&str]) -> Ran {
     let mut values: Vec<String> = extra.iter().map(|s| (*s).to_owned()).collect();
     let all = f.container().query_selector_all("*").unwrap();
     for i in 0..all.length() {
@@ -127,13 +140,15 @@ fn compare_everything(f: &Fixture, extra: &[&str]) -> usize {
     values.retain(|v| !v.trim().is_empty());
     values.sort();
     values.dedup();
-    let mut dropped = 0;
+    let mut total = Ran::default();
     for value in &values {
         for exact in [false, true] {
-            dropped += compare(value, exact);
+            let ran = compare(value, exact);
+            total.queries += ran.queries;
+            total.dropped += ran.dropped;
         }
     }
-    dropped
+    total
 }
 
 const EXTRA: &[&str] = &[
@@ -175,15 +190,14 @@ fn mount_with_shadow(html: &str) -> Fixture {
 #[wasm_bindgen_test]
 fn same_answers_on_a_page_without_labels() {
     let f = mount_with_shadow(&format!("{}{TRICKY}", padding()));
-    let dropped = compare_everything(&f, EXTRA);
-    assert!(dropped > 0, "the filter never ran");
-    // The filter is what drops the plain leaves: a value no text holds drops every one.
-    let before = prefilter_dropped();
-    compare("Ignored value", false);
-    assert!(
-        prefilter_dropped() - before >= 40,
-        "buttons are leaves here"
-    );
+    let ran = compare_everything(&f, EXTRA);
+    assert!(ran.dropped > 0, "the filter never dropped a leaf: {ran:?}");
+    // A value no text holds: every leaf is left out at once (none fetched).
+    let ran = compare("Ignored value", false);
+    assert_eq!((ran.queries, ran.dropped), (1, 0));
+    // A value the text holds: the buttons are leaves, checked one by one.
+    let ran = compare("Save 1", false);
+    assert!(ran.dropped >= 40, "buttons are leaves here: {ran:?}");
 }
 
 #[wasm_bindgen_test]
@@ -194,8 +208,10 @@ fn same_answers_on_a_page_with_labels() {
         <label>Quantity 9b <button id="wrapped-button">Go</button></label>"#,
         padding()
     ));
-    let dropped = compare_everything(&f, &[EXTRA, &["Quantity 9", "Quantity 9b", "Go"]].concat());
-    assert!(dropped > 0, "the filter never ran");
+    let ran = compare_everything(&f, &[EXTRA, &["Quantity 9", "Quantity 9b", "Go"]].concat());
+    assert!(ran.dropped > 0, "the filter never dropped a leaf: {ran:?}");
+    let ran = compare("Save 1", false);
+    assert!(ran.dropped < 40, "buttons are no leaves here: {ran:?}");
 }
 
 #[wasm_bindgen_test]
@@ -206,8 +222,11 @@ fn no_filter_with_generated_content() {
         {}{TRICKY}<a href="#" class="gen" id="gen">12</a><ul><li class="gen" data-x="Quantity 12b" id="gen-attr"></li></ul>"##,
         padding()
     ));
-    let dropped = compare_everything(&f, &[EXTRA, &["Quantity 12b", "12b"]].concat());
-    assert_eq!(dropped, 0, "the filter ran beside generated content");
+    let ran = compare_everything(
+        &f,
+        &[EXTRA, &["Quantity 12b", "12b", "Ignored value"]].concat(),
+    );
+    assert_eq!(ran.queries, 0, "the filter ran beside generated content");
 }
 
 #[wasm_bindgen_test]
@@ -231,8 +250,8 @@ fn no_filter_with_a_cdata_section() {
     let root = QueryRoot::current().unwrap();
     let found = query_all(&root, &Selector::new(SelectorKind::Aria, "Quan tity")).unwrap();
     assert_eq!(describe(&found), ["cdata"]);
-    let dropped = compare_everything(&f, &["Quan tity", "Quan tity 28"]);
-    assert_eq!(dropped, 0, "the filter ran beside a CDATA section");
+    let ran = compare_everything(&f, &["Quan tity", "Quan tity 28", "Ignored value"]);
+    assert_eq!(ran.queries, 0, "the filter ran beside a CDATA section");
 }
 
 /// The pre-filter is sound: whatever the matcher accepts, the fold keeps, also when the

@@ -16,7 +16,7 @@ use crate::dom::js;
 use crate::dom::matching::{TextMatcher, fold_for_containment};
 use crate::dom::roles::role_of;
 use crate::dom::secret::SecretScan;
-use crate::dom::tree::{CssFilter, as_document};
+use crate::dom::tree::{CssFilter, as_document, as_element};
 use crate::dom::visibility::is_hidden_for_accessibility;
 use crate::protocol::Selector;
 
@@ -36,16 +36,29 @@ impl SelectorEngine for AriaEngine {
     ) -> Result<Vec<Element>, SelectorError> {
         let matcher = TextMatcher::new(&selector.value, selector.exact);
         let walked = root.walk();
-        // One selector drops what cannot have a name before any attribute is read.
-        let candidates = CssFilter::new(&name_candidates_css());
-        let candidates: Vec<Element> = walked.matching(&candidates);
-        let many = candidates.len() > SCAN_STYLES_ABOVE;
+        // Many elements (so, most often, many names): first prove, if the page allows, that no
+        // element has CSS generated content (two style reads saved per name, and the leaf
+        // pre-filter allowed). Decided on the walk's count, before the candidates are
+        // fetched: which candidates are fetched depends on the proof.
+        let many = walked.elements.len() > SCAN_STYLES_ABOVE;
         let name_all = || {
             // Only now is it known whether generated content was proved absent.
             let leaves = PREFILTER
                 .with(Cell::get)
                 .then(|| TextOnlyLeaves::new(&selector.value, &walked.scopes))
                 .flatten();
+            if leaves.is_some() {
+                RUNS.with(|n| n.set(n.get() + 1));
+            }
+            // One selector drops what cannot have a name before any attribute is read; when
+            // no leaf can match, it leaves them out too.
+            let (candidates, leaves) = match leaves.as_ref().and_then(|l| l.others.as_ref()) {
+                Some(others) => (walked.matching(others), None),
+                None => (
+                    walked.matching(&CssFilter::new(&name_candidates_css())),
+                    leaves,
+                ),
+            };
             candidates
                 .into_iter()
                 // A leaf whose name can only be its own text, when the text cannot hold the
@@ -67,8 +80,6 @@ impl SelectorEngine for AriaEngine {
                 .filter(|element| !is_hidden_for_accessibility(element))
                 .collect()
         };
-        // Many names: first prove, if the page allows, that no element has CSS generated
-        // content (two style reads saved per name).
         Ok(if many {
             with_generated_content_scan(&walked.scopes, name_all)
         } else {
@@ -112,6 +123,10 @@ struct TextOnlyLeaves {
     /// scope's `textContent` (its text nodes are consecutive there: no element child, and no
     /// CDATA section anywhere), so when none does, no leaf can match and none is read.
     in_some_text: bool,
+    /// When no leaf can match (and the browser knows `:has`): a selector for every candidate
+    /// of [`name_candidates_css`] but the leaves (and a few more that [`can_have_name`]
+    /// drops), so the leaves are not even fetched.
+    others: Option<CssFilter>,
 }
 
 impl TextOnlyLeaves {
@@ -135,10 +150,22 @@ impl TextOnlyLeaves {
         let in_some_text = scopes
             .iter()
             .any(|scope| fold_for_containment(&scope_text(scope)).contains(&needle));
+        // Not a leaf: a tag that is no nameless one and no leaf, or a naming attribute (a
+        // superset of the attributes in `name_candidates_css`).
+        let others = (!in_some_text)
+            .then(|| {
+                format!(
+                    ":not({}, :is({tags}):not(:has(> *))), {NAMING_ATTRIBUTES}",
+                    NAMELESS_TAGS.join(", ")
+                )
+            })
+            .filter(|css| selector_supported(scopes, css))
+            .map(|css| CssFilter::new(&css));
         Some(Self {
             filter: CssFilter::new(&format!(":is({tags}):not({NAMING_ATTRIBUTES}, :has(> *))")),
             needle,
             in_some_text,
+            others,
         })
     }
 
@@ -171,8 +198,10 @@ fn scope_text(scope: &Node) -> String {
 thread_local! {
     /// Whether [`TextOnlyLeaves`] may run (tests compare the answers with and without it).
     static PREFILTER: Cell<bool> = const { Cell::new(true) };
-    /// How many leaves it dropped (tests check that it ran).
+    /// How many leaves it dropped one by one (tests check that it ran).
     static DROPPED: Cell<usize> = const { Cell::new(0) };
+    /// How many queries it ran in.
+    static RUNS: Cell<usize> = const { Cell::new(0) };
 }
 
 /// Runs `query` with the aria engine's leaf pre-filter off: every candidate's name is
@@ -190,6 +219,13 @@ pub fn without_prefilter<R>(query: impl FnOnce() -> R) -> R {
 #[doc(hidden)]
 pub fn prefilter_dropped() -> usize {
     DROPPED.with(Cell::get)
+}
+
+/// How many queries the leaf pre-filter has run in, in this thread so far (tests check that
+/// it ran, or did not).
+#[doc(hidden)]
+pub fn prefilter_runs() -> usize {
+    RUNS.with(Cell::get)
 }
 
 /// `NodeFilter.SHOW_CDATA_SECTION`.
@@ -215,6 +251,18 @@ fn has_cdata_section(scope: &Node) -> bool {
         return true;
     };
     !matches!(js::call(&walker, "nextNode", &[]), Ok(Some(node)) if node.is_null())
+}
+
+/// Whether the browser parses `css` (tried with `matches` on the first scope's root element:
+/// `querySelectorAll` with a selector it does not know would throw).
+fn selector_supported(scopes: &[Node], css: &str) -> bool {
+    let Some(root) = scopes.first().and_then(|scope| match as_document(scope) {
+        Some(document) => document.document_element(),
+        None => scope.first_child().and_then(|n| as_element(&n).cloned()),
+    }) else {
+        return false;
+    };
+    js::call(&root, "matches", &[JsValue::from_str(css)]).is_ok()
 }
 
 /// Whether some element of `scope` matches `selector` (`querySelector`).
