@@ -62,13 +62,23 @@ impl TextMatcher {
 /// context-dependent mapping of `str::to_lowercase`, Σ at a word's end, is folded away.
 pub fn fold_for_containment(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_ascii() {
-            if !c.is_ascii_whitespace() {
-                out.push(c.to_ascii_lowercase());
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    // Byte by byte through ASCII (most of a page's text), a character at a time otherwise.
+    while let Some(&byte) = bytes.get(at) {
+        if byte.is_ascii() {
+            // `char::is_whitespace` in ASCII: tab, line feed, vertical tab, form feed,
+            // carriage return, space (`u8::is_ascii_whitespace` leaves out the vertical tab).
+            if !matches!(byte, b'\t'..=b'\r' | b' ') {
+                out.push(char::from(byte.to_ascii_lowercase()));
             }
+            at += 1;
             continue;
         }
+        let Some(c) = text.get(at..).and_then(|rest| rest.chars().next()) else {
+            break;
+        };
+        at += c.len_utf8();
         if c.is_whitespace() || c == '\u{200b}' || c == '\u{00ad}' {
             continue;
         }

@@ -5,7 +5,7 @@
 
 use std::cell::Cell;
 
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, Node};
 
 use super::{QueryRoot, SelectorEngine, SelectorError};
@@ -15,13 +15,13 @@ use crate::dom::accname::{
 use crate::dom::js;
 use crate::dom::matching::{TextMatcher, fold_for_containment};
 use crate::dom::roles::role_of;
-use crate::dom::secret::SecretScan;
+use crate::dom::secret::{SecretScan, classify};
 use crate::dom::tree::{CssFilter, as_document, as_element};
 use crate::dom::visibility::is_hidden_for_accessibility;
 use crate::protocol::Selector;
 
-/// From how many names a query first reads the page's style sheets (see
-/// [`with_generated_content_scan`]).
+/// From how many names (role) or walked elements (aria) a query first reads the page's style
+/// sheets (see [`with_generated_content_scan`]).
 pub(crate) const SCAN_STYLES_ABOVE: usize = 32;
 
 /// The accessible-name engine.
@@ -139,10 +139,26 @@ impl TextOnlyLeaves {
             return None;
         }
         // A label names a button only in its own tree (its `for` target or the labelable
-        // element inside it): one scope without labels is enough for its buttons, but one
-        // query per scope and a single selector are simpler and cheap.
-        let labels = JsValue::from_str("label");
-        let tags = if scopes.iter().any(|scope| has_match(scope, &labels)) {
+        // element inside it): one scope without labels would be enough for its buttons, but
+        // one answer for the page is simpler.
+        let mut labels = false;
+        for scope in scopes {
+            for element in elements_in(scope, LABELS_AND_TEXT_FIELDS)? {
+                let tag = element.local_name();
+                if tag == "label" {
+                    labels = true;
+                } else if !matches!(tag.as_str(), "input" | "select")
+                    && classify(&element).is_some()
+                {
+                    // A secret field whose value is text (an editor, a textarea's default
+                    // text, a widget's content): the filter reads the page's text, so which
+                    // path a query takes, and its time, would depend on the secret. No filter:
+                    // the choice depends on the page's structure only.
+                    return None;
+                }
+            }
+        }
+        let tags = if labels {
             TEXT_ONLY_TAGS.to_owned()
         } else {
             format!("{TEXT_ONLY_TAGS}, button")
@@ -265,11 +281,21 @@ fn selector_supported(scopes: &[Node], css: &str) -> bool {
     js::call(&root, "matches", &[JsValue::from_str(css)]).is_ok()
 }
 
-/// Whether some element of `scope` matches `selector` (`querySelector`).
-fn has_match(scope: &Node, selector: &JsValue) -> bool {
-    !matches!(
-        js::call(scope, "querySelector", std::slice::from_ref(selector)),
-        Ok(Some(found)) if found.is_null()
+/// Labels, and the elements whose text may be a secret field's value (a select's options are
+/// static text; an input has none): [`TextOnlyLeaves`] is off when one of them is a secret.
+const LABELS_AND_TEXT_FIELDS: &str = "label, textarea, [contenteditable], [role]";
+
+/// `scope.querySelectorAll(css)` as elements, `None` when the call fails.
+fn elements_in(scope: &Node, css: &str) -> Option<Vec<Element>> {
+    let Ok(Some(list)) = js::call(scope, "querySelectorAll", &[JsValue::from_str(css)]) else {
+        return None;
+    };
+    let list: &web_sys::NodeList = list.unchecked_ref();
+    Some(
+        (0..list.length())
+            .filter_map(|i| list.item(i))
+            .filter_map(|node| as_element(&node).cloned())
+            .collect(),
     )
 }
 
