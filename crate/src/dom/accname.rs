@@ -175,6 +175,13 @@ pub(crate) fn with_generated_content_scan<R>(scopes: &[Node], query: impl FnOnce
     out
 }
 
+/// Whether the running query proved that no element has CSS generated content (inside
+/// [`with_generated_content_scan`], when the proof held): names then skip the `::before` and
+/// `::after` reads, and a selector may rely on a name being made of the DOM's text alone.
+pub(crate) fn generated_content_absent() -> bool {
+    NO_GENERATED_CONTENT.with(std::cell::Cell::get)
+}
+
 /// What the style sheets of a query's scopes may do to names.
 #[derive(Default)]
 struct SheetScan {

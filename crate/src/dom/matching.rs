@@ -51,3 +51,43 @@ impl TextMatcher {
         }
     }
 }
+
+/// `text` with every character [`normalize_whitespace`] may drop or insert removed (whitespace,
+/// zero-width spaces, soft hyphens) and the rest case-folded one character at a time: upper
+/// case, then lower case (so ß and SS, ς and σ fold alike). A sound pre-filter for
+/// [`TextMatcher`]: when `matches(name)` holds, `fold_for_containment(name)` contains
+/// `fold_for_containment(value)`, in either mode, and `name` may be any text whose fold equals
+/// this one's: the same characters with spaces added or removed between them, or with any of
+/// them upper- or lower-cased (CSS `text-transform`, which names follow, shows "straße" as
+/// "STRASSE"). It holds because the fold maps each character on its own (so a substring folds
+/// to a substring) and folding a character's upper or lower case gives the character's own
+/// fold (checked for every Unicode scalar value); `str::to_lowercase`'s one context-dependent
+/// mapping, Σ at a word's end, folds like σ.
+pub fn fold_for_containment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    // Byte by byte through ASCII (most of a page's text), a character at a time otherwise.
+    while let Some(&byte) = bytes.get(at) {
+        if byte.is_ascii() {
+            // `char::is_whitespace` in ASCII: tab, line feed, vertical tab, form feed,
+            // carriage return, space (`u8::is_ascii_whitespace` leaves out the vertical tab).
+            if !matches!(byte, b'\t'..=b'\r' | b' ') {
+                out.push(char::from(byte.to_ascii_lowercase()));
+            }
+            at += 1;
+            continue;
+        }
+        let Some(c) = text.get(at..).and_then(|rest| rest.chars().next()) else {
+            break;
+        };
+        at += c.len_utf8();
+        if c.is_whitespace() || c == '\u{200b}' || c == '\u{00ad}' {
+            continue;
+        }
+        for upper in c.to_uppercase() {
+            out.extend(upper.to_lowercase());
+        }
+    }
+    out
+}

@@ -193,20 +193,29 @@ impl QueryRoot {
             .unchecked_ref::<WalkerSource>()
             .create_tree_walker(scope, SHOW_ELEMENT);
         while let Some(element) = walker.next_node() {
-            walked.elements.push(element.clone());
+            // Kept by index, not cloned: a clone is a call into the page, once per element.
+            let at = walked.elements.len();
+            walked.elements.push(element);
+            let Some(element) = walked.elements.get(at) else {
+                continue;
+            };
             // The name is read only for hosts: user-agent shadow roots (of inputs, media) stay
             // closed, whatever the opening API would answer.
-            if let Some(root) = self
+            let shadow = self
                 .shadow
-                .open(&element)
-                .filter(|_| can_host_shadow(&element.local_name()))
-            {
+                .open(element)
+                .filter(|_| can_host_shadow(&element.local_name()));
+            let is_pending_frame = pending_frame.as_ref().is_some_and(|frame| {
+                AsRef::<JsValue>::as_ref(frame) == AsRef::<JsValue>::as_ref(element)
+            });
+            if shadow.is_none() && !is_pending_frame {
+                continue;
+            }
+            let element = element.clone();
+            if let Some(root) = shadow {
                 walked.enter(index, &element);
                 self.walk_scope(root.as_ref(), document, iframe, walked);
             }
-            let is_pending_frame = pending_frame.as_ref().is_some_and(|frame| {
-                AsRef::<JsValue>::as_ref(frame) == AsRef::<JsValue>::as_ref(&element)
-            });
             if is_pending_frame {
                 next_frame += 1;
                 pending_frame = frames.item(next_frame);

@@ -21,7 +21,9 @@ use super::roles::KNOWN_ROLES;
 pub use super::tree::QueryRoot;
 use crate::protocol::{Selector, SelectorKind};
 
-pub use aria::{AriaEngine, name_candidates_css};
+pub use aria::{
+    AriaEngine, name_candidates_css, prefilter_dropped, prefilter_runs, without_prefilter,
+};
 pub use css::CssEngine;
 pub use label::LabelEngine;
 pub use placeholder::PlaceholderEngine;
