@@ -54,7 +54,7 @@ impl TextMatcher {
 
 /// `text` with every character [`normalize_whitespace`] may drop or insert removed (whitespace,
 /// zero-width spaces, soft hyphens) and the rest case-folded one character at a time: upper
-/// case, then lower case (so ß and SS, ς and σ fold alike). A sound pre-filter for
+/// case, then lower case, twice (so ß, ẞ and SS, ς and σ fold alike). A sound pre-filter for
 /// [`TextMatcher`]: when `matches(name)` holds, `fold_for_containment(name)` contains
 /// `fold_for_containment(value)`, in either mode, and `name` may be any text whose fold equals
 /// this one's: the same characters with spaces added or removed between them, or with any of
@@ -85,8 +85,14 @@ pub fn fold_for_containment(text: &str) -> String {
         if c.is_whitespace() || c == '\u{200b}' || c == '\u{00ad}' {
             continue;
         }
+        // Twice: one round can land on a character whose own fold differs (ẞ, the capital
+        // sharp s, lowercases to ß, which upper-cases to SS).
         for upper in c.to_uppercase() {
-            out.extend(upper.to_lowercase());
+            for lower in upper.to_lowercase() {
+                for upper_again in lower.to_uppercase() {
+                    out.extend(upper_again.to_lowercase());
+                }
+            }
         }
     }
     out
