@@ -114,7 +114,14 @@ export async function shownQuestion(tab, key) {
  * tab has the answer. */
 export async function answerQuestion(tab, answer, key) {
   const question = await shownQuestion(tab, key);
-  await question.window.click(`#${answer}`);
+  try {
+    await question.window.click(`#${answer}`);
+  } catch (error) {
+    // The answer closes the window when no question is left: a click whose wait for the page
+    // to settle sees it close has done its work (seen once on the loaded CI machine). Whether
+    // the answer really arrived is checked right below.
+    if (!/has been closed|no such window|window already closed/i.test(String(error?.message ?? error))) throw error;
+  }
   await tab.waitFor((k) => document.querySelector('bai-banner')?.dataset.question !== k, { args: [question.key], what: 'the answer to reach the chat tab' });
   return question;
 }
