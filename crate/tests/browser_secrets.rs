@@ -26,6 +26,17 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+/// The `<input>` inside the open shadow root of the element `host` finds.
+fn input_in_shadow_of(f: &Fixture, host: &str) -> web_sys::Element {
+    f.find(host)
+        .unwrap()
+        .shadow_root()
+        .unwrap()
+        .query_selector("input")
+        .unwrap()
+        .unwrap()
+}
+
 fn opts() -> ExecOptions {
     ExecOptions { timeout_ms: 50 }
 }
@@ -964,14 +975,7 @@ fn shadow_dom_digit_boxes_are_secret() {
         r.querySelector('input').value = i == 0 ? '4' : '7'; });"#,
     )
     .unwrap();
-    let second = f
-        .find("#b2")
-        .unwrap()
-        .shadow_root()
-        .unwrap()
-        .query_selector("input")
-        .unwrap()
-        .unwrap();
+    let second = input_in_shadow_of(&f, "#b2");
     let lines = observe(60).elements.join("\n");
     assert!(
         classify(&second).is_some() && !lines.contains("value=\"7"),
@@ -997,14 +1001,7 @@ fn an_outer_legend_reaches_nested_and_shadow_fields() {
         r.innerHTML = '<input id="box" maxlength="4">'; r.querySelector('input').value = '987';"#,
     )
     .unwrap();
-    let inner = f
-        .find("#host2")
-        .unwrap()
-        .shadow_root()
-        .unwrap()
-        .query_selector("input")
-        .unwrap()
-        .unwrap();
+    let inner = input_in_shadow_of(&f, "#host2");
     let lines = observe(60).elements.join("\n");
     assert!(
         classify(&inner).is_some() && !lines.contains("987"),
