@@ -357,3 +357,148 @@ async fn no_output_depends_on_a_secret_value() {
     let elapsed = js_sys::Date::now() - started;
     assert!(elapsed < 30_000.0, "took {elapsed} ms");
 }
+
+/// A PIN entered one digit group at a time: native radio groups named for it, an ARIA
+/// radiogroup labelled for it and a fieldset whose legend names it; beside them a plain group
+/// (shipping), whose state stays visible.
+const RADIO_PIN: &str = r#"
+<form id="R" aria-label="Sign in">
+  <div id="d1">PIN, first digit:
+    <label><input type="radio" name="pin1" id="p1-3" value="3">3</label>
+    <label><input type="radio" name="pin1" id="p1-7" value="7">7</label></div>
+  <div role="radiogroup" aria-label="PIN, second digit" id="d2">
+    <span role="radio" tabindex="0" id="p2-3" aria-checked="false">3</span>
+    <span role="radio" tabindex="0" id="p2-7" aria-checked="false">7</span></div>
+  <fieldset id="d3"><legend>Security code</legend>
+    <label><input type="radio" name="digit3" id="p3-3">3</label>
+    <label><input type="radio" name="digit3" id="p3-7">7</label></fieldset>
+  <fieldset><legend>Shipping</legend>
+    <label><input type="radio" name="ship" id="s-std" checked>Standard</label>
+    <label><input type="radio" name="ship" id="s-exp">Express</label></fieldset>
+</form>"#;
+
+/// Checks the radio buttons ending in `digit` (the user's choice) and lets the ARIA radios
+/// follow a click, as a widget library would.
+fn choose(digit: &str) {
+    run_script(&format!(
+        "(() => {{
+            for (const id of ['p1-{digit}', 'p3-{digit}']) document.getElementById(id).checked = true;
+            document.getElementById('p2-{digit}').setAttribute('aria-checked', 'true');
+            for (const radio of document.querySelectorAll('#d2 [role=radio]')) {{
+                radio.addEventListener('click', () => {{
+                    for (const other of document.querySelectorAll('#d2 [role=radio]')) other.setAttribute('aria-checked', String(other === radio));
+                }});
+            }}
+        }})()"
+    ))
+    .unwrap();
+}
+
+async fn run_radio_pin(digit: &str, actions: &[Action]) -> Vec<String> {
+    let _fixture = Fixture::mount(RADIO_PIN).unwrap();
+    choose(digit);
+    let options = ExecOptions { timeout_ms: 0 };
+    let mut refs = Vec::new();
+    let mut outputs = Vec::new();
+    for action in actions {
+        let mut value = match execute(action, &options).await {
+            Ok(report) => serde_json::to_value(&report).unwrap(),
+            Err(error) => {
+                let mut value = serde_json::to_value(&error).unwrap();
+                value["hints"] = serde_json::json!(hints_for_failure(action, &error));
+                value
+            }
+        };
+        normalize(&mut value, &mut refs);
+        outputs.push(value.to_string());
+    }
+    let mut changes = serde_json::to_value(observe_changes(60)).unwrap();
+    normalize(&mut changes, &mut refs);
+    outputs.push(changes.to_string());
+    outputs
+}
+
+#[wasm_bindgen_test]
+async fn which_radio_button_of_a_secret_group_is_checked_is_never_told() {
+    let css = |value: &str| Selector::css(value);
+    let xpath = |value: &str| Selector::new(SelectorKind::Xpath, value);
+    let mut actions = vec![Action::Observe { max_elements: None }];
+    for id in ["p1-3", "p2-3", "p3-3"] {
+        for expect in [Expectation::Checked, Expectation::Unchecked] {
+            actions.push(Action::Assert {
+                selector: css(&format!("#{id}")),
+                expect,
+            });
+        }
+        for attribute in [None, Some("aria-checked"), Some("checked")] {
+            actions.push(Action::Extract {
+                selector: css(&format!("#{id}")),
+                attribute: attribute.map(str::to_owned),
+                max_chars: None,
+            });
+        }
+    }
+    for selector in [
+        css("#p1-3:checked"),
+        css("[aria-checked=true]"),
+        css("#R:has(#p3-3:checked)"),
+        xpath("//*[@aria-checked='true']"),
+    ] {
+        actions.push(Action::Assert {
+            selector: selector.clone(),
+            expect: Expectation::Exists,
+        });
+        actions.push(Action::WaitFor {
+            until: WaitCondition::Element {
+                selector,
+                state: ElementState::Attached,
+            },
+        });
+    }
+    // Choosing an option is allowed; its report is the same whichever was checked before.
+    actions.push(Action::Check {
+        selector: css("#p1-3"),
+    });
+    actions.push(Action::Click {
+        selector: css("#p2-3"),
+    });
+    actions.push(Action::Check {
+        selector: css("#p3-3"),
+    });
+    actions.push(Action::Observe { max_elements: None });
+
+    let a = run_radio_pin("3", &actions).await;
+    let b = run_radio_pin("7", &actions).await;
+    for (i, (out_a, out_b)) in a.iter().zip(&b).enumerate() {
+        assert_eq!(
+            out_a,
+            out_b,
+            "output {i} ({:?}) tells which radio button is checked",
+            actions.get(i).map(|a| serde_json::to_string(a).unwrap())
+        );
+    }
+    // The secret groups say so; the plain group keeps its state.
+    let observed = &a[0];
+    assert_eq!(
+        observed.matches("checked=<hidden>").count(),
+        6,
+        "{observed}"
+    );
+    assert!(observed.contains(r#"secret=\"PIN\""#), "{observed}");
+    assert!(
+        observed.contains(r#"secret=\"card security code\""#),
+        "{observed}"
+    );
+    assert!(
+        observed.contains(r#"radio \"Standard\" checked=true"#),
+        "{observed}"
+    );
+    assert!(
+        observed.contains(r#"radio \"Express\" checked=false"#),
+        "{observed}"
+    );
+    // The check and the click went through.
+    let checked = &a[actions.len() - 4];
+    assert!(checked.contains("checked_changed"), "{checked}");
+    assert!(a[1].contains("secret_field"), "{}", a[1]);
+}

@@ -21,6 +21,10 @@
 //! | an `autocomplete` token | `current-password`, `new-password`, `cc-number`, `cc-csc`, `cc-exp`, `cc-exp-month`, `cc-exp-year`, `one-time-code` | per token |
 //! | a word in the field's `name`, `id`, `placeholder`, `aria-label`, `title`, its labels (`<label for>`, a wrapping label, `aria-labelledby`; their text without any field inside them), `data-testid` or its group's name (a fieldset legend, a `role=group` label) | cvc, cvv, csc, security code, otp, one-time, 2fa, pin, passcode, recovery code, backup code, iban, token, secret, api key, ssn, card number… (English, German, French, Spanish, Portuguese, Italian, Dutch, Russian) | per word |
 //!
+//! A radio button (native or ARIA) is secret when its *group's* signals say so (the native
+//! group's `name`, a fieldset legend, a `radiogroup` label): which one is checked is then the
+//! secret (a PIN chosen digit by digit), never its label ([`is_secret_choice`]).
+//!
 //! Fields are `<input>` (not buttons, checkboxes, radios, files, images), `<textarea>`,
 //! `<select>` and contenteditable editing hosts. Anything inside a secret field (a select's
 //! options, an editor's paragraphs) belongs to it ([`SecretScan::owner_of`]).
@@ -50,14 +54,17 @@ use crate::protocol::{Selector, SelectorKind};
 
 use super::secret_field::text_skipping;
 pub use super::secret_field::{
-    AUTOCOMPLETE_SIGNALS, SIGNALS, SecretKind, autocomplete_kind, classify, is_field, words_kind,
+    AUTOCOMPLETE_SIGNALS, SIGNALS, SecretKind, autocomplete_kind, classify, is_field,
+    is_radio_choice, is_secret_choice, words_kind,
 };
 
 /// Every element [`is_field`] may accept (it also needs a type that is a field, or to be an
 /// editing host).
 /// (The custom widgets with a value role are fields too: `secret_field::is_field`.)
+/// (ARIA radio buttons too: a secret group's choice, [`is_radio_choice`].)
 const FIELD_CANDIDATES: &str = "input, textarea, select, [contenteditable], [role~=textbox], \
-    [role~=searchbox], [role~=combobox], [role~=listbox], [role~=spinbutton], [role~=slider]";
+    [role~=searchbox], [role~=combobox], [role~=listbox], [role~=spinbutton], [role~=slider], \
+    [role~=radio], [role~=menuitemradio]";
 /// [`FIELD_CANDIDATES`] but the inputs that are not editing hosts.
 const FIELD_CANDIDATES_NOT_INPUTS: &str = "textarea, select, [contenteditable], \
     [role~=textbox], [role~=searchbox], [role~=combobox], [role~=listbox], [role~=spinbutton], \
@@ -100,6 +107,10 @@ struct Found {
     element: Element,
     kind: SecretKind,
     ancestors: Vec<Element>,
+    /// A radio button of a secret group: its checked state is the secret, not its text (its
+    /// label, "3", names an option), so it neither hides the text or names around it nor
+    /// makes a text selector risky.
+    choice: bool,
 }
 
 /// The secret fields of a page (the document, its open shadow roots and same-origin frames),
@@ -181,10 +192,12 @@ impl SecretScan {
                     current = composed_parent(&parent);
                     ancestors.push(parent);
                 }
+                let choice = is_radio_choice(&element);
                 found.push(Found {
                     element,
                     kind,
                     ancestors,
+                    choice,
                 });
             }
         }
@@ -200,16 +213,14 @@ impl SecretScan {
     /// (React keeps it equal to the value) or a contenteditable editor's text. (A select's
     /// options are static; which one is chosen is not text.)
     pub fn has_text_bearing(&self) -> bool {
-        self.found
-            .iter()
-            .any(|f| !matches!(f.element.local_name().as_str(), "input" | "select"))
+        self.first_text_bearing().is_some()
     }
 
     /// The kind of the first text-bearing secret field, if any (see [`Self::has_text_bearing`]).
     pub fn first_text_bearing(&self) -> Option<SecretKind> {
         self.found
             .iter()
-            .find(|f| !matches!(f.element.local_name().as_str(), "input" | "select"))
+            .find(|f| !f.choice && !matches!(f.element.local_name().as_str(), "input" | "select"))
             .map(|f| f.kind)
     }
 
@@ -229,9 +240,12 @@ impl SecretScan {
         self.found.iter().any(|f| &f.element == element)
     }
 
-    /// Whether `element` contains a secret field (other than itself).
+    /// Whether `element` contains a secret field whose text is its value (other than itself;
+    /// not a secret group's radio button, whose text only names an option).
     pub fn contains_secret(&self, element: &Element) -> bool {
-        self.found.iter().any(|f| f.ancestors.contains(element))
+        self.found
+            .iter()
+            .any(|f| !f.choice && f.ancestors.contains(element))
     }
 
     /// Whether `element`'s accessible name may carry a secret field's value: it contains one

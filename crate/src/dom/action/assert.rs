@@ -117,7 +117,8 @@ fn check(selector: &Selector, expect: &Expectation) -> Result<Option<String>, Ac
             holds_or(actual == *value, &element, expected, &actual)
         }
         Expectation::Checked | Expectation::Unchecked => {
-            let (_, element) = find(super::Target::selector(selector))?;
+            // Which radio button of a secret group is checked is the secret.
+            let (_, element) = find_not_secret(selector, "checked state")?;
             let wanted = matches!(expect, Expectation::Checked);
             let Some(state) = current_state(&element) else {
                 return Err(ActionError::NotCheckable {

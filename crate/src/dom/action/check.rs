@@ -19,6 +19,7 @@ use crate::dom::error::ActionError;
 use crate::dom::js;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
 use crate::dom::roles::role_of;
+use crate::dom::secret::is_secret_choice;
 use crate::dom::selector::QueryRoot;
 use crate::dom::tree::as_element;
 use crate::dom::visibility::{is_disabled, is_visible};
@@ -33,7 +34,10 @@ pub(super) async fn run(
     let ((_, element, state), mut attempts) =
         retry(options, |_| async move { checkable(target, wanted) }).await?;
     let description = describe(&element);
-    if state == wanted {
+    // A secret group's radio button is pressed whatever its state: "already checked" would tell
+    // the model which one the user chose.
+    let secret_choice = is_secret_choice(&element);
+    if state == wanted && !secret_choice {
         return Ok(ActionReport {
             action,
             element: Some(description),
@@ -63,7 +67,10 @@ pub(super) async fn run(
             wanted,
         });
     }
-    if !effects
+    if secret_choice {
+        effects.retain(|e| !matches!(e, Effect::CheckedChanged { .. } | Effect::NothingObservable));
+        effects.insert(0, Effect::CheckedChanged { checked: wanted });
+    } else if !effects
         .iter()
         .any(|e| matches!(e, Effect::CheckedChanged { .. }))
     {

@@ -21,6 +21,7 @@ use crate::dom::error::ActionError;
 use crate::dom::focus;
 use crate::dom::js;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
+use crate::dom::secret::is_secret_choice;
 use crate::dom::selector::QueryRoot;
 use crate::dom::tree::{
     ShadowAccess, as_element, as_shadow_root, composed_contains, composed_parent,
@@ -334,7 +335,13 @@ async fn press(
         effects.push(Effect::ElementDetached);
     } else {
         let checked = checked_state(target);
-        if let (Some(after), Some(was)) = (checked, before.checked) {
+        if is_secret_choice(target) {
+            // Whether a secret group's radio button was the checked one is the secret: the
+            // report says it is checked now, alike whether the press changed it.
+            if checked == Some(true) {
+                effects.push(Effect::CheckedChanged { checked: true });
+            }
+        } else if let (Some(after), Some(was)) = (checked, before.checked) {
             if after != was {
                 effects.push(Effect::CheckedChanged { checked: after });
             }

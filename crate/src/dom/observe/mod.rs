@@ -23,7 +23,8 @@
 //! `@e3 button "Add to cart" [in: "Blue mug"]`, `@e4 textbox "Email" value="ann@x.io" required`,
 //! `@e5 checkbox "I agree" checked=false`, `@e6 textbox "Password" value=<hidden>`,
 //! `@e1 heading "Checkout" level=1`. States, in this order when present: `level=N`,
-//! `value=<hidden>` / `selected=<hidden>` (a secret field, see [`crate::dom::secret`]: filled or
+//! `value=<hidden>` / `selected=<hidden>` / `checked=<hidden>` (a secret field or a radio
+//! button of a secret group, see [`crate::dom::secret`]: filled or
 //! empty, never the value) followed by `secret="card security code"` (its kind; none for a
 //! password), `type=password` (only a password input not held as secret, which should not
 //! happen), `selected="…"` (a select's chosen option),

@@ -11,7 +11,7 @@ use crate::dom::matching::normalize_whitespace;
 use crate::dom::redact::redact_secrets;
 use crate::dom::refs::{Fingerprint, format_ref, ref_for};
 use crate::dom::roles::role_of;
-use crate::dom::secret::{SecretKind, SecretScan, ShownValue, shown_value};
+use crate::dom::secret::{SecretKind, SecretScan, ShownValue, is_radio_choice, shown_value};
 use crate::dom::tree::{QueryRoot, composed_parent};
 use crate::dom::visibility::{is_aria_hidden, is_disabled, is_visible};
 
@@ -391,9 +391,17 @@ fn states_of(
     if secret.is_none() && is_password(element) {
         states.push("type=password".to_owned());
     }
+    let secret_choice = secret.is_some() && is_radio_choice(element);
     if let Some((_, kind)) = secret {
-        // Filled or empty alike: whether a secret field is empty is a bit of the secret.
-        let what = if tag == "select" { "selected" } else { "value" };
+        // Filled or empty alike: whether a secret field is empty is a bit of the secret. A
+        // secret group's radio button hides whether it is the one checked.
+        let what = if tag == "select" {
+            "selected"
+        } else if secret_choice {
+            "checked"
+        } else {
+            "value"
+        };
         states.push(format!("{what}=<hidden>"));
         if kind != SecretKind::Password {
             states.push(format!("secret={}", quote(kind.label())));
@@ -458,10 +466,12 @@ fn states_of(
             ));
         }
     }
-    if matches!(
-        role,
-        "checkbox" | "radio" | "switch" | "menuitemcheckbox" | "menuitemradio"
-    ) {
+    if !secret_choice
+        && matches!(
+            role,
+            "checkbox" | "radio" | "switch" | "menuitemcheckbox" | "menuitemradio"
+        )
+    {
         if let Some(checked) = checked_of(element) {
             states.push(format!("checked={checked}"));
         }
