@@ -359,10 +359,12 @@ async fn no_output_depends_on_a_secret_value() {
 }
 
 /// A PIN entered one digit group at a time: native radio groups named for it, an ARIA
-/// radiogroup labelled for it and a fieldset whose legend names it; beside them a plain group
-/// (shipping), whose state stays visible.
+/// radiogroup labelled for it (roving tab stop, as the ARIA pattern has it) and a fieldset whose
+/// legend names it; beside them plain groups (shipping, and how to send a verification code:
+/// ways, not digits), whose state stays visible.
 const RADIO_PIN: &str = r#"
 <form id="R" aria-label="Sign in">
+  <button type="button" id="before">Start</button>
   <div id="d1">PIN, first digit:
     <label><input type="radio" name="pin1" id="p1-3" value="3">3</label>
     <label><input type="radio" name="pin1" id="p1-7" value="7">7</label></div>
@@ -375,18 +377,30 @@ const RADIO_PIN: &str = r#"
   <fieldset><legend>Shipping</legend>
     <label><input type="radio" name="ship" id="s-std" checked>Standard</label>
     <label><input type="radio" name="ship" id="s-exp">Express</label></fieldset>
+  <fieldset><legend>Send my verification code by</legend>
+    <label><input type="radio" name="otp_channel" id="v-sms" checked>SMS</label>
+    <label><input type="radio" name="otp_channel" id="v-voice">Voice call</label></fieldset>
 </form>"#;
 
-/// Checks the radio buttons ending in `digit` (the user's choice) and lets the ARIA radios
-/// follow a click, as a widget library would.
+/// Checks the radio buttons ending in `digit` (the user's choice) and makes the page react as a
+/// widget library would: the ARIA radios follow a click and keep one tab stop (the checked
+/// one), and a change of a native group re-styles its labels (only when it changes).
 fn choose(digit: &str) {
     run_script(&format!(
         "(() => {{
+            const aria = [...document.querySelectorAll('#d2 [role=radio]')];
+            const pick = (radio) => {{
+                for (const other of aria) {{
+                    other.setAttribute('aria-checked', String(other === radio));
+                    other.tabIndex = other === radio ? 0 : -1;
+                }}
+            }};
+            for (const radio of aria) radio.addEventListener('click', () => pick(radio));
+            pick(document.getElementById('p2-{digit}'));
             for (const id of ['p1-{digit}', 'p3-{digit}']) document.getElementById(id).checked = true;
-            document.getElementById('p2-{digit}').setAttribute('aria-checked', 'true');
-            for (const radio of document.querySelectorAll('#d2 [role=radio]')) {{
-                radio.addEventListener('click', () => {{
-                    for (const other of document.querySelectorAll('#d2 [role=radio]')) other.setAttribute('aria-checked', String(other === radio));
+            for (const input of document.querySelectorAll('input[type=radio]')) {{
+                input.addEventListener('change', () => {{
+                    for (const label of document.querySelectorAll('label')) label.classList.toggle('on', label.control?.checked === true);
                 }});
             }}
         }})()"
@@ -415,6 +429,8 @@ async fn run_radio_pin(digit: &str, actions: &[Action]) -> Vec<String> {
     let mut changes = serde_json::to_value(observe_changes(60)).unwrap();
     normalize(&mut changes, &mut refs);
     outputs.push(changes.to_string());
+    // What a picture would hide: the same boxes either way.
+    outputs.push(format!("{:?}", bai::dom::vision::masks()));
     outputs
 }
 
@@ -430,7 +446,13 @@ async fn which_radio_button_of_a_secret_group_is_checked_is_never_told() {
                 expect,
             });
         }
-        for attribute in [None, Some("aria-checked"), Some("checked")] {
+        for attribute in [
+            None,
+            Some("aria-checked"),
+            Some("checked"),
+            Some("tabindex"),
+            Some("class"),
+        ] {
             actions.push(Action::Extract {
                 selector: css(&format!("#{id}")),
                 attribute: attribute.map(str::to_owned),
@@ -443,6 +465,11 @@ async fn which_radio_button_of_a_secret_group_is_checked_is_never_told() {
         css("[aria-checked=true]"),
         css("#R:has(#p3-3:checked)"),
         xpath("//*[@aria-checked='true']"),
+        css("#d2 [tabindex='0']"),
+        css("#d2 [TabIndex^='0']"),
+        xpath("//*[@role='radio'][@tabindex='0']"),
+        css("input[name=pin1][checked]"),
+        css(":state(checked)"),
     ] {
         actions.push(Action::Assert {
             selector: selector.clone(),
@@ -455,6 +482,12 @@ async fn which_radio_button_of_a_secret_group_is_checked_is_never_told() {
             },
         });
     }
+    // Tabbing into the ARIA group lands on its tab stop, the checked button.
+    actions.push(Action::PressKey {
+        key: bai::protocol::action::Key::Tab,
+        selector: Some(css("#before")),
+    });
+    actions.push(Action::Observe { max_elements: None });
     // Choosing an option is allowed; its report is the same whichever was checked before.
     actions.push(Action::Check {
         selector: css("#p1-3"),
@@ -497,6 +530,14 @@ async fn which_radio_button_of_a_secret_group_is_checked_is_never_told() {
         observed.contains(r#"radio \"Express\" checked=false"#),
         "{observed}"
     );
+    assert!(
+        observed.contains(r#"radio \"SMS\" checked=true"#),
+        "{observed}"
+    );
+    // The picture hides the labels and the groups too (where custom buttons draw the dot): six
+    // buttons, four labels, two group boxes (the first group sits in a plain div).
+    let masks = a.last().unwrap();
+    assert!(masks.matches("SecretField").count() >= 6 + 4 + 2, "{masks}");
     // The check and the click went through.
     let checked = &a[actions.len() - 4];
     assert!(checked.contains("checked_changed"), "{checked}");

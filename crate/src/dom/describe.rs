@@ -4,7 +4,7 @@
 use web_sys::Element;
 
 use super::matching::normalize_whitespace;
-use super::secret::text_content_without_secrets;
+use super::secret::{is_secret_choice, text_content_without_secrets};
 
 const MAX_TEXT: usize = 30;
 
@@ -16,7 +16,8 @@ pub fn describe(element: &Element) -> String {
     if !id.is_empty() {
         out.push('#');
         out.push_str(&id);
-    } else {
+    } else if !is_secret_choice(element) {
+        // (A secret group's radio button: its classes may say whether it is the checked one.)
         let class_name = element.get_attribute("class").unwrap_or_default();
         for class in class_name.split_whitespace().take(2) {
             out.push('.');

@@ -240,6 +240,35 @@ impl SecretScan {
         self.found.iter().any(|f| &f.element == element)
     }
 
+    /// What a picture must hide besides the secret fields: for each radio button of a secret
+    /// group, its labels and its group's box (a fieldset, a `radiogroup` or `group`), where
+    /// custom-styled buttons draw the dot that tells which one is checked.
+    pub fn choice_covers(&self) -> Vec<Element> {
+        let mut out: Vec<Element> = Vec::new();
+        for found in self.found.iter().filter(|f| f.choice) {
+            let labels = super::js::get(&found.element, "labels");
+            let length = super::js::get(&labels, "length").as_f64().unwrap_or(0.0) as u32;
+            for i in 0..length {
+                if let Some(label) = as_element(&super::js::get(&labels, &i.to_string())) {
+                    out.push(label.clone());
+                }
+            }
+            let group = found.ancestors.iter().take(8).find(|a| {
+                a.local_name() == "fieldset"
+                    || super::js::attribute(a, "role").is_some_and(|role| {
+                        role.split_whitespace().any(|r| {
+                            r.eq_ignore_ascii_case("radiogroup") || r.eq_ignore_ascii_case("group")
+                        })
+                    })
+            });
+            if let Some(group) = group {
+                out.push(group.clone());
+            }
+        }
+        out.dedup();
+        out
+    }
+
     /// Whether `element` contains a secret field whose text is its value (other than itself;
     /// not a secret group's radio button, whose text only names an option).
     pub fn contains_secret(&self, element: &Element) -> bool {
@@ -341,6 +370,34 @@ fn holds_text_field(element: &Element) -> bool {
         .ok()
         .flatten()
         .is_some()
+}
+
+thread_local! {
+    /// Whether the running action pressed a radio button of a secret group (or its label, or a
+    /// key on it): its report is then made the same whichever button was checked before.
+    static PRESSED_SECRET_CHOICE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Notes that the running action presses `element` (or a key on it, or moves focus to it); true
+/// when it is a radio button of a secret group or a label of one.
+pub fn note_pressed(element: &Element) -> bool {
+    let control = if element.local_name() == "label" {
+        as_element(&super::js::get(element, "control")).cloned()
+    } else {
+        None
+    };
+    let secret = control.as_ref().unwrap_or(element);
+    let pressed = is_secret_choice(secret);
+    if pressed {
+        PRESSED_SECRET_CHOICE.with(|p| p.set(true));
+    }
+    pressed
+}
+
+/// Whether the action that just ran pressed a secret group's radio button ([`note_pressed`]);
+/// clears the note for the next action.
+pub fn take_pressed_secret_choice() -> bool {
+    PRESSED_SECRET_CHOICE.with(|p| p.replace(false))
 }
 
 /// Classifies every field of the page now, so that each secret one is remembered
@@ -493,18 +550,31 @@ const VALUE_PSEUDO_CLASSES: &[&str] = &[
 /// [`SecretScan::safe_name`]). Whether a refusal happens depends only on the selector and on
 /// which secret fields the page has, never on what they hold.
 pub fn guard_selector(root: &QueryRoot, selector: &Selector) -> Result<(), ActionError> {
-    let why = match selector.kind {
-        SelectorKind::Css => css_value_test(&selector.value),
-        SelectorKind::Xpath => xpath_value_test(&selector.value),
+    let (why, tab_stop) = match selector.kind {
+        SelectorKind::Css => (
+            css_value_test(&selector.value),
+            tests_tab_stop(&decode_css_escapes(&selector.value)),
+        ),
+        SelectorKind::Xpath => (
+            xpath_value_test(&selector.value),
+            tests_tab_stop(&selector.value),
+        ),
         _ => return Ok(()),
     };
-    let Some(test) = why else {
+    if why.is_none() && !tab_stop {
         return Ok(());
-    };
+    }
     let scan = SecretScan::of(root);
     if scan.is_empty() {
         return Ok(());
     }
+    // A radio group's tab stop is its checked button (roving tabindex): on a page with a
+    // secret group, a test of `tabindex` is a test of the choice.
+    let test = match why {
+        Some(test) => test,
+        None if scan.found.iter().any(|f| f.choice) => ValueTest::Attribute("tabindex".to_owned()),
+        None => return Ok(()),
+    };
     let refuse = match &test {
         ValueTest::Attribute(_) | ValueTest::PseudoClass(_) => true,
         ValueTest::Text(_) => scan.has_text_bearing(),
@@ -522,6 +592,11 @@ pub fn guard_selector(root: &QueryRoot, selector: &Selector) -> Result<(), Actio
         },
         kind: kind.to_owned(),
     })
+}
+
+/// Whether a selector mentions `tabindex` (CSS `[tabindex…]`, XPath `@tabindex`), in any case.
+fn tests_tab_stop(selector: &str) -> bool {
+    selector.to_ascii_lowercase().contains("tabindex")
 }
 
 /// Why a selector may test a value.
@@ -607,7 +682,9 @@ pub fn css_value_test(css: &str) -> Option<ValueTest> {
                 let compared = chars.get(j).is_some_and(|n| *n != ']');
                 let name = name.trim();
                 let name = name.rsplit('|').next().unwrap_or(name).trim().to_owned();
-                if (compared || name == "value") && !is_structural_attribute(&name) {
+                // `[checked]` / `[selected]` test the state a server or a re-mount wrote.
+                let state = matches!(name.as_str(), "value" | "checked" | "selected");
+                if (compared || state) && !is_structural_attribute(&name) {
                     return Some(ValueTest::Attribute(name));
                 }
             }
@@ -622,7 +699,11 @@ pub fn css_value_test(css: &str) -> Option<ValueTest> {
                     .iter()
                     .take_while(|n| n.is_alphanumeric() || **n == '-' || **n == '_')
                     .collect();
-                if VALUE_PSEUDO_CLASSES.contains(&name.as_str()) {
+                // `:state(checked)` and the older `:--checked` test a custom element's state.
+                if VALUE_PSEUDO_CLASSES.contains(&name.as_str())
+                    || name == "state"
+                    || name.starts_with("--")
+                {
                     return Some(ValueTest::PseudoClass(name));
                 }
             }

@@ -490,11 +490,35 @@ pub fn is_secret_choice(element: &Element) -> bool {
     is_radio_choice(element) && classify(element).is_some()
 }
 
+/// Whether a radio button's option is one or two characters ("3", "A", "10"): the button is
+/// then a digit or letter of a code picked one at a time. "SMS", "Voice call" under "Send my
+/// verification code by" are ways, not the code, and stay plain. The option is the button's
+/// `aria-label`, else its labels' text, else (a custom radio) its own text, else its `value`.
+fn option_is_one_character(element: &Element) -> bool {
+    let own_label = js::attribute(element, "aria-label").filter(|t| !t.trim().is_empty());
+    let option = own_label
+        .or_else(|| {
+            let labels = label_texts_of_field(element).join(" ");
+            (!labels.trim().is_empty()).then_some(labels)
+        })
+        .or_else(|| {
+            (element.local_name() != "input")
+                .then(|| element.text_content().unwrap_or_default())
+                .filter(|t| !t.trim().is_empty())
+        })
+        .or_else(|| js::attribute(element, "value"))
+        .unwrap_or_default();
+    (1..=2).contains(&option.trim().chars().count())
+}
+
 /// The kind of a radio button's group by the group's signals only: the native group's `name`,
 /// every fieldset legend and `group` / `radiogroup` label around it. Never the button's own label
 /// ("3" in "PIN, first digit" says nothing) nor its own id ("enable-2fa-yes" is an option, not
-/// the question).
+/// the question). Only for a one-character option ([`option_is_one_character`]).
 fn radio_group_kind(element: &Element) -> Option<SecretKind> {
+    if !option_is_one_character(element) {
+        return None;
+    }
     let native_name = if element.local_name() == "input" {
         js::attribute(element, "name")
     } else {

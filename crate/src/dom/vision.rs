@@ -225,6 +225,7 @@ pub fn masks() -> Result<Masks, MasksUnavailable> {
     let viewport = viewport()?;
     let walked = root.walk();
     let scan = SecretScan::of_walked(&walked);
+    let choice_covers = scan.choice_covers();
     let mut masks = Vec::new();
     for element in &walked.elements {
         // Elements of a frame's document live in the frame's viewport; the frame is masked
@@ -234,7 +235,9 @@ pub fn masks() -> Result<Masks, MasksUnavailable> {
         }
         let kind = match element {
             _ if is_frame(element) => Some(MaskKind::Frame),
-            _ if scan.is_secret_field(element) => Some(MaskKind::SecretField),
+            _ if scan.is_secret_field(element) || choice_covers.contains(element) => {
+                Some(MaskKind::SecretField)
+            }
             _ if field_value(element).is_some_and(|v| redact_secrets(&v) != v) => {
                 Some(MaskKind::SecretText)
             }

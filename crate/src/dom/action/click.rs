@@ -21,7 +21,7 @@ use crate::dom::error::ActionError;
 use crate::dom::focus;
 use crate::dom::js;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
-use crate::dom::secret::is_secret_choice;
+use crate::dom::secret::note_pressed;
 use crate::dom::selector::QueryRoot;
 use crate::dom::tree::{
     ShadowAccess, as_element, as_shadow_root, composed_contains, composed_parent,
@@ -268,6 +268,7 @@ async fn press(
     let document = window.document().ok_or_else(|| ActionError::Detached {
         element: describe(target),
     })?;
+    let secret_choice = note_pressed(target);
     let before = Before {
         href: window.location().href().unwrap_or_default(),
         focused: focus_within(&document, target),
@@ -335,7 +336,7 @@ async fn press(
         effects.push(Effect::ElementDetached);
     } else {
         let checked = checked_state(target);
-        if is_secret_choice(target) {
+        if secret_choice {
             // Whether a secret group's radio button was the checked one is the secret: the
             // report says it is checked now, alike whether the press changed it.
             if checked == Some(true) {

@@ -23,7 +23,9 @@ use crate::dom::matching::normalize_whitespace;
 use crate::dom::observe::selected_labels;
 use crate::dom::redact::redact_secrets;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
-use crate::dom::secret::{SecretScan, is_structural_attribute, visible_text_without_secrets};
+use crate::dom::secret::{
+    SecretScan, is_radio_choice, is_structural_attribute, visible_text_without_secrets,
+};
 use crate::dom::selector::{describe_selector, query_all_checked};
 use crate::protocol::Selector;
 use crate::protocol::action::{
@@ -91,9 +93,17 @@ pub(super) async fn run(
 /// `[redacted <kind>]` for its text, its value and any attribute that could mirror the value
 /// (only attributes that say what the field is, like `name` or `placeholder`, are read).
 fn read(scan: &SecretScan, element: &Element, attribute: Option<&str>) -> String {
-    if let Some((_, kind)) = scan.owner_of(element) {
+    if let Some((owner, kind)) = scan.owner_of(element) {
+        // A secret group's radio button: its class, style and tab stop (the checked one is the
+        // group's tab stop) may say whether it is the checked one.
+        let choice = is_radio_choice(&owner);
         let structural = attribute.is_some_and(|name| {
-            !name.eq_ignore_ascii_case("value") && is_structural_attribute(name)
+            !name.eq_ignore_ascii_case("value")
+                && is_structural_attribute(name)
+                && !(choice
+                    && ["class", "style", "tabindex"]
+                        .iter()
+                        .any(|a| name.eq_ignore_ascii_case(a)))
         });
         if !structural {
             return kind.redacted().to_owned();

@@ -31,7 +31,7 @@ use web_sys::{Element, InputEvent, InputEventInit, KeyboardEvent, KeyboardEventI
 use super::describe::describe;
 use super::error::ActionError;
 use super::js;
-use super::report::{ActionReport, ExecOptions};
+use super::report::{ActionReport, Effect, ExecOptions};
 use super::selector::{QueryRoot, resolve};
 use super::visibility::{is_disabled, is_visible};
 use crate::protocol::{Action, Selector};
@@ -155,6 +155,8 @@ pub async fn execute_on(
             action: other.type_name().to_owned(),
         }))),
     };
+    // A note left by an action that failed before it was read must not reach this one.
+    crate::dom::secret::take_pressed_secret_choice();
     let mut result = run.await;
     let activating = matches!(
         action,
@@ -167,8 +169,23 @@ pub async fn execute_on(
     if let (Ok(report), true) = (&mut result, activating) {
         super::settle::after(report, options).await;
     }
+    // A press on a secret group's radio button: whether the page reacted (it does only when
+    // the button was not the checked one), how long it took to settle, where focus went,
+    // would each tell which button the user chose. The report keeps only what is the same
+    // either way: the key, and that the button is checked now.
+    let pressed_secret_choice = crate::dom::secret::take_pressed_secret_choice();
     result.map(|mut report| {
-        report.elapsed_ms = elapsed_since(started);
+        if pressed_secret_choice {
+            report.effects.retain(|e| {
+                matches!(
+                    e,
+                    Effect::KeyPressed { .. } | Effect::CheckedChanged { checked: true }
+                )
+            });
+            report.elapsed_ms = 0;
+        } else {
+            report.elapsed_ms = elapsed_since(started);
+        }
         report
     })
 }

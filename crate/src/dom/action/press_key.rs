@@ -101,6 +101,7 @@ pub(super) async fn run(
     crate::dom::focus::baseline(&root.document);
 
     let (name, _, _) = key_info(key);
+    crate::dom::secret::note_pressed(&target);
     let mut effects = Vec::new();
     let mut allowed = dispatch_key(&target, "keydown", key)?;
     if allowed && matches!(key, Key::Enter | Key::Space) {
@@ -136,6 +137,10 @@ pub(super) async fn run(
         effects.push(Effect::FormSubmitted { handled_by_script });
     }
     let focused_after = active_element(&root);
+    if let Some(now) = &focused_after {
+        // Tab lands on a secret group's checked button: where focus went is the choice.
+        crate::dom::secret::note_pressed(now);
+    }
     if focused_after != focused_before {
         if let Some(now) = &focused_after {
             effects.push(Effect::FocusMoved { to: describe(now) });

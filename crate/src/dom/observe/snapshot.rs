@@ -516,7 +516,8 @@ fn states_of(
     if matches!(tag.as_str(), "input" | "textarea") && element.has_attribute("readonly") {
         states.push("readonly".to_owned());
     }
-    if active == Some(element) {
+    // (A secret group's buttons: focus lands on the checked one when tabbing in.)
+    if active == Some(element) && !secret_choice {
         states.push("focused".to_owned());
     }
     states
