@@ -30,7 +30,7 @@ pub(super) async fn run(
     target: Target<'_>,
     options: &ExecOptions,
 ) -> Result<ActionReport, ActionError> {
-    let (element, effects, attempts) = click_found(options, || find(target)).await?;
+    let (element, effects, attempts) = click_found(options, &|| find(target)).await?;
     let description = describe(&element);
     Ok(ActionReport {
         action: "click",
@@ -45,25 +45,31 @@ pub(super) async fn run(
 /// Clicks the element `finder` returns (called afresh on every attempt) through the whole click
 /// path: actionability, scrolling, hit test, events. Returns the element, the effects and the
 /// number of attempts. `check` and ARIA `select_option` click through this too.
-pub(super) async fn click_found<F>(
-    options: &ExecOptions,
-    finder: F,
-) -> Result<(Element, Vec<Effect>, u32), ActionError>
-where
-    F: Fn() -> Result<(QueryRoot, Element), ActionError>,
-{
-    let ((element, hit, point), attempts) =
-        retry(options, |attempt| prepare(&finder, attempt)).await?;
-    let effects = press(&element, &hit, point).await?;
-    Ok((element, effects, attempts))
+pub(super) fn click_found<'a>(
+    options: &'a ExecOptions,
+    finder: &'a dyn Fn() -> Result<(QueryRoot, Element), ActionError>,
+) -> Clicked<'a> {
+    // One boxed, non-generic future for every caller (click, check, select_option's options
+    // and openers): its poll function is compiled once instead of inlined into each.
+    Box::pin(async move {
+        let ((element, hit, point), attempts) =
+            retry(options, |attempt| prepare(finder, attempt)).await?;
+        let effects = press(&element, &hit, point).await?;
+        Ok((element, effects, attempts))
+    })
 }
+
+/// What [`click_found`] resolves to: the element, the effects and the number of attempts.
+pub(super) type Clicked<'a> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<(Element, Vec<Effect>, u32), ActionError>> + 'a>,
+>;
 
 /// One attempt: find, check, scroll, hit-test. Returns the target, the element that receives
 /// the events and the point.
-async fn prepare<F>(finder: &F, attempt: u32) -> Result<(Element, Element, (f64, f64)), ActionError>
-where
-    F: Fn() -> Result<(QueryRoot, Element), ActionError>,
-{
+async fn prepare(
+    finder: &dyn Fn() -> Result<(QueryRoot, Element), ActionError>,
+    attempt: u32,
+) -> Result<(Element, Element, (f64, f64)), ActionError> {
     let (root, element) = finder()?;
     if element.local_name() == "option" {
         return Err(ActionError::UnsupportedElement {

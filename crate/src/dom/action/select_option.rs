@@ -96,7 +96,8 @@ pub(super) async fn run(
                 let opener_root = root.clone();
                 let target = opener.clone();
                 let (_, _, more) =
-                    click_found(options, move || Ok((opener_root.clone(), target.clone()))).await?;
+                    click_found(options, &move || Ok((opener_root.clone(), target.clone())))
+                        .await?;
                 attempts += more;
                 true
             };
@@ -573,7 +574,7 @@ async fn click_option(
     let click_root = root.clone();
     let target = option.clone();
     let (_, _, attempts) =
-        click_found(options, move || Ok((click_root.clone(), target.clone()))).await?;
+        click_found(options, &move || Ok((click_root.clone(), target.clone()))).await?;
     Ok((
         Chosen {
             value: value_of(&option),
@@ -699,7 +700,7 @@ async fn close_popup(root: &QueryRoot, opener: &Element, before: &[Element]) {
     let click_root = root.clone();
     let target = opener.clone();
     let quick = ExecOptions { timeout_ms: 500 };
-    let _ = click_found(&quick, move || Ok((click_root.clone(), target.clone()))).await;
+    let _ = click_found(&quick, &move || Ok((click_root.clone(), target.clone()))).await;
 }
 
 /// The deepest focused element, through open shadow roots.
