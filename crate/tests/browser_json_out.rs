@@ -6,7 +6,7 @@
     clippy::indexing_slicing,
     reason = "tests"
 )]
-//! What the executor answers is written by hand (`to_json`, `to_json_string`, `reason_json`)
+//! What the executor answers is written by hand (`to_json`, `into_json`, `to_json_string`, `reason_json`)
 //! instead of with serde's derived `Serialize`, so its wasm carries no serde serializers: each
 //! must give exactly what the derive gives, the same value (answers built as values, whose keys
 //! are sorted when written) or the same bytes (texts written directly), variant by variant.
@@ -118,7 +118,7 @@ fn reports_are_the_derived_json() {
                 data: data.clone(),
             };
             assert_eq!(
-                report.to_json(),
+                report.clone().into_json(),
                 serde_json::to_value(&report).unwrap(),
                 "{report:?}"
             );
@@ -132,7 +132,10 @@ fn reports_are_the_derived_json() {
         elapsed_ms: 0,
         data: None,
     };
-    assert_eq!(empty.to_json(), serde_json::to_value(&empty).unwrap());
+    assert_eq!(
+        empty.clone().into_json(),
+        serde_json::to_value(&empty).unwrap()
+    );
 }
 
 fn errors() -> Vec<ActionError> {

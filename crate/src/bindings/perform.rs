@@ -84,7 +84,7 @@ fn answer(action: &Action, outcome: Result<Ran, ActionError>) -> String {
             outcome: Outcome::Done(report),
             by_rule,
         }) => {
-            let mut result = report.to_json();
+            let mut result = report.into_json();
             if let (Some(object), Some(by_rule)) = (result.as_object_mut(), by_rule) {
                 object.insert("allowed_by_rule".into(), by_rule);
             }

@@ -169,18 +169,18 @@ impl ActionReport {
     /// The report as JSON, the value the derived `Serialize` gives (`serde_json::to_value`),
     /// built by hand: the executor's wasm then carries no serde serializer for reports, effects
     /// and errors (`browser_json_out` checks both agree, variant by variant).
-    pub fn to_json(&self) -> Value {
+    pub fn into_json(self) -> Value {
         let mut map = Map::new();
         map.insert("action".into(), self.action.into());
-        if let Some(element) = &self.element {
-            map.insert("element".into(), element.as_str().into());
+        if let Some(element) = self.element {
+            map.insert("element".into(), element.into());
         }
         let effects = self.effects.iter().map(Effect::to_json).collect();
         map.insert("effects".into(), Value::Array(effects));
         map.insert("attempts".into(), self.attempts.into());
         map.insert("elapsed_ms".into(), self.elapsed_ms.into());
-        if let Some(data) = &self.data {
-            map.insert("data".into(), data.clone());
+        if let Some(data) = self.data {
+            map.insert("data".into(), data);
         }
         Value::Object(map)
     }
@@ -216,7 +216,7 @@ impl Effect {
     }
 
     /// The effect as JSON, the value the derived `Serialize` gives (see
-    /// [`ActionReport::to_json`]).
+    /// [`ActionReport::into_json`]).
     pub fn to_json(&self) -> Value {
         let mut map = Map::new();
         map.insert("kind".into(), self.kind().into());
