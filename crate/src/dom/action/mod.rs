@@ -192,33 +192,66 @@ where
     F: FnMut(u32) -> Fut,
     Fut: Future<Output = Result<T, ActionError>>,
 {
-    let deadline = js::now_ms() + f64::from(options.timeout_ms);
-    let started = super::cancel::Started::now();
-    let mut count: u32 = 0;
-    let mut last_was_not_found = false;
+    // Only the attempt is generic: the waiting and the bookkeeping are compiled once, not into
+    // each caller's copy of this loop.
+    let mut retries = Retries::new(options);
     loop {
-        let backoff = BACKOFF_MS.get(count as usize).copied().unwrap_or(500);
+        retries.pause().await?;
+        match attempt(retries.count).await {
+            Ok(value) => return Ok((value, retries.count)),
+            Err(error) => retries.failed(error)?,
+        }
+    }
+}
+
+/// The state of a [`retry`] loop.
+struct Retries {
+    deadline: f64,
+    started: super::cancel::Started,
+    /// Attempts made so far.
+    count: u32,
+    last_was_not_found: bool,
+}
+
+impl Retries {
+    fn new(options: &ExecOptions) -> Self {
+        Self {
+            deadline: js::now_ms() + f64::from(options.timeout_ms),
+            started: super::cancel::Started::now(),
+            count: 0,
+            last_was_not_found: false,
+        }
+    }
+
+    /// Waits the back-off before the next attempt (none before the first); `Stopped` when Stop
+    /// was pressed meanwhile (no further attempt touches the page). Counts the attempt.
+    async fn pause(&mut self) -> Result<(), ActionError> {
+        let backoff = BACKOFF_MS.get(self.count as usize).copied().unwrap_or(500);
         if backoff > 0 {
-            let remaining = deadline - js::now_ms();
+            let remaining = self.deadline - js::now_ms();
             let wait = f64::from(backoff).min(remaining.max(0.0)) as u32;
-            if last_was_not_found {
+            if self.last_was_not_found {
                 // Waiting for an element to appear: wake up as soon as the DOM changes.
                 js::dom_change_or_timeout(wait).await;
             } else {
                 js::sleep(wait).await;
             }
         }
-        // Stop pressed while waiting: no further attempt touches the page.
-        if started.is_cancelled() {
+        if self.started.is_cancelled() {
             return Err(ActionError::Stopped);
         }
-        count += 1;
-        match attempt(count).await {
-            Ok(value) => return Ok((value, count)),
-            Err(error) if error.is_retriable() && js::now_ms() < deadline => {
-                last_was_not_found = matches!(error, ActionError::NotFound { .. });
-            }
-            Err(error) => return Err(error),
+        self.count += 1;
+        Ok(())
+    }
+
+    /// After a failed attempt: `Ok` to try again (the error is one waiting may cure and there
+    /// is time left), else the error to return.
+    fn failed(&mut self, error: ActionError) -> Result<(), ActionError> {
+        if error.is_retriable() && js::now_ms() < self.deadline {
+            self.last_was_not_found = matches!(error, ActionError::NotFound { .. });
+            Ok(())
+        } else {
+            Err(error)
         }
     }
 }
