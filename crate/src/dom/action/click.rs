@@ -452,16 +452,16 @@ impl Sequence {
             kind,
             "mouseenter" | "mouseleave" | "pointerenter" | "pointerleave"
         );
-        init.set_bubbles(bubbles);
-        init.set_cancelable(bubbles);
-        init.set_composed(true);
-        init.set_view(Some(&self.window));
-        init.set_detail(detail);
-        init.set_button(0);
-        init.set_buttons(buttons);
+        js::put(init, "bubbles", &bubbles.into());
+        js::put(init, "cancelable", &bubbles.into());
+        js::put(init, "composed", &JsValue::TRUE);
+        js::put(init, "view", &self.window);
+        js::put(init, "detail", &detail.into());
+        js::put(init, "button", &0.into());
+        js::put(init, "buttons", &buttons.into());
         let (x, y) = self.point;
-        init.set_client_x(x as i32);
-        init.set_client_y(y as i32);
+        js::put(init, "clientX", &(x as i32).into());
+        js::put(init, "clientY", &(y as i32).into());
         let screen_x = self
             .window
             .screen_x()
@@ -474,8 +474,8 @@ impl Sequence {
             .ok()
             .and_then(|v| v.as_f64())
             .unwrap_or(0.0);
-        init.set_screen_x((x + screen_x) as i32);
-        init.set_screen_y((y + screen_y) as i32);
+        js::put(init, "screenX", &((x + screen_x) as i32).into());
+        js::put(init, "screenY", &((y + screen_y) as i32).into());
     }
 
     /// Dispatches a mouse event; returns false when a listener canceled it.
@@ -503,13 +503,13 @@ impl Sequence {
     ) -> Result<bool, ActionError> {
         let init = PointerEventInit::new();
         self.mouse_init(init.unchecked_ref(), kind, detail, buttons);
-        init.set_pointer_id(1);
-        init.set_pointer_type("mouse");
-        init.set_is_primary(true);
-        init.set_width(1);
-        init.set_height(1);
+        js::put(&init, "pointerId", &1.into());
+        js::put(&init, "pointerType", &"mouse".into());
+        js::put(&init, "isPrimary", &JsValue::TRUE);
+        js::put(&init, "width", &1.into());
+        js::put(&init, "height", &1.into());
         if kind == "pointerdown" {
-            init.set_pressure(0.5);
+            js::put(&init, "pressure", &0.5.into());
         }
         let event =
             PointerEvent::new_with_event_init_dict(kind, &init).map_err(|e| script_error(&e))?;
@@ -568,10 +568,9 @@ impl Watch {
         let observer = web_sys::MutationObserver::new(on_mutation.as_ref().unchecked_ref()).ok();
         if let Some(observer) = &observer {
             let init = web_sys::MutationObserverInit::new();
-            init.set_subtree(true);
-            init.set_child_list(true);
-            init.set_attributes(true);
-            init.set_character_data(true);
+            for field in ["subtree", "childList", "attributes", "characterData"] {
+                js::put(&init, field, &JsValue::TRUE);
+            }
             let _ = observer.observe_with_options(document, &init);
         }
         Self {

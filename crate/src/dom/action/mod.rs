@@ -348,25 +348,19 @@ pub(crate) fn rect_of(element: &Element) -> (f64, f64, f64, f64) {
 pub(crate) fn scroll_into_view(element: &Element, attempt: u32) {
     let block = match attempt % 4 {
         1 => None,
-        2 => Some(web_sys::ScrollLogicalPosition::Center),
-        3 => Some(web_sys::ScrollLogicalPosition::End),
-        _ => Some(web_sys::ScrollLogicalPosition::Start),
+        2 => Some("center"),
+        3 => Some("end"),
+        _ => Some("start"),
+    };
+    let block = match block {
+        Some(block) => block,
+        None if in_viewport(element) => return,
+        None => "nearest",
     };
     let options = web_sys::ScrollIntoViewOptions::new();
-    options.set_behavior(web_sys::ScrollBehavior::Instant);
-    match block {
-        Some(block) => {
-            options.set_block(block);
-            options.set_inline(block);
-        }
-        None => {
-            if in_viewport(element) {
-                return;
-            }
-            options.set_block(web_sys::ScrollLogicalPosition::Nearest);
-            options.set_inline(web_sys::ScrollLogicalPosition::Nearest);
-        }
-    }
+    js::put(&options, "behavior", &"instant".into());
+    js::put(&options, "block", &block.into());
+    js::put(&options, "inline", &block.into());
     element.scroll_into_view_with_scroll_into_view_options(&options);
 }
 
@@ -400,7 +394,7 @@ pub(crate) fn focus(element: &Element) {
 /// `select_option`, which use each other's native paths, do not depend on each other).
 pub(crate) fn dispatch_plain(element: &Element, kind: &str) -> Result<(), ActionError> {
     let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
+    js::put(&init, "bubbles", &JsValue::TRUE);
     let event =
         web_sys::Event::new_with_event_init_dict(kind, &init).map_err(|e| script_error(&e))?;
     element
@@ -468,14 +462,14 @@ pub(crate) fn set_native_value(element: &Element, text: &str) -> Result<(), Acti
 
 pub(crate) fn dispatch_input(element: &Element, text: &str) -> Result<(), ActionError> {
     let init = InputEventInit::new();
-    init.set_bubbles(true);
-    init.set_composed(true);
+    js::put(&init, "bubbles", &JsValue::TRUE);
+    js::put(&init, "composed", &JsValue::TRUE);
     if text.is_empty() {
-        init.set_input_type("deleteContentBackward");
-        init.set_data(None);
+        js::put(&init, "inputType", &"deleteContentBackward".into());
+        js::put(&init, "data", &JsValue::UNDEFINED);
     } else {
-        init.set_input_type("insertText");
-        init.set_data(Some(text));
+        js::put(&init, "inputType", &"insertText".into());
+        js::put(&init, "data", &text.into());
     }
     let event =
         InputEvent::new_with_event_init_dict("input", &init).map_err(|e| script_error(&e))?;
@@ -507,14 +501,14 @@ pub(crate) fn dispatch_keyboard(
     stroke: &KeyStroke<'_>,
 ) -> Result<bool, ActionError> {
     let init = KeyboardEventInit::new();
-    init.set_key(stroke.key);
-    init.set_code(stroke.code);
-    init.set_shift_key(stroke.shift);
-    init.set_bubbles(true);
-    init.set_cancelable(true);
-    init.set_composed(true);
+    js::put(&init, "key", &stroke.key.into());
+    js::put(&init, "code", &stroke.code.into());
+    js::put(&init, "shiftKey", &stroke.shift.into());
+    for field in ["bubbles", "cancelable", "composed"] {
+        js::put(&init, field, &JsValue::TRUE);
+    }
     if let Some(window) = web_sys::window() {
-        init.set_view(Some(&window));
+        js::put(&init, "view", &window);
     }
     let (key_code, char_code) = if kind == "keypress" {
         (stroke.char_code, stroke.char_code)

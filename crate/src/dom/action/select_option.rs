@@ -720,11 +720,11 @@ fn focused_in(root: &QueryRoot) -> Option<Element> {
 fn press_escape(target: &Element) {
     for kind in ["keydown", "keyup"] {
         let init = KeyboardEventInit::new();
-        init.set_key("Escape");
-        init.set_code("Escape");
-        init.set_bubbles(true);
-        init.set_cancelable(true);
-        init.set_composed(true);
+        js::put(&init, "key", &"Escape".into());
+        js::put(&init, "code", &"Escape".into());
+        for field in ["bubbles", "cancelable", "composed"] {
+            js::put(&init, field, &JsValue::TRUE);
+        }
         let _ = js_sys::Reflect::set(&init, &"keyCode".into(), &JsValue::from(27));
         let _ = js_sys::Reflect::set(&init, &"which".into(), &JsValue::from(27));
         if let Ok(event) = KeyboardEvent::new_with_keyboard_event_init_dict(kind, &init) {
