@@ -27,7 +27,6 @@ pub fn has_observation() -> bool {
 /// What changed since this page's last observation (JSON of [`crate::dom::ObservationDiff`]),
 /// at most `max_elements` entries; makes the page as it is now the next baseline.
 #[wasm_bindgen]
-pub fn observe_changes(max_elements: u32) -> Result<String, JsError> {
-    serde_json::to_string(&crate::dom::observe_changes(max_elements))
-        .map_err(|error| JsError::new(&error.to_string()))
+pub fn observe_changes(max_elements: u32) -> String {
+    crate::dom::observe_changes(max_elements).to_json_string()
 }

@@ -19,6 +19,7 @@ use crate::dom::review::activation_facts;
 use crate::dom::selector::{QueryRoot, resolve};
 use crate::policy::{AskReason, PolicySettings, TargetFacts, Verdict, review};
 use crate::protocol::Action;
+use serde_json::{Map, Value};
 
 /// Reviews and performs one validated action (JSON of [`crate::protocol::Action`]) on this
 /// page, under the user's policy settings (JSON of [`crate::policy::PolicySettings`]; missing
@@ -74,23 +75,29 @@ pub async fn perform_action(
 
 /// The answer of [`perform_action`] for what the call did.
 fn answer(action: &Action, outcome: Result<Ran, ActionError>) -> String {
-    let next_ref = crate::dom::next_ref_number();
-    let answer = match outcome {
+    // Built by hand as `serde_json::json!` built it (an object's keys sorted when written), with
+    // no serde serializer for the report, the error or the reasons.
+    let mut answer = Map::new();
+    let next_ref = Value::from(crate::dom::next_ref_number());
+    match outcome {
         Ok(Ran {
             outcome: Outcome::Done(report),
             by_rule,
         }) => {
-            let mut result = serde_json::to_value(&report).unwrap_or_default();
+            let mut result = report.into_json();
             if let (Some(object), Some(by_rule)) = (result.as_object_mut(), by_rule) {
                 object.insert("allowed_by_rule".into(), by_rule);
             }
-            serde_json::json!({ "result": result, "next_ref": next_ref })
+            answer.insert("result".into(), result);
+            answer.insert("next_ref".into(), next_ref);
         }
         Ok(Ran {
             outcome: Outcome::Navigate,
             by_rule,
         }) => {
-            serde_json::json!({ "navigate": "allowed", "allowed_by_rule": by_rule, "next_ref": next_ref })
+            answer.insert("navigate".into(), "allowed".into());
+            answer.insert("allowed_by_rule".into(), by_rule.unwrap_or_default());
+            answer.insert("next_ref".into(), next_ref);
         }
         Ok(Ran {
             outcome:
@@ -101,39 +108,39 @@ fn answer(action: &Action, outcome: Result<Ran, ActionError>) -> String {
                     hold,
                 },
             ..
-        }) => serde_json::json!({
-            "needs_approval": {
-                "reasons": reasons_json(&reasons),
-                "target": target,
-                // What the target is called, for "Always allow this on this site".
-                "targetName": target_name,
-                "hold": hold,
-            },
-        }),
+        }) => {
+            let mut question = Map::new();
+            question.insert("reasons".into(), reasons_json(&reasons).into());
+            question.insert("target".into(), target.into());
+            // What the target is called, for "Always allow this on this site".
+            question.insert("targetName".into(), target_name.into());
+            question.insert("hold".into(), hold.into());
+            answer.insert("needs_approval".into(), question.into());
+        }
         Ok(Ran {
             outcome: Outcome::Denied { rule },
             ..
-        }) => serde_json::json!({
-            "error": {
-                "code": Verdict::DENIED_BY_RULE,
-                "message": Verdict::denied_message(&rule),
-                "rule": rule,
-            },
-            "next_ref": next_ref,
-        }),
-        Err(error) => serde_json::json!({
-            "error": failure_with_hints(action, &error),
-            "next_ref": next_ref,
-        }),
-    };
-    answer.to_string()
+        }) => {
+            let mut error = Map::new();
+            error.insert("code".into(), Verdict::DENIED_BY_RULE.into());
+            error.insert("message".into(), Verdict::denied_message(&rule).into());
+            error.insert("rule".into(), rule.into());
+            answer.insert("error".into(), error.into());
+            answer.insert("next_ref".into(), next_ref);
+        }
+        Err(error) => {
+            answer.insert("error".into(), failure_with_hints(action, &error));
+            answer.insert("next_ref".into(), next_ref);
+        }
+    }
+    Value::Object(answer).to_string()
 }
 
 /// What one call did, and the user's rule that let it run without a question (for the audit
 /// log), if one did.
 struct Ran {
     outcome: Outcome,
-    by_rule: Option<serde_json::Value>,
+    by_rule: Option<Value>,
 }
 
 impl From<Outcome> for Ran {
@@ -259,10 +266,11 @@ async fn first(
             .map(Ran::from),
         // The rule is named in the audit log, with the questions it waived.
         Verdict::AllowedByRule { rule, waived } => {
-            let by_rule = serde_json::json!({
-                "rule": rule,
-                "waived": waived.iter().map(AskReason::message).collect::<Vec<_>>(),
-            });
+            let mut by_rule = Map::new();
+            by_rule.insert("rule".into(), rule.into());
+            let waived: Vec<String> = waived.iter().map(AskReason::message).collect();
+            by_rule.insert("waived".into(), waived.into());
+            let by_rule = Value::Object(by_rule);
             let outcome = act(action, settings, reviewed.pin, reviewed.facts, options).await?;
             Ok(Ran {
                 outcome,
@@ -472,29 +480,64 @@ fn facts_of(action: &Action, element: &Element) -> Result<TargetFacts, ActionErr
 }
 
 /// Each reason with its plain-language sentence, for the question shown to the user.
-fn reasons_json(reasons: &[AskReason]) -> Vec<serde_json::Value> {
-    reasons
-        .iter()
-        .map(|reason| {
-            let mut value = serde_json::to_value(reason).unwrap_or_default();
-            if let Some(object) = value.as_object_mut() {
-                object.insert("message".into(), reason.message().into());
-            }
-            value
-        })
-        .collect()
+fn reasons_json(reasons: &[AskReason]) -> Vec<Value> {
+    reasons.iter().map(reason_json).collect()
+}
+
+/// One reason as JSON: its serialized form (`code` and its fields, as the derived `Serialize`
+/// gives them; written by hand, `browser_json_out` checks both agree) and its `message`.
+pub fn reason_json(reason: &AskReason) -> Value {
+    let mut map = Map::new();
+    let mut put = |key: &str, value: &str| {
+        map.insert(key.to_owned(), value.into());
+    };
+    match reason {
+        AskReason::EachActionMode => put("code", "each_action_mode"),
+        AskReason::RiskyClick { word, name } => {
+            put("code", "risky_click");
+            put("word", word);
+            put("name", name);
+        }
+        AskReason::RiskyNavigation { word, url } => {
+            put("code", "risky_navigation");
+            put("word", word);
+            put("url", url);
+        }
+        AskReason::PasswordField => put("code", "password_field"),
+        AskReason::TargetUnchecked => put("code", "target_unchecked"),
+        AskReason::RiskyDestination { word, url } => {
+            put("code", "risky_destination");
+            put("word", word);
+            put("url", url);
+        }
+        AskReason::UnknownActivation { element } => {
+            put("code", "unknown_activation");
+            put("element", element);
+        }
+        AskReason::Rule { rule } => {
+            put("code", "rule_asks");
+            put("rule", rule);
+        }
+        AskReason::PageBoundKey { key, element } => {
+            put("code", "page_bound_key");
+            put("key", key);
+            put("element", element);
+        }
+        AskReason::Picture { origin } => {
+            put("code", "picture");
+            put("origin", origin);
+        }
+    }
+    map.insert("message".into(), reason.message().into());
+    Value::Object(map)
 }
 
 /// A DOM failure as JSON for the glue. Where the page offers something close to what the
 /// selector asked for, it carries `hints` (observation lines with refs): the model can act on
 /// those next instead of guessing again.
-fn failure_with_hints(
-    action: &crate::protocol::Action,
-    error: &crate::dom::ActionError,
-) -> serde_json::Value {
+fn failure_with_hints(action: &crate::protocol::Action, error: &crate::dom::ActionError) -> Value {
     let hints = crate::dom::hints_for_failure(action, error);
-    let mut value =
-        serde_json::to_value(error).unwrap_or_else(|_| serde_json::json!({ "code": error.code() }));
+    let mut value = error.to_json();
     if let (Some(object), false) = (value.as_object_mut(), hints.is_empty()) {
         object.insert("hints".into(), hints.into());
     }

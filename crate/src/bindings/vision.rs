@@ -20,8 +20,7 @@ pub fn screen_masks() -> Result<String, JsValue> {
             ),
         )
     })?;
-    serde_json::to_string(&masks)
-        .map_err(|error| error_object("screenshot_masks_unavailable", &error.to_string()))
+    Ok(masks.to_json_string())
 }
 
 /// Whether every frame of this page is hidden now by the capture's user stylesheet (see

@@ -459,6 +459,70 @@ impl std::fmt::Display for ActionError {
 
 impl std::error::Error for ActionError {}
 
+impl ActionError {
+    /// The error as JSON, the value [`Serialize`] gives (`serde_json::to_value`), built by hand
+    /// so the executor's wasm carries no serde serializer for it (`browser_json_out` checks
+    /// both agree).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value;
+        let mut map = serde_json::Map::new();
+        let mut put = |key: &str, value: Value| {
+            map.insert(key.to_owned(), value);
+        };
+        put("code", self.code().into());
+        put("message", self.message().into());
+        if let Some(element) = self.element() {
+            put("element", element.into());
+        }
+        let strings = |items: &[String]| Value::from(items.to_vec());
+        match self {
+            Self::NotFound { selector } => put("selector", selector.as_str().into()),
+            Self::Ambiguous {
+                selector,
+                count,
+                candidates,
+            } => {
+                put("selector", selector.as_str().into());
+                put("count", (*count).into());
+                put("candidates", strings(candidates));
+            }
+            Self::IndexOutOfRange {
+                selector,
+                index,
+                count,
+            } => {
+                put("selector", selector.as_str().into());
+                put("index", (*index).into());
+                put("count", (*count).into());
+            }
+            Self::Covered { by, .. } => put("covered_by", by.as_str().into()),
+            Self::InvalidSelector {
+                selector, position, ..
+            } => {
+                put("selector", selector.as_str().into());
+                if let Some(position) = position {
+                    put("position", (*position).into());
+                }
+            }
+            Self::Timeout { waited_ms, .. } => put("waited_ms", (*waited_ms).into()),
+            Self::StaleRef { reference, .. } => put("ref", reference.as_str().into()),
+            Self::SecretField { kind, .. } => put("secret", kind.as_str().into()),
+            Self::OptionNotFound {
+                option,
+                available,
+                total,
+                ..
+            } => {
+                put("option", option.as_str().into());
+                put("available", strings(available));
+                put("total", (*total).into());
+            }
+            _ => {}
+        }
+        Value::Object(map)
+    }
+}
+
 impl Serialize for ActionError {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;

@@ -23,7 +23,9 @@
 
 use std::cell::RefCell;
 
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
+
+use super::js;
 use web_sys::{Document, Element, FocusEvent, FocusEventInit, HtmlElement};
 
 use super::tree::ShadowAccess;
@@ -155,11 +157,15 @@ fn tell(document: &Document, force: bool) {
 fn dispatch_pair(target: &Element, kinds: [&str; 2], related: Option<&Element>) {
     for (kind, bubbles) in [(kinds[0], false), (kinds[1], true)] {
         let init = FocusEventInit::new();
-        init.set_bubbles(bubbles);
-        init.set_composed(true);
-        init.set_related_target(related.map(AsRef::as_ref));
+        js::put(&init, "bubbles", &bubbles.into());
+        js::put(&init, "composed", &JsValue::TRUE);
+        js::put(
+            &init,
+            "relatedTarget",
+            related.map_or(&JsValue::UNDEFINED, AsRef::as_ref),
+        );
         if let Some(view) = target.owner_document().and_then(|d| d.default_view()) {
-            init.set_view(Some(&view));
+            js::put(&init, "view", &view);
         }
         if let Ok(event) = FocusEvent::new_with_focus_event_init_dict(kind, &init) {
             let _ = target.dispatch_event(&event);

@@ -39,6 +39,13 @@ pub(crate) fn call(
     function.apply(obj, &array).map(Some)
 }
 
+/// Sets field `key` of a plain object (an event's init dictionary, an options object) to
+/// `value`, as web-sys's typed setters do: one import for every field and dictionary, where each
+/// typed setter is an import and a JavaScript function of its own (smaller module and glue).
+pub(crate) fn put(object: &JsValue, key: &str, value: &JsValue) {
+    let _ = Reflect::set(object, &JsValue::from_str(key), value);
+}
+
 /// The text of a thrown JS value (an exception's `message`, or its string form).
 pub(crate) fn error_text(err: &JsValue) -> String {
     if let Some(message) = get_string(err, "message") {
@@ -179,10 +186,9 @@ pub(crate) async fn dom_change_or_timeout(ms: u32) {
     let observer = web_sys::MutationObserver::new(callback.as_ref().unchecked_ref());
     if let Ok(observer) = &observer {
         let init = web_sys::MutationObserverInit::new();
-        init.set_subtree(true);
-        init.set_child_list(true);
-        init.set_attributes(true);
-        init.set_character_data(true);
+        for field in ["subtree", "childList", "attributes", "characterData"] {
+            put(&init, field, &JsValue::TRUE);
+        }
         let _ = observer.observe_with_options(&document, &init);
     }
     let timer = gloo_timers::callback::Timeout::new(ms, move || sender.fire());

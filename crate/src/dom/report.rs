@@ -1,6 +1,7 @@
 //! What an action did, as data the extension shows and sends back to the model.
 
 use serde::Serialize;
+use serde_json::{Map, Value};
 
 /// Options for [`crate::dom::execute`]. Deserializes from `{"timeout_ms": 3000}` (missing
 /// fields take their defaults).
@@ -162,11 +163,117 @@ pub struct ActionReport {
 impl ActionReport {
     /// Whether the report contains `effect`'s kind.
     pub fn has(&self, kind: &str) -> bool {
-        self.effects.iter().any(|e| {
-            serde_json::to_value(e)
-                .ok()
-                .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(|k| k == kind))
-                .unwrap_or(false)
-        })
+        self.effects.iter().any(|e| e.kind() == kind)
+    }
+
+    /// The report as JSON, the value the derived `Serialize` gives (`serde_json::to_value`),
+    /// built by hand: the executor's wasm then carries no serde serializer for reports, effects
+    /// and errors (`browser_json_out` checks both agree, variant by variant).
+    pub fn into_json(self) -> Value {
+        let mut map = Map::new();
+        map.insert("action".into(), self.action.into());
+        if let Some(element) = self.element {
+            map.insert("element".into(), element.into());
+        }
+        let effects = self.effects.iter().map(Effect::to_json).collect();
+        map.insert("effects".into(), Value::Array(effects));
+        map.insert("attempts".into(), self.attempts.into());
+        map.insert("elapsed_ms".into(), self.elapsed_ms.into());
+        if let Some(data) = self.data {
+            map.insert("data".into(), data);
+        }
+        Value::Object(map)
+    }
+}
+
+impl Effect {
+    /// The effect's `kind`, as serialized.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::NavigationStarted { .. } => "navigation_started",
+            Self::FormSubmitted { .. } => "form_submitted",
+            Self::ElementDetached => "element_detached",
+            Self::CheckedChanged { .. } => "checked_changed",
+            Self::ExpandedChanged { .. } => "expanded_changed",
+            Self::Focused => "focused",
+            Self::DomChanged { .. } => "dom_changed",
+            Self::ValueSet { .. } => "value_set",
+            Self::OptionSelected { .. } => "option_selected",
+            Self::Scrolled { .. } => "scrolled",
+            Self::Waited { .. } => "waited",
+            Self::AlreadyInState { .. } => "already_in_state",
+            Self::KeyPressed { .. } => "key_pressed",
+            Self::FocusMoved { .. } => "focus_moved",
+            Self::TextDeleted { .. } => "text_deleted",
+            Self::Hovered => "hovered",
+            Self::ConditionMet { .. } => "condition_met",
+            Self::Extracted { .. } => "extracted",
+            Self::AssertionHeld => "assertion_held",
+            Self::Observed { .. } => "observed",
+            Self::NothingObservable => "nothing_observable",
+            Self::NotSettled { .. } => "not_settled",
+        }
+    }
+
+    /// The effect as JSON, the value the derived `Serialize` gives (see
+    /// [`ActionReport::into_json`]).
+    pub fn to_json(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("kind".into(), self.kind().into());
+        let mut put = |key: &str, value: Value| {
+            map.insert(key.to_owned(), value);
+        };
+        match self {
+            Self::NavigationStarted { url } => {
+                if let Some(url) = url {
+                    put("url", url.as_str().into());
+                }
+            }
+            Self::FormSubmitted { handled_by_script } => {
+                put("handled_by_script", (*handled_by_script).into());
+            }
+            Self::CheckedChanged { checked } | Self::AlreadyInState { checked } => {
+                put("checked", (*checked).into());
+            }
+            Self::ExpandedChanged { expanded } => put("expanded", (*expanded).into()),
+            Self::DomChanged { mutations } => put("mutations", (*mutations).into()),
+            Self::ValueSet { chars } | Self::TextDeleted { chars } => put("chars", (*chars).into()),
+            Self::OptionSelected { value } => put("value", value.as_str().into()),
+            Self::Scrolled { x, y } => {
+                put("x", (*x).into());
+                put("y", (*y).into());
+            }
+            Self::Waited { ms } => put("ms", (*ms).into()),
+            Self::KeyPressed {
+                key,
+                default_prevented,
+            } => {
+                put("key", key.as_str().into());
+                put("default_prevented", (*default_prevented).into());
+            }
+            Self::FocusMoved { to } => put("to", to.as_str().into()),
+            Self::ConditionMet { waited_ms } | Self::NotSettled { waited_ms } => {
+                put("waited_ms", (*waited_ms).into());
+            }
+            Self::Extracted {
+                count,
+                matched,
+                truncated,
+            } => {
+                put("count", (*count).into());
+                put("matched", (*matched).into());
+                put("truncated", (*truncated).into());
+            }
+            Self::Observed { listed, total } => {
+                put("listed", (*listed).into());
+                put("total", (*total).into());
+            }
+            Self::ElementDetached
+            | Self::Focused
+            | Self::Hovered
+            | Self::AssertionHeld
+            | Self::NothingObservable => {}
+        }
+        Value::Object(map)
     }
 }

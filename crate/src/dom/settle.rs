@@ -41,10 +41,9 @@ pub(crate) async fn settle(limit_ms: u32) -> (bool, u32) {
     let observer = web_sys::MutationObserver::new(callback.as_ref().unchecked_ref()).ok();
     if let Some(observer) = &observer {
         let init = web_sys::MutationObserverInit::new();
-        init.set_subtree(true);
-        init.set_child_list(true);
-        init.set_attributes(true);
-        init.set_character_data(true);
+        for field in ["subtree", "childList", "attributes", "characterData"] {
+            js::put(&init, field, &JsValue::TRUE);
+        }
         let _ = observer.observe_with_options(&document, &init);
     }
     // A hidden tab's animations do not advance until the user shows it: waiting on them would

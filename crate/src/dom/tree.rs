@@ -243,7 +243,7 @@ impl QueryRoot {
 /// The nodes a `<slot>` renders: its assigned nodes (flattened), else its fallback children.
 pub fn assigned_or_fallback(slot: &web_sys::HtmlSlotElement) -> Vec<Node> {
     let options = web_sys::AssignedNodesOptions::new();
-    options.set_flatten(true);
+    js::put(&options, "flatten", &JsValue::TRUE);
     let assigned: Vec<Node> = slot
         .assigned_nodes_with_options(&options)
         .iter()

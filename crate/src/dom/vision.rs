@@ -61,6 +61,121 @@ pub struct Masks {
     pub masks: Vec<Mask>,
 }
 
+impl MaskKind {
+    /// The kind's name, as serialized.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::SecretField => "secret_field",
+            Self::SecretText => "secret_text",
+            Self::Frame => "frame",
+        }
+    }
+}
+
+// What `screen_masks` answers and `screenshot` reports, written by hand instead of with the
+// derived `Serialize` (which the tests keep, to check these against: `browser_json_out`), so
+// the executor's wasm carries no serde serializer for them.
+
+/// A number as serde_json writes and stores an `f64`: not finite is `null`.
+fn float(value: f64) -> serde_json::Value {
+    value.into()
+}
+
+/// The fields of `rect` (`x, y, width, height`) into `map`.
+fn rect_fields(map: &mut serde_json::Map<String, serde_json::Value>, rect: &Rect) {
+    map.insert("x".into(), float(rect.x));
+    map.insert("y".into(), float(rect.y));
+    map.insert("width".into(), float(rect.width));
+    map.insert("height".into(), float(rect.height));
+}
+
+/// `viewport` as JSON: the value the derived `Serialize` gives (`serde_json::to_value`).
+pub fn viewport_json(viewport: &Viewport) -> serde_json::Value {
+    let mut map = serde_json::Map::new();
+    map.insert("width".into(), float(viewport.width));
+    map.insert("height".into(), float(viewport.height));
+    map.insert(
+        "device_pixel_ratio".into(),
+        float(viewport.device_pixel_ratio),
+    );
+    map.insert("scroll_x".into(), float(viewport.scroll_x));
+    map.insert("scroll_y".into(), float(viewport.scroll_y));
+    map.insert("visual_scale".into(), float(viewport.visual_scale));
+    map.insert("visual_offset_x".into(), float(viewport.visual_offset_x));
+    map.insert("visual_offset_y".into(), float(viewport.visual_offset_y));
+    serde_json::Value::Object(map)
+}
+
+impl Mask {
+    /// The mask as JSON: the value the derived `Serialize` gives.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut map = serde_json::Map::new();
+        map.insert("kind".into(), self.kind.name().into());
+        rect_fields(&mut map, &self.rect);
+        serde_json::Value::Object(map)
+    }
+}
+
+impl Mark {
+    /// The mark as JSON: the value the derived `Serialize` gives.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut map = serde_json::Map::new();
+        map.insert("number".into(), self.number.into());
+        rect_fields(&mut map, &self.rect);
+        serde_json::Value::Object(map)
+    }
+}
+
+/// Appends `value` as serde_json writes an `f64`: the shortest text that reads back the same,
+/// `null` when not finite.
+fn write_float(out: &mut String, value: f64) {
+    match serde_json::Number::from_f64(value) {
+        Some(number) => out.push_str(&number.to_string()),
+        None => out.push_str("null"),
+    }
+}
+
+impl Masks {
+    /// The masks as JSON text, byte for byte what `serde_json::to_string` of the derived
+    /// `Serialize` writes (fields in declaration order, a rectangle's fields after its kind).
+    pub fn to_json_string(&self) -> String {
+        use crate::protocol::json_write::{Object, list};
+        let mut out = String::new();
+        let mut object = Object::new(&mut out);
+        let viewport = &self.viewport;
+        let mut view = Object::new(object.key("viewport"));
+        for (key, value) in [
+            ("width", viewport.width),
+            ("height", viewport.height),
+            ("device_pixel_ratio", viewport.device_pixel_ratio),
+            ("scroll_x", viewport.scroll_x),
+            ("scroll_y", viewport.scroll_y),
+            ("visual_scale", viewport.visual_scale),
+            ("visual_offset_x", viewport.visual_offset_x),
+            ("visual_offset_y", viewport.visual_offset_y),
+        ] {
+            write_float(view.key(key), value);
+        }
+        view.end();
+        list(object.key("masks"), &self.masks, |out, mask| {
+            let mut fields = Object::new(out);
+            fields.string("kind", mask.kind.name());
+            let rect = &mask.rect;
+            for (key, value) in [
+                ("x", rect.x),
+                ("y", rect.y),
+                ("width", rect.width),
+                ("height", rect.height),
+            ] {
+                write_float(fields.key(key), value);
+            }
+            fields.end();
+        });
+        object.end();
+        out
+    }
+}
+
 /// Why masks could not be computed: the picture must not be taken.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MasksUnavailable(pub &'static str);

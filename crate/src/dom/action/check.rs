@@ -47,7 +47,7 @@ pub(super) async fn run(
             data: None,
         });
     }
-    let (_, mut effects, more) = click_found(options, || {
+    let (_, mut effects, more) = click_found(options, &|| {
         let (root, element, _) = checkable(target, wanted)?;
         // A disabled control's label is clickable but changes nothing: say why up front.
         if is_disabled(&element) {

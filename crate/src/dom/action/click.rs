@@ -31,7 +31,7 @@ pub(super) async fn run(
     target: Target<'_>,
     options: &ExecOptions,
 ) -> Result<ActionReport, ActionError> {
-    let (element, effects, attempts) = click_found(options, || find(target)).await?;
+    let (element, effects, attempts) = click_found(options, &|| find(target)).await?;
     let description = describe(&element);
     Ok(ActionReport {
         action: "click",
@@ -46,25 +46,31 @@ pub(super) async fn run(
 /// Clicks the element `finder` returns (called afresh on every attempt) through the whole click
 /// path: actionability, scrolling, hit test, events. Returns the element, the effects and the
 /// number of attempts. `check` and ARIA `select_option` click through this too.
-pub(super) async fn click_found<F>(
-    options: &ExecOptions,
-    finder: F,
-) -> Result<(Element, Vec<Effect>, u32), ActionError>
-where
-    F: Fn() -> Result<(QueryRoot, Element), ActionError>,
-{
-    let ((element, hit, point), attempts) =
-        retry(options, |attempt| prepare(&finder, attempt)).await?;
-    let effects = press(&element, &hit, point).await?;
-    Ok((element, effects, attempts))
+pub(super) fn click_found<'a>(
+    options: &'a ExecOptions,
+    finder: &'a dyn Fn() -> Result<(QueryRoot, Element), ActionError>,
+) -> Clicked<'a> {
+    // One boxed, non-generic future for every caller (click, check, select_option's options
+    // and openers): its poll function is compiled once instead of inlined into each.
+    Box::pin(async move {
+        let ((element, hit, point), attempts) =
+            retry(options, |attempt| prepare(finder, attempt)).await?;
+        let effects = press(&element, &hit, point).await?;
+        Ok((element, effects, attempts))
+    })
 }
+
+/// What [`click_found`] resolves to: the element, the effects and the number of attempts.
+pub(super) type Clicked<'a> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<(Element, Vec<Effect>, u32), ActionError>> + 'a>,
+>;
 
 /// One attempt: find, check, scroll, hit-test. Returns the target, the element that receives
 /// the events and the point.
-async fn prepare<F>(finder: &F, attempt: u32) -> Result<(Element, Element, (f64, f64)), ActionError>
-where
-    F: Fn() -> Result<(QueryRoot, Element), ActionError>,
-{
+async fn prepare(
+    finder: &dyn Fn() -> Result<(QueryRoot, Element), ActionError>,
+    attempt: u32,
+) -> Result<(Element, Element, (f64, f64)), ActionError> {
     let (root, element) = finder()?;
     if element.local_name() == "option" {
         return Err(ActionError::UnsupportedElement {
@@ -454,16 +460,16 @@ impl Sequence {
             kind,
             "mouseenter" | "mouseleave" | "pointerenter" | "pointerleave"
         );
-        init.set_bubbles(bubbles);
-        init.set_cancelable(bubbles);
-        init.set_composed(true);
-        init.set_view(Some(&self.window));
-        init.set_detail(detail);
-        init.set_button(0);
-        init.set_buttons(buttons);
+        js::put(init, "bubbles", &bubbles.into());
+        js::put(init, "cancelable", &bubbles.into());
+        js::put(init, "composed", &JsValue::TRUE);
+        js::put(init, "view", &self.window);
+        js::put(init, "detail", &detail.into());
+        js::put(init, "button", &0.into());
+        js::put(init, "buttons", &buttons.into());
         let (x, y) = self.point;
-        init.set_client_x(x as i32);
-        init.set_client_y(y as i32);
+        js::put(init, "clientX", &(x as i32).into());
+        js::put(init, "clientY", &(y as i32).into());
         let screen_x = self
             .window
             .screen_x()
@@ -476,8 +482,8 @@ impl Sequence {
             .ok()
             .and_then(|v| v.as_f64())
             .unwrap_or(0.0);
-        init.set_screen_x((x + screen_x) as i32);
-        init.set_screen_y((y + screen_y) as i32);
+        js::put(init, "screenX", &((x + screen_x) as i32).into());
+        js::put(init, "screenY", &((y + screen_y) as i32).into());
     }
 
     /// Dispatches a mouse event; returns false when a listener canceled it.
@@ -505,13 +511,13 @@ impl Sequence {
     ) -> Result<bool, ActionError> {
         let init = PointerEventInit::new();
         self.mouse_init(init.unchecked_ref(), kind, detail, buttons);
-        init.set_pointer_id(1);
-        init.set_pointer_type("mouse");
-        init.set_is_primary(true);
-        init.set_width(1);
-        init.set_height(1);
+        js::put(&init, "pointerId", &1.into());
+        js::put(&init, "pointerType", &"mouse".into());
+        js::put(&init, "isPrimary", &JsValue::TRUE);
+        js::put(&init, "width", &1.into());
+        js::put(&init, "height", &1.into());
         if kind == "pointerdown" {
-            init.set_pressure(0.5);
+            js::put(&init, "pressure", &0.5.into());
         }
         let event =
             PointerEvent::new_with_event_init_dict(kind, &init).map_err(|e| script_error(&e))?;
@@ -570,10 +576,9 @@ impl Watch {
         let observer = web_sys::MutationObserver::new(on_mutation.as_ref().unchecked_ref()).ok();
         if let Some(observer) = &observer {
             let init = web_sys::MutationObserverInit::new();
-            init.set_subtree(true);
-            init.set_child_list(true);
-            init.set_attributes(true);
-            init.set_character_data(true);
+            for field in ["subtree", "childList", "attributes", "characterData"] {
+                js::put(&init, field, &JsValue::TRUE);
+            }
             let _ = observer.observe_with_options(document, &init);
         }
         Self {

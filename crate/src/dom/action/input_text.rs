@@ -497,11 +497,11 @@ fn key_of(ch: char) -> (String, u32, bool) {
 /// listener canceled it (widgets that handle typing themselves do, and then nothing is edited).
 fn dispatch_before_input(target: &Element, text: &str) -> Result<bool, ActionError> {
     let init = InputEventInit::new();
-    init.set_bubbles(true);
-    init.set_cancelable(true);
-    init.set_composed(true);
-    init.set_input_type("insertText");
-    init.set_data(Some(text));
+    for field in ["bubbles", "cancelable", "composed"] {
+        js::put(&init, field, &JsValue::TRUE);
+    }
+    js::put(&init, "inputType", &"insertText".into());
+    js::put(&init, "data", &text.into());
     let event =
         InputEvent::new_with_event_init_dict("beforeinput", &init).map_err(|e| script_error(&e))?;
     target.dispatch_event(&event).map_err(|e| script_error(&e))

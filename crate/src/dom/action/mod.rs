@@ -209,33 +209,66 @@ where
     F: FnMut(u32) -> Fut,
     Fut: Future<Output = Result<T, ActionError>>,
 {
-    let deadline = js::now_ms() + f64::from(options.timeout_ms);
-    let started = super::cancel::Started::now();
-    let mut count: u32 = 0;
-    let mut last_was_not_found = false;
+    // Only the attempt is generic: the waiting and the bookkeeping are compiled once, not into
+    // each caller's copy of this loop.
+    let mut retries = Retries::new(options);
     loop {
-        let backoff = BACKOFF_MS.get(count as usize).copied().unwrap_or(500);
+        retries.pause().await?;
+        match attempt(retries.count).await {
+            Ok(value) => return Ok((value, retries.count)),
+            Err(error) => retries.failed(error)?,
+        }
+    }
+}
+
+/// The state of a [`retry`] loop.
+struct Retries {
+    deadline: f64,
+    started: super::cancel::Started,
+    /// Attempts made so far.
+    count: u32,
+    last_was_not_found: bool,
+}
+
+impl Retries {
+    fn new(options: &ExecOptions) -> Self {
+        Self {
+            deadline: js::now_ms() + f64::from(options.timeout_ms),
+            started: super::cancel::Started::now(),
+            count: 0,
+            last_was_not_found: false,
+        }
+    }
+
+    /// Waits the back-off before the next attempt (none before the first); `Stopped` when Stop
+    /// was pressed meanwhile (no further attempt touches the page). Counts the attempt.
+    async fn pause(&mut self) -> Result<(), ActionError> {
+        let backoff = BACKOFF_MS.get(self.count as usize).copied().unwrap_or(500);
         if backoff > 0 {
-            let remaining = deadline - js::now_ms();
+            let remaining = self.deadline - js::now_ms();
             let wait = f64::from(backoff).min(remaining.max(0.0)) as u32;
-            if last_was_not_found {
+            if self.last_was_not_found {
                 // Waiting for an element to appear: wake up as soon as the DOM changes.
                 js::dom_change_or_timeout(wait).await;
             } else {
                 js::sleep(wait).await;
             }
         }
-        // Stop pressed while waiting: no further attempt touches the page.
-        if started.is_cancelled() {
+        if self.started.is_cancelled() {
             return Err(ActionError::Stopped);
         }
-        count += 1;
-        match attempt(count).await {
-            Ok(value) => return Ok((value, count)),
-            Err(error) if error.is_retriable() && js::now_ms() < deadline => {
-                last_was_not_found = matches!(error, ActionError::NotFound { .. });
-            }
-            Err(error) => return Err(error),
+        self.count += 1;
+        Ok(())
+    }
+
+    /// After a failed attempt: `Ok` to try again (the error is one waiting may cure and there
+    /// is time left), else the error to return.
+    fn failed(&mut self, error: ActionError) -> Result<(), ActionError> {
+        if error.is_retriable() && js::now_ms() < self.deadline {
+            self.last_was_not_found = matches!(error, ActionError::NotFound { .. });
+            Ok(())
+        } else {
+            Err(error)
         }
     }
 }
@@ -332,25 +365,19 @@ pub(crate) fn rect_of(element: &Element) -> (f64, f64, f64, f64) {
 pub(crate) fn scroll_into_view(element: &Element, attempt: u32) {
     let block = match attempt % 4 {
         1 => None,
-        2 => Some(web_sys::ScrollLogicalPosition::Center),
-        3 => Some(web_sys::ScrollLogicalPosition::End),
-        _ => Some(web_sys::ScrollLogicalPosition::Start),
+        2 => Some("center"),
+        3 => Some("end"),
+        _ => Some("start"),
+    };
+    let block = match block {
+        Some(block) => block,
+        None if in_viewport(element) => return,
+        None => "nearest",
     };
     let options = web_sys::ScrollIntoViewOptions::new();
-    options.set_behavior(web_sys::ScrollBehavior::Instant);
-    match block {
-        Some(block) => {
-            options.set_block(block);
-            options.set_inline(block);
-        }
-        None => {
-            if in_viewport(element) {
-                return;
-            }
-            options.set_block(web_sys::ScrollLogicalPosition::Nearest);
-            options.set_inline(web_sys::ScrollLogicalPosition::Nearest);
-        }
-    }
+    js::put(&options, "behavior", &"instant".into());
+    js::put(&options, "block", &block.into());
+    js::put(&options, "inline", &block.into());
     element.scroll_into_view_with_scroll_into_view_options(&options);
 }
 
@@ -384,7 +411,7 @@ pub(crate) fn focus(element: &Element) {
 /// `select_option`, which use each other's native paths, do not depend on each other).
 pub(crate) fn dispatch_plain(element: &Element, kind: &str) -> Result<(), ActionError> {
     let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
+    js::put(&init, "bubbles", &JsValue::TRUE);
     let event =
         web_sys::Event::new_with_event_init_dict(kind, &init).map_err(|e| script_error(&e))?;
     element
@@ -452,14 +479,14 @@ pub(crate) fn set_native_value(element: &Element, text: &str) -> Result<(), Acti
 
 pub(crate) fn dispatch_input(element: &Element, text: &str) -> Result<(), ActionError> {
     let init = InputEventInit::new();
-    init.set_bubbles(true);
-    init.set_composed(true);
+    js::put(&init, "bubbles", &JsValue::TRUE);
+    js::put(&init, "composed", &JsValue::TRUE);
     if text.is_empty() {
-        init.set_input_type("deleteContentBackward");
-        init.set_data(None);
+        js::put(&init, "inputType", &"deleteContentBackward".into());
+        js::put(&init, "data", &JsValue::UNDEFINED);
     } else {
-        init.set_input_type("insertText");
-        init.set_data(Some(text));
+        js::put(&init, "inputType", &"insertText".into());
+        js::put(&init, "data", &text.into());
     }
     let event =
         InputEvent::new_with_event_init_dict("input", &init).map_err(|e| script_error(&e))?;
@@ -491,14 +518,14 @@ pub(crate) fn dispatch_keyboard(
     stroke: &KeyStroke<'_>,
 ) -> Result<bool, ActionError> {
     let init = KeyboardEventInit::new();
-    init.set_key(stroke.key);
-    init.set_code(stroke.code);
-    init.set_shift_key(stroke.shift);
-    init.set_bubbles(true);
-    init.set_cancelable(true);
-    init.set_composed(true);
+    js::put(&init, "key", &stroke.key.into());
+    js::put(&init, "code", &stroke.code.into());
+    js::put(&init, "shiftKey", &stroke.shift.into());
+    for field in ["bubbles", "cancelable", "composed"] {
+        js::put(&init, field, &JsValue::TRUE);
+    }
     if let Some(window) = web_sys::window() {
-        init.set_view(Some(&window));
+        js::put(&init, "view", &window);
     }
     let (key_code, char_code) = if kind == "keypress" {
         (stroke.char_code, stroke.char_code)

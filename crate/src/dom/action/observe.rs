@@ -7,9 +7,7 @@ use crate::dom::report::{ActionReport, Effect};
 
 pub(super) fn run(max_elements: Option<u32>) -> Result<ActionReport, ActionError> {
     let observation = observe(max_elements.unwrap_or(0));
-    let data = serde_json::to_value(&observation).map_err(|e| ActionError::Script {
-        detail: e.to_string(),
-    })?;
+    let data = observation.to_json();
     Ok(ActionReport {
         action: "observe",
         element: None,

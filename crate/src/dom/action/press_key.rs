@@ -449,14 +449,15 @@ fn delete_in_field(field: &Element, forward: bool) -> Result<Option<usize>, Acti
         &[JsValue::from(from as u32), JsValue::from(from as u32)],
     );
     let init = InputEventInit::new();
-    init.set_bubbles(true);
-    init.set_composed(true);
-    init.set_input_type(if forward {
+    js::put(&init, "bubbles", &JsValue::TRUE);
+    js::put(&init, "composed", &JsValue::TRUE);
+    let kind = if forward {
         "deleteContentForward"
     } else {
         "deleteContentBackward"
-    });
-    init.set_data(None);
+    };
+    js::put(&init, "inputType", &kind.into());
+    js::put(&init, "data", &JsValue::UNDEFINED);
     let event =
         InputEvent::new_with_event_init_dict("input", &init).map_err(|e| script_error(&e))?;
     field.dispatch_event(&event).map_err(|e| script_error(&e))?;

@@ -6,7 +6,7 @@
 use crate::dom::error::ActionError;
 use crate::dom::observe::observe_listed;
 use crate::dom::report::{ActionReport, Effect};
-use crate::dom::vision::{marks, masks};
+use crate::dom::vision::{Mark, Mask, marks, masks, viewport_json};
 
 pub(super) fn run(max_elements: Option<u32>) -> Result<ActionReport, ActionError> {
     let (observation, listed) = observe_listed(max_elements.unwrap_or(0));
@@ -14,14 +14,14 @@ pub(super) fn run(max_elements: Option<u32>) -> Result<ActionReport, ActionError
         detail: why.0.to_owned(),
     })?;
     let marks = marks(&listed, &hidden.viewport);
-    let mut data = serde_json::to_value(&observation).map_err(|e| ActionError::Script {
-        detail: e.to_string(),
-    })?;
-    let vision = serde_json::json!({
-        "viewport": hidden.viewport,
-        "masks": hidden.masks,
-        "marks": marks,
-    });
+    let mut data = observation.to_json();
+    let mut vision = serde_json::Map::new();
+    vision.insert("viewport".into(), viewport_json(&hidden.viewport));
+    let masks = hidden.masks.iter().map(Mask::to_json).collect();
+    vision.insert("masks".into(), serde_json::Value::Array(masks));
+    let marks = marks.iter().map(Mark::to_json).collect();
+    vision.insert("marks".into(), serde_json::Value::Array(marks));
+    let vision = serde_json::Value::Object(vision);
     if let Some(object) = data.as_object_mut() {
         object.insert("vision".into(), vision);
     }

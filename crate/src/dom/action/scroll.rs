@@ -15,9 +15,9 @@ pub(super) async fn run(x: Option<f64>, y: f64) -> Result<ActionReport, ActionEr
     })?;
     let x = x.unwrap_or_else(|| window.scroll_x().unwrap_or(0.0));
     let options = web_sys::ScrollToOptions::new();
-    options.set_left(x);
-    options.set_top(y);
-    options.set_behavior(web_sys::ScrollBehavior::Instant);
+    js::put(&options, "left", &x.into());
+    js::put(&options, "top", &y.into());
+    js::put(&options, "behavior", &"instant".into());
     window.scroll_to_with_scroll_to_options(&options);
     js::next_frame().await;
     let reached = (

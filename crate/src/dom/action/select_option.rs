@@ -96,7 +96,8 @@ pub(super) async fn run(
                 let opener_root = root.clone();
                 let target = opener.clone();
                 let (_, _, more) =
-                    click_found(options, move || Ok((opener_root.clone(), target.clone()))).await?;
+                    click_found(options, &move || Ok((opener_root.clone(), target.clone())))
+                        .await?;
                 attempts += more;
                 true
             };
@@ -573,7 +574,7 @@ async fn click_option(
     let click_root = root.clone();
     let target = option.clone();
     let (_, _, attempts) =
-        click_found(options, move || Ok((click_root.clone(), target.clone()))).await?;
+        click_found(options, &move || Ok((click_root.clone(), target.clone()))).await?;
     Ok((
         Chosen {
             value: value_of(&option),
@@ -699,7 +700,7 @@ async fn close_popup(root: &QueryRoot, opener: &Element, before: &[Element]) {
     let click_root = root.clone();
     let target = opener.clone();
     let quick = ExecOptions { timeout_ms: 500 };
-    let _ = click_found(&quick, move || Ok((click_root.clone(), target.clone()))).await;
+    let _ = click_found(&quick, &move || Ok((click_root.clone(), target.clone()))).await;
 }
 
 /// The deepest focused element, through open shadow roots.
@@ -719,11 +720,11 @@ fn focused_in(root: &QueryRoot) -> Option<Element> {
 fn press_escape(target: &Element) {
     for kind in ["keydown", "keyup"] {
         let init = KeyboardEventInit::new();
-        init.set_key("Escape");
-        init.set_code("Escape");
-        init.set_bubbles(true);
-        init.set_cancelable(true);
-        init.set_composed(true);
+        js::put(&init, "key", &"Escape".into());
+        js::put(&init, "code", &"Escape".into());
+        for field in ["bubbles", "cancelable", "composed"] {
+            js::put(&init, field, &JsValue::TRUE);
+        }
         let _ = js_sys::Reflect::set(&init, &"keyCode".into(), &JsValue::from(27));
         let _ = js_sys::Reflect::set(&init, &"which".into(), &JsValue::from(27));
         if let Ok(event) = KeyboardEvent::new_with_keyboard_event_init_dict(kind, &init) {

@@ -145,10 +145,14 @@ fn describe_condition(until: &WaitCondition) -> String {
     #[allow(unreachable_patterns, reason = "see check")]
     match until {
         WaitCondition::Element { selector, state } => {
-            let state = serde_json::to_value(state)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
+            // The state's wire name, as serialized.
+            let state = match state {
+                ElementState::Visible => "visible",
+                ElementState::Hidden => "hidden",
+                ElementState::Enabled => "enabled",
+                ElementState::Attached => "attached",
+                ElementState::Detached => "detached",
+            };
             format!("{} to be {state}", describe_selector(selector))
         }
         WaitCondition::Text { text } => format!("the page to show the text {text:?}"),

@@ -87,6 +87,42 @@ pub struct ObservationDiff {
     pub more: usize,
 }
 
+impl Observation {
+    /// The observation as JSON, the value the derived `Serialize` gives
+    /// (`serde_json::to_value`), built by hand so the executor's wasm carries no serde
+    /// serializer for it (`browser_json_out` checks both agree).
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut map = serde_json::Map::new();
+        map.insert("url".into(), self.url.as_str().into());
+        map.insert("title".into(), self.title.as_str().into());
+        map.insert("elements".into(), self.elements.clone().into());
+        if self.more != 0 {
+            map.insert("more".into(), self.more.into());
+        }
+        serde_json::Value::Object(map)
+    }
+}
+
+impl ObservationDiff {
+    /// The diff as JSON text, byte for byte what `serde_json::to_string` of the derived
+    /// `Serialize` writes (fields in declaration order), written by hand (`browser_json_out`
+    /// checks both agree).
+    pub fn to_json_string(&self) -> String {
+        use crate::protocol::json_write;
+        let strings = |out: &mut String, line: &String| json_write::string(out, line);
+        let mut out = String::new();
+        let mut object = json_write::Object::new(&mut out);
+        object.list("added", &self.added, strings);
+        object.list("removed", &self.removed, strings);
+        object.list("changed", &self.changed, strings);
+        if self.more != 0 {
+            object.number("more", self.more as u64);
+        }
+        object.end();
+        out
+    }
+}
+
 /// The budget: `max_elements` clamped to 1..=[`OBSERVE_MAX_ELEMENTS`], 0 meaning the default.
 fn budget(max_elements: u32) -> usize {
     let max = if max_elements == 0 {

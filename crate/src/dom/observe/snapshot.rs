@@ -1,7 +1,7 @@
 //! One pass over the page: the interactive, visible elements (and headings), each with its role,
 //! accessible name, state and, when its role and name are not unique, a context.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use web_sys::Element;
 
@@ -168,16 +168,25 @@ pub(crate) fn snapshot(root: &QueryRoot) -> Vec<Item> {
         });
     }
 
-    let mut counts: HashMap<(String, String), usize> = HashMap::new();
+    // Role and name pairs seen more than once. A BTreeMap, not a HashMap: the executor's wasm
+    // then carries no hash table and no SipHash.
+    let mut counts: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     for c in &candidates {
-        *counts.entry((c.role.clone(), c.name.clone())).or_default() += 1;
+        *counts.entry((&c.role, &c.name)).or_default() += 1;
     }
+    let duplicated: Vec<bool> = candidates
+        .iter()
+        .map(|c| {
+            counts
+                .get(&(c.role.as_str(), c.name.as_str()))
+                .is_some_and(|n| *n > 1)
+        })
+        .collect();
+    drop(counts);
     candidates
         .into_iter()
-        .map(|c| {
-            let duplicated = counts
-                .get(&(c.role.clone(), c.name.clone()))
-                .is_some_and(|n| *n > 1);
+        .zip(duplicated)
+        .map(|(c, duplicated)| {
             let context = if duplicated && c.role != "heading" {
                 c.heading
                     .clone()
