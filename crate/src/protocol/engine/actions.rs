@@ -85,10 +85,14 @@ impl Engine {
             state == WorkflowState::AwaitingExtensionAck || index <= workflow.handshake_message;
         // BAI/0.2 lets the model write actions before the ACK: they are held and run once the
         // user approves. A held line goes through exactly the checks of a live one, and a refused
-        // one fails the workflow exactly as a live one does: there is one rejection path.
+        // one fails the workflow exactly as a live one does: there is one rejection path. Only
+        // lines from the handshake's message on are held: a line in an earlier message was
+        // written before the workflow existed (refused as `unknown_workflow` when first read),
+        // and a re-render of that message while the user decides must not queue it to run.
         let held = before_ack
             && protocol == ProtocolVersion::V0_2
-            && state == WorkflowState::AwaitingExtensionAck;
+            && state == WorkflowState::AwaitingExtensionAck
+            && index >= workflow.handshake_message;
         if before_ack && !held {
             self.refuse(site, Refusal::BeforeAck, Some(&workflow_id), known_id, out);
             return Flow::Continue;
