@@ -81,8 +81,15 @@ impl Engine {
             self.refuse(site, refusal, Some(&workflow_id), known_id, out);
             return Flow::Continue;
         }
-        let before_ack =
-            state == WorkflowState::AwaitingExtensionAck || index <= workflow.handshake_message;
+        // A line's place is judged by its message index, which moves when the page drops or
+        // loads older messages. A BAI/0.3 line that echoes the ACK's nonce was written after the
+        // ACK wherever it now sits (the nonce did not exist before): it is not refused for its
+        // place, or a page that drops its oldest messages would refuse every further action.
+        let echoes_nonce = protocol == ProtocolVersion::V0_3
+            && workflow.ack_nonce.is_some()
+            && str_field(&map, "ack_nonce") == workflow.ack_nonce.as_deref();
+        let before_ack = state == WorkflowState::AwaitingExtensionAck
+            || (index <= workflow.handshake_message && !echoes_nonce);
         // BAI/0.2 lets the model write actions before the ACK: they are held and run once the
         // user approves. A held line goes through exactly the checks of a live one, and a refused
         // one fails the workflow exactly as a live one does: there is one rejection path. Only
