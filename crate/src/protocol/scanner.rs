@@ -181,11 +181,19 @@ impl<'t> RecordScanner<'t> {
     /// same line, follow a record's object that ends at `end`.
     fn clean_after(&self, end: usize, line_end: usize) -> bool {
         let mut i = end;
+        let mut carriage_return = false;
         while i < line_end && self.byte(i).is_some_and(|b| is_blank(b) || b == b'\r') {
+            carriage_return |= self.byte(i) == Some(b'\r');
             i += 1;
         }
         if i >= line_end {
             return true;
+        }
+        // A joined record follows after spaces only: after a lone `\r` the next prefix is not
+        // at a place [`Self::record_line_start`] accepts, so the record would be neither run nor
+        // refused. The line goes on after the object: trailing text.
+        if carriage_return {
+            return false;
         }
         let rest = self.text.get(i..line_end).unwrap_or_default();
         RecordPrefix::at(rest).is_some_and(|prefix| {
@@ -335,6 +343,22 @@ mod tests {
                 ScanItem::Partial { line_start } => ("partial".into(), text[line_start..].into()),
             })
             .collect()
+    }
+
+    #[test]
+    fn a_record_after_a_lone_carriage_return_makes_the_line_invalid() {
+        // Neither a line break nor a join: without this, the second record was silently skipped.
+        let t = "BAI_ACTION {\"a\":1}\rBAI_ACTION {\"b\":2}\nBAI_ACTION {\"c\":3}\r\n";
+        assert_eq!(
+            records(t, true),
+            vec![
+                (
+                    "TrailingText".into(),
+                    "BAI_ACTION {\"a\":1}\rBAI_ACTION {\"b\":2}".into()
+                ),
+                ("BAI_ACTION".into(), "{\"c\":3}".into()),
+            ]
+        );
     }
 
     #[test]

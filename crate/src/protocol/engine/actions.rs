@@ -81,14 +81,25 @@ impl Engine {
             self.refuse(site, refusal, Some(&workflow_id), known_id, out);
             return Flow::Continue;
         }
-        let before_ack =
-            state == WorkflowState::AwaitingExtensionAck || index <= workflow.handshake_message;
+        // A line's place is judged by its message index, which moves when the page drops or
+        // loads older messages. A BAI/0.3 line that echoes the ACK's nonce was written after the
+        // ACK wherever it now sits (the nonce did not exist before): it is not refused for its
+        // place, or a page that drops its oldest messages would refuse every further action.
+        let echoes_nonce = protocol == ProtocolVersion::V0_3
+            && workflow.ack_nonce.is_some()
+            && str_field(&map, "ack_nonce") == workflow.ack_nonce.as_deref();
+        let before_ack = state == WorkflowState::AwaitingExtensionAck
+            || (index <= workflow.handshake_message && !echoes_nonce);
         // BAI/0.2 lets the model write actions before the ACK: they are held and run once the
         // user approves. A held line goes through exactly the checks of a live one, and a refused
-        // one fails the workflow exactly as a live one does: there is one rejection path.
+        // one fails the workflow exactly as a live one does: there is one rejection path. Only
+        // lines from the handshake's message on are held: a line in an earlier message was
+        // written before the workflow existed (refused as `unknown_workflow` when first read),
+        // and a re-render of that message while the user decides must not queue it to run.
         let held = before_ack
             && protocol == ProtocolVersion::V0_2
-            && state == WorkflowState::AwaitingExtensionAck;
+            && state == WorkflowState::AwaitingExtensionAck
+            && index >= workflow.handshake_message;
         if before_ack && !held {
             self.refuse(site, Refusal::BeforeAck, Some(&workflow_id), known_id, out);
             return Flow::Continue;

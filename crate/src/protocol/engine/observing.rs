@@ -6,6 +6,7 @@ use super::{
     Role, Site,
 };
 use crate::protocol::action::Action;
+use crate::protocol::error::RejectCode;
 use crate::protocol::fingerprint::Fingerprint;
 use crate::protocol::record::{Capability, parse_object};
 use crate::protocol::refusal::Refusal;
@@ -274,12 +275,17 @@ impl Engine {
                 }
                 _ => continue,
             };
-            let wants_results = self.workflows.iter().any(|w| {
-                w.id == *workflow_id
-                    && w.has(Capability::ResultLines)
-                    && w.ack_nonce.is_some()
-                    && index > w.handshake_message
-            });
+            // Judged as written after the ACK: anything but a `before_ack` refusal (not the
+            // message index, which moves when the page drops older messages; an action that
+            // executed was written after the ACK wherever its message now sits).
+            let after_ack = !matches!(
+                decision,
+                Decision::Reject(r) if r.code == RejectCode::BeforeAck
+            );
+            let wants_results = after_ack
+                && self.workflows.iter().any(|w| {
+                    w.id == *workflow_id && w.has(Capability::ResultLines) && w.ack_nonce.is_some()
+                });
             if !wants_results {
                 continue;
             }

@@ -188,6 +188,40 @@ fn a_refused_held_line_in_a_later_message_fails_the_workflow_like_a_live_one() {
     }
 }
 
+/// A BAI/0.2 line in an assistant message written before the handshake's message is refused as
+/// `unknown_workflow` when first read. If that message re-renders (its text changes) while the
+/// user has not yet answered the handshake, the re-scan must not hold the old line: approving
+/// would then run an action the model wrote before the workflow existed.
+#[test]
+fn a_v02_line_before_the_handshake_message_is_never_held_even_when_rescanned() {
+    let mut engine = Engine::new();
+    let mut messages = vec![
+        Message::new(Role::User, "go"),
+        Message::new(
+            Role::Assistant,
+            format!("Old plan:\n{}", v02_action("1", "#delete")),
+        ),
+    ];
+    assert_eq!(codes(&engine.observe(&messages)), vec!["unknown_workflow"]);
+    messages.push(Message::new(Role::Assistant, V02_HANDSHAKE));
+    let found = engine.observe(&messages);
+    assert!(matches!(
+        found.as_slice(),
+        [Decision::HandshakeFound { .. }]
+    ));
+    // The earlier message re-renders before the user approves.
+    messages[1] = Message::new(
+        Role::Assistant,
+        format!("Old plan: \n{}", v02_action("1", "#delete")),
+    );
+    let rescanned = engine.observe(&messages);
+    assert_eq!(codes(&rescanned), vec!["before_ack"], "{rescanned:?}");
+    assert_eq!(engine.workflow("w2").unwrap().held_actions, 0);
+    let approved = engine.approve("w2", NONCE).unwrap();
+    assert!(executed(&approved).is_empty(), "{approved:?}");
+    assert_eq!(engine.workflow("w2").unwrap().state, WorkflowState::Active);
+}
+
 #[test]
 fn a_handshake_whose_held_line_is_refused_in_the_same_message_is_not_offered() {
     let mut engine = Engine::new();
