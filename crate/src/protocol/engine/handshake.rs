@@ -4,10 +4,11 @@
 use super::{Decision, Engine, MAX_WORKFLOWS, Site};
 use crate::protocol::fence::{bai_blocks, bai_fence_lines};
 use crate::protocol::outcome::RunBook;
-use crate::protocol::record::{HandshakeForm, parse_handshake};
+use crate::protocol::record::{HandshakeForm, parse_handshake, parse_object};
 use crate::protocol::refusal::Refusal;
 use crate::protocol::scanner::{RecordPrefix, RecordScanner, ScanItem};
 use crate::protocol::workflow::{Workflow, WorkflowState};
+use crate::protocol::{Message, Role};
 
 impl Engine {
     /// The handshake of a complete assistant message, if it has one.
@@ -138,5 +139,65 @@ impl Engine {
             protocol: handshake.protocol,
             message_index: index,
         });
+    }
+}
+
+/// Whether `message` holds a handshake of workflow `id`: a ```` ```bai ```` block or a
+/// `BAI_HANDSHAKE` line whose `workflow_id` is `id`, in an assistant message.
+fn holds_handshake_of(message: &Message, id: &str) -> bool {
+    if message.role != Role::Assistant || !message.text.contains(id) {
+        return false;
+    }
+    let text = message.text.as_str();
+    let names_id = |json: &str| {
+        parse_object(json)
+            .ok()
+            .and_then(|object| {
+                object
+                    .get("workflow_id")
+                    .and_then(|v| v.as_str().map(|s| s == id))
+            })
+            .unwrap_or(false)
+    };
+    bai_blocks(text)
+        .iter()
+        .any(|b| names_id(text.get(b.content.clone()).unwrap_or_default()))
+        || RecordScanner::new(text, 0, true).any(|item| {
+            matches!(&item, ScanItem::Record { prefix: RecordPrefix::Handshake, json, .. }
+                if names_id(text.get(json.clone()).unwrap_or_default()))
+        })
+}
+
+impl Engine {
+    /// Finds each workflow's handshake again when its message moved: older messages loaded on
+    /// top of the conversation, or taken off it, shift every index, and "before the ACK" is
+    /// judged by the handshake's index. `messages` is the whole transcript or the messages that
+    /// changed (every message whose index moved has changed). Of several messages holding the
+    /// handshake, the last counts; the index moves forward to it always (fewer lines count as
+    /// written after the handshake), and back only when the stored message no longer holds it
+    /// (messages above were taken off): a copy of the handshake the model wrote above, in
+    /// history this browser never saw, never pulls the anchor up over the lines after it.
+    pub(super) fn relocate_handshakes<'m>(
+        &mut self,
+        messages: impl Iterator<Item = (usize, &'m Message)> + Clone,
+    ) {
+        for workflow in &mut self.workflows {
+            let stored = workflow.handshake_message;
+            let Some(last) = messages
+                .clone()
+                .filter(|(_, m)| holds_handshake_of(m, &workflow.id))
+                .map(|(index, _)| index)
+                .last()
+            else {
+                continue;
+            };
+            let stored_lost = messages
+                .clone()
+                .find(|(index, _)| *index == stored)
+                .is_some_and(|(_, m)| !holds_handshake_of(m, &workflow.id));
+            if last > stored || (last < stored && stored_lost) {
+                workflow.handshake_message = last;
+            }
+        }
     }
 }

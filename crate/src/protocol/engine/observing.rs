@@ -26,6 +26,7 @@ impl Engine {
             self.messages.resize_with(count, MessageCursor::default);
         }
         self.transcript_len = count;
+        self.relocate_handshakes(messages.iter().take(count).enumerate());
         let mut out = Vec::new();
         for (index, message) in messages.iter().take(count).enumerate() {
             self.process_message(index, message, index + 1 == count, &mut out);
@@ -46,6 +47,7 @@ impl Engine {
             self.messages.resize_with(count, MessageCursor::default);
         }
         self.transcript_len = count;
+        self.relocate_handshakes(messages.iter().take(count).enumerate());
         let mut out = Vec::new();
         for (index, message) in messages.iter().take(count).enumerate() {
             self.process_message(index, message, false, &mut out);
@@ -86,11 +88,13 @@ impl Engine {
             self.messages.resize_with(count, MessageCursor::default);
         }
         self.transcript_len = count;
+        let changes: Vec<(usize, &Message)> = changes
+            .into_iter()
+            .filter(|(index, _)| *index < count)
+            .collect();
+        self.relocate_handshakes(changes.iter().copied());
         let mut out = Vec::new();
         for (index, message) in changes {
-            if index >= count {
-                continue;
-            }
             self.process_message(index, message, index + 1 == count, &mut out);
         }
         self.drop_unaskable_handshakes(&mut out);

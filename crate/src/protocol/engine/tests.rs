@@ -222,6 +222,33 @@ fn a_v02_line_before_the_handshake_message_is_never_held_even_when_rescanned() {
     assert_eq!(engine.workflow("w2").unwrap().state, WorkflowState::Active);
 }
 
+/// Older messages loaded on top move the handshake: it is found again (the last message holding
+/// it), so a copy of it the model wrote above, in history this browser never saw, with a BAI/0.2
+/// line after it, does not make that line count as written after the ACK.
+#[test]
+fn a_handshake_copy_above_in_history_loaded_later_does_not_anchor_the_workflow() {
+    let mut engine = Engine::new();
+    let mut messages = vec![
+        Message::new(Role::User, "go"),
+        Message::new(Role::Assistant, V02_HANDSHAKE),
+    ];
+    assert!(matches!(
+        engine.observe(&messages).as_slice(),
+        [Decision::HandshakeFound { .. }]
+    ));
+    assert!(executed(&engine.approve("w2", NONCE).unwrap()).is_empty());
+    // History above loads: the model's earlier copy of the handshake, with a line after it.
+    messages.insert(0, Message::new(Role::Assistant, v02_action("1", "#delete")));
+    messages.insert(0, Message::new(Role::Assistant, V02_HANDSHAKE));
+    messages.insert(0, Message::new(Role::User, "earlier"));
+    let decisions = engine.observe(&messages);
+    assert!(executed(&decisions).is_empty(), "{decisions:?}");
+    assert_eq!(codes(&decisions), vec!["before_ack"], "{decisions:?}");
+    // The model's next line, below the real handshake, runs.
+    messages.push(Message::new(Role::Assistant, v02_action("1", "#next")));
+    assert_eq!(executed(&engine.observe(&messages)), vec![1]);
+}
+
 #[test]
 fn a_handshake_whose_held_line_is_refused_in_the_same_message_is_not_offered() {
     let mut engine = Engine::new();
