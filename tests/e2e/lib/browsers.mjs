@@ -311,6 +311,10 @@ class FirefoxTab {
           args: [fn.toString(), args, Math.max(0, deadline - Date.now())],
         });
         if (result?.ok) return result.value;
+        // The in-page waiter gave up before the deadline: it ran in a document that went away
+        // under it (an extension page replacing the tab's first blank one answers so in
+        // Firefox, seen in a full run). Wait again on what the tab shows now.
+        if (Date.now() < deadline - 100) continue;
         break;
       } catch (error) {
         // The page navigated (or is still replacing about:blank) while waiting: wait on the
