@@ -14,6 +14,10 @@
 //! `BAI_WRITE_FIXTURE=1 cargo test -p bai --test decisions_json` writes it again.
 
 use bai::protocol::action::{ActionOptions, OnError};
+use bai::protocol::decision_write::{
+    action_json, decisions_json, poll_result_json, write_rejected_action,
+};
+use bai::protocol::json_write;
 use bai::protocol::validate::action_from_json;
 use bai::protocol::{
     Action, Decision, ProtocolVersion, RejectCode, RejectedAction, Rejection, WorkflowState,
@@ -187,6 +191,24 @@ fn cases() -> Vec<Vec<Decision>> {
     cases
 }
 
+/// What the engine saves of held actions and refused records: the same writers, one value each.
+#[test]
+fn actions_and_refused_records_are_written_as_serde_writes_them() {
+    for action in actions() {
+        assert_eq!(
+            action_json(&action),
+            serde_json::to_string(&action).unwrap()
+        );
+    }
+    for decision in cases().iter().flatten() {
+        if let Decision::ResultDue { rejected, .. } = decision {
+            let mut ours = String::new();
+            json_write::list(&mut ours, rejected, write_rejected_action);
+            assert_eq!(ours, serde_json::to_string(rejected).unwrap());
+        }
+    }
+}
+
 #[test]
 fn decisions_are_written_as_before() {
     let written: Vec<String> = cases()
@@ -203,7 +225,56 @@ fn decisions_are_written_as_before() {
     }
     let expected: Vec<&str> = FIXTURE.lines().collect();
     assert_eq!(written.len(), expected.len(), "one fixture line per case");
-    for (ours, old) in written.iter().zip(&expected) {
-        assert_eq!(ours, old);
+    for (case, (serde, old)) in cases().iter().zip(written.iter().zip(&expected)) {
+        assert_eq!(serde, old, "serde's derives");
+        assert_eq!(&decisions_json(case), old, "the hand-written writer");
+    }
+}
+
+/// The chat session's poll result, as its derived `Serialize` wrote it (`PollResult` and
+/// `HandshakeRecognition` in `bindings::chat_session`, wasm only: their fields, in order).
+#[test]
+fn poll_results_are_written_as_serde_writes_them() {
+    #[derive(serde::Serialize)]
+    struct PollResult<'a> {
+        pending: bool,
+        decisions: &'a [Decision],
+        messages: usize,
+        reads: u64,
+        site: &'static str,
+        handshake_recognitions: Vec<HandshakeRecognition>,
+    }
+    #[derive(serde::Serialize)]
+    struct HandshakeRecognition {
+        message_index: usize,
+        rule: &'static str,
+    }
+    let all = cases().concat();
+    for (pending, decisions, recognitions) in [
+        (true, &all[..0], Vec::new()),
+        (false, &all[..], Vec::new()),
+        (
+            false,
+            &all[..1],
+            vec![(0, "unlabelled_block_content"), (7, "display_cased_label")],
+        ),
+    ] {
+        let serde = serde_json::to_string(&PollResult {
+            pending,
+            decisions,
+            messages: 12,
+            reads: u64::MAX,
+            site: "chatgpt",
+            handshake_recognitions: recognitions
+                .iter()
+                .map(|&(message_index, rule)| HandshakeRecognition {
+                    message_index,
+                    rule,
+                })
+                .collect(),
+        })
+        .unwrap();
+        let ours = poll_result_json(pending, decisions, 12, u64::MAX, "chatgpt", &recognitions);
+        assert_eq!(ours, serde);
     }
 }

@@ -17,6 +17,7 @@ use crate::chat::transcript::{TranscriptReader, observer_options};
 use crate::chat::{SiteProfile, choose_profile};
 use crate::dom::redact::redact_secrets;
 use crate::policy::{PolicySettings, RateLimiter, settings_from_json};
+use crate::protocol::decision_write::{decisions_json, poll_result_json};
 use crate::protocol::engine::{HEAD_PART, PartWriter, join_parts, split_parts};
 use crate::protocol::fields::{fields, strings};
 use crate::protocol::json::read_plain;
@@ -24,8 +25,8 @@ use crate::protocol::marks::LineMarks;
 use crate::protocol::outcome::{ActionFailure, ActionReply, ActionStart, changes_worth_reporting};
 use crate::protocol::{Capability, Decision, Engine, EngineError, PageInfo, ResultReport};
 
-/// What one [`ChatSession::poll`] returns to JS.
-#[derive(Debug, Serialize)]
+/// What one [`ChatSession::poll`] returns to JS (written by [`PollResult::json`]).
+#[derive(Debug)]
 struct PollResult<'a> {
     /// The transcript is not read up to its newest message yet: the engine saw nothing of this
     /// poll (no decisions) and the glue polls again after yielding to the page.
@@ -51,12 +52,32 @@ struct Refused<'a> {
     next: &'static str,
 }
 
+impl PollResult<'_> {
+    /// The JSON its derived `Serialize` wrote, by hand (see
+    /// [`crate::protocol::decision_write::poll_result_json`]).
+    fn json(&self) -> String {
+        let recognitions: Vec<(usize, &str)> = self
+            .handshake_recognitions
+            .iter()
+            .map(|recognition| (recognition.message_index, recognition.rule.as_str()))
+            .collect();
+        poll_result_json(
+            self.pending,
+            self.decisions,
+            self.messages,
+            self.reads,
+            self.site,
+            &recognitions,
+        )
+    }
+}
+
 /// How long one poll may read messages before it yields to the page (the rest of the task, the
 /// engine's decisions and the glue, stays well under the 50 ms of a long task).
 const READ_SLICE_MS: f64 = 8.0;
 
 /// A code block read as a handshake by its content (see [`crate::chat::text::read_message`]).
-#[derive(Debug, Serialize)]
+#[derive(Debug)]
 struct HandshakeRecognition {
     message_index: usize,
     rule: HandshakeRule,
@@ -268,14 +289,15 @@ impl ChatSession {
             && elapsed() >= READ_SLICE_MS / 2.0;
         self.engine_deferred |= engine_waits;
         if !all_read || engine_waits {
-            return to_json(&PollResult {
+            return Ok(PollResult {
                 pending: true,
                 decisions: &[],
                 messages: reader.len(),
                 reads: reader.reads(),
                 site: reader.profile().name,
                 handshake_recognitions: Vec::new(),
-            });
+            }
+            .json());
         }
         // The first poll takes the whole transcript: only later ones need what changed.
         let changes = if self.first_poll_done {
@@ -312,14 +334,15 @@ impl ChatSession {
             }
         };
         self.marks.note_decisions(&decisions);
-        to_json(&PollResult {
+        Ok(PollResult {
             pending: false,
             decisions: &decisions,
             messages: reader.len(),
             reads: reader.reads(),
             site: reader.profile().name,
             handshake_recognitions,
-        })
+        }
+        .json())
     }
 
     /// The layout profile reading this page (its name, as in the panel's diagnostics).
@@ -353,7 +376,7 @@ impl ChatSession {
             .map_err(engine_error)?;
         self.marks.note_answer(workflow_id, true);
         self.marks.note_decisions(&decisions);
-        to_json(&decisions)
+        Ok(decisions_json(&decisions))
     }
 
     /// The user refused the handshake.
@@ -361,14 +384,14 @@ impl ChatSession {
         let decisions = self.engine.deny(workflow_id).map_err(engine_error)?;
         self.marks.note_answer(workflow_id, false);
         self.marks.note_decisions(&decisions);
-        to_json(&decisions)
+        Ok(decisions_json(&decisions))
     }
 
     /// The user pressed Stop.
     pub fn stop(&mut self, workflow_id: &str) -> Result<String, JsError> {
         let decisions = self.engine.stop(workflow_id).map_err(engine_error)?;
         self.marks.note_decisions(&decisions);
-        to_json(&decisions)
+        Ok(decisions_json(&decisions))
     }
 
     /// BAI asks the user whether action `action_id` of `workflow_id` may run: its line's mark

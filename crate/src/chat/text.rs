@@ -89,6 +89,16 @@ pub enum HandshakeRule {
     DisplayCasedLabel,
 }
 
+impl HandshakeRule {
+    /// The snake_case name the poll result gives it (as its `Serialize` writes it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::UnlabelledBlockContent => "unlabelled_block_content",
+            Self::DisplayCasedLabel => "display_cased_label",
+        }
+    }
+}
+
 /// A message's text and the code blocks recognized as handshakes by their content.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MessageRead {

@@ -20,6 +20,7 @@
 
 pub mod action;
 pub mod continuation;
+pub mod decision_write;
 pub mod engine;
 pub mod error;
 pub mod fence;

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::{Decision, Engine, MessageCursor, PendingResult, RejectedAction, Role};
 use crate::protocol::continuation::{Continuation, Segment, SegmentField, SpentToken};
+use crate::protocol::decision_write::{write_action, write_rejected_action};
 use crate::protocol::error::RejectCode;
 use crate::protocol::fields::{FieldError, fields, string, strings, u64s, usize_of};
 use crate::protocol::fingerprint::Fingerprint;
@@ -25,11 +26,12 @@ use crate::protocol::workflow::{HeldAction, IssuedResult, Workflow, WorkflowStat
 
 impl Engine {
     /// The engine state as JSON, to persist across page reloads. Written by hand (see
-    /// [`write_engine`]); the actions and refusals in it by their `Serialize`, as in the
-    /// decisions.
+    /// [`write_engine`]), the actions and refused records in it too (as in the decisions, see
+    /// [`crate::protocol::decision_write`]). Writing cannot fail; the `Result` is the signature
+    /// callers had when serde wrote parts of it.
     pub fn save(&self) -> Result<String, serde_json::Error> {
         let mut out = String::new();
-        write_engine(&mut out, self)?;
+        write_engine(&mut out, self);
         Ok(out)
     }
 
@@ -68,12 +70,34 @@ impl Decision {
 // The state's writer, by hand: what the `Serialize` derives of these types wrote, field for
 // field (the fixture in `crate/tests/saved_state.rs` holds that output).
 
-type WriteResult = Result<(), serde_json::Error>;
-
-fn write_engine(out: &mut String, engine: &Engine) -> WriteResult {
+/// A continuation's [`Segment`], as its derived `Serialize` wrote it (`action_id` when present,
+/// `joins` when true).
+fn write_segment(out: &mut String, segment: &Segment) {
     let mut o = Object::new(out);
-    list_with(o.key("messages"), &engine.messages, write_cursor)?;
-    list_with(o.key("workflows"), &engine.workflows, write_workflow)?;
+    o.number("result_id", segment.result_id);
+    if let Some(action_id) = segment.action_id {
+        o.number("action_id", action_id);
+    }
+    o.string(
+        "field",
+        match segment.field {
+            SegmentField::Data => "data",
+            SegmentField::Observation => "observation",
+        },
+    );
+    o.list("values", &segment.values, |out, value| {
+        json_write::string(out, value);
+    });
+    if segment.joins {
+        o.bool("joins", true);
+    }
+    o.end();
+}
+
+fn write_engine(out: &mut String, engine: &Engine) {
+    let mut o = Object::new(out);
+    json_write::list(o.key("messages"), &engine.messages, write_cursor);
+    json_write::list(o.key("workflows"), &engine.workflows, write_workflow);
     o.list("stale", &engine.stale, |out, id| {
         json_write::string(out, id)
     });
@@ -84,24 +108,6 @@ fn write_engine(out: &mut String, engine: &Engine) -> WriteResult {
         });
     }
     o.end();
-    Ok(())
-}
-
-/// A list whose items' writer can fail (an embedded `Serialize`).
-fn list_with<T>(
-    out: &mut String,
-    items: &[T],
-    write: impl Fn(&mut String, &T) -> WriteResult,
-) -> WriteResult {
-    out.push('[');
-    for (index, item) in items.iter().enumerate() {
-        if index > 0 {
-            out.push(',');
-        }
-        write(out, item)?;
-    }
-    out.push(']');
-    Ok(())
 }
 
 fn write_fingerprint(out: &mut String, fingerprint: &Fingerprint) {
@@ -110,7 +116,7 @@ fn write_fingerprint(out: &mut String, fingerprint: &Fingerprint) {
     out.push('"');
 }
 
-fn write_cursor(out: &mut String, cursor: &MessageCursor) -> WriteResult {
+fn write_cursor(out: &mut String, cursor: &MessageCursor) {
     let mut o = Object::new(out);
     if let Some(role) = cursor.role {
         o.string(
@@ -128,7 +134,7 @@ fn write_cursor(out: &mut String, cursor: &MessageCursor) -> WriteResult {
         o.list("reported", &cursor.reported, write_fingerprint);
     }
     if !cursor.pending.is_empty() {
-        list_with(o.key("pending"), &cursor.pending, |out, pending| {
+        json_write::list(o.key("pending"), &cursor.pending, |out, pending| {
             let mut p = Object::new(out);
             p.string("workflow_id", &pending.workflow_id);
             if !pending.executed.is_empty() {
@@ -137,19 +143,16 @@ fn write_cursor(out: &mut String, cursor: &MessageCursor) -> WriteResult {
                 });
             }
             if !pending.rejected.is_empty() {
-                p.key("rejected")
-                    .push_str(&serde_json::to_string(&pending.rejected)?);
+                p.list("rejected", &pending.rejected, write_rejected_action);
             }
             p.bool("needed", pending.needed);
             p.end();
-            Ok(())
-        })?;
+        });
     }
     o.end();
-    Ok(())
 }
 
-fn write_workflow(out: &mut String, workflow: &Workflow) -> WriteResult {
+fn write_workflow(out: &mut String, workflow: &Workflow) {
     let mut o = Object::new(out);
     o.string("id", &workflow.id);
     o.string("protocol", workflow.protocol.as_str());
@@ -164,17 +167,15 @@ fn write_workflow(out: &mut String, workflow: &Workflow) -> WriteResult {
     }
     o.list("executed", &workflow.executed, write_fingerprint);
     if !workflow.held.is_empty() {
-        list_with(o.key("held"), &workflow.held, |out, held| {
+        json_write::list(o.key("held"), &workflow.held, |out, held| {
             let mut h = Object::new(out);
             h.number("action_id", held.action_id);
             write_fingerprint(h.key("fingerprint"), &held.fingerprint);
-            h.key("action")
-                .push_str(&serde_json::to_string(&held.action)?);
+            write_action(h.key("action"), &held.action);
             h.number("message_index", held.message_index as u64);
             h.string("excerpt", &held.excerpt);
             h.end();
-            Ok(())
-        })?;
+        });
     }
     if !workflow.capabilities.is_empty() {
         o.list("capabilities", &workflow.capabilities, |out, capability| {
@@ -200,8 +201,7 @@ fn write_workflow(out: &mut String, workflow: &Workflow) -> WriteResult {
     {
         let mut c = Object::new(o.key("continuation"));
         c.string("token", &continuation.token);
-        c.key("segments")
-            .push_str(&serde_json::to_string(&continuation.segments)?);
+        c.list("segments", &continuation.segments, write_segment);
         if let Some(claimed_by) = continuation.claimed_by {
             c.number("claimed_by", claimed_by);
         }
@@ -218,7 +218,6 @@ fn write_workflow(out: &mut String, workflow: &Workflow) -> WriteResult {
         });
     }
     o.end();
-    Ok(())
 }
 
 /// Why a saved engine state could not be restored (a plain sentence).
