@@ -278,3 +278,160 @@ fn poll_results_are_written_as_serde_writes_them() {
         assert_eq!(ours, serde);
     }
 }
+
+/// The chat session's other answers to JS, each against its derived `Serialize` (the saved
+/// session's struct lives in the wasm-only bindings: mirrored here, fields in order).
+#[test]
+fn session_answers_are_written_as_serde_writes_them() {
+    use bai::policy::{PolicySettings, RateLimiter};
+    use bai::protocol::WorkflowInfo;
+    use bai::protocol::decision_write::{
+        action_start_json, outcome_step_json, part_changes_json, refused_json, saved_session_json,
+        strings_json, workflows_json,
+    };
+    use bai::protocol::engine::PartChanges;
+    use bai::protocol::outcome::{ActionFailure, ActionStart, NextStep, OutcomeStep, SkipReason};
+
+    for start in [
+        ActionStart::Run,
+        ActionStart::Finished,
+        ActionStart::Skip {
+            why: SkipReason::Stopped,
+        },
+        ActionStart::Skip {
+            why: SkipReason::EarlierFailure,
+        },
+        ActionStart::Skip {
+            why: SkipReason::NotHandedOut,
+        },
+    ] {
+        assert_eq!(
+            action_start_json(&start),
+            serde_json::to_string(&start).unwrap()
+        );
+    }
+
+    let failures = [
+        ActionFailure {
+            code: "not_found".into(),
+            message: "no element matches \"#a\"\n".into(),
+            hints: Vec::new(),
+        },
+        ActionFailure {
+            code: String::new(),
+            message: String::new(),
+            hints: vec!["@e1 button \"Buy\"".into(), "\u{e9}".into()],
+        },
+    ];
+    for failure in &failures {
+        #[derive(serde::Serialize)]
+        struct Refused<'a> {
+            error: &'a ActionFailure,
+            next: &'static str,
+        }
+        let refused = Refused {
+            error: failure,
+            next: "refused",
+        };
+        assert_eq!(
+            refused_json(failure),
+            serde_json::to_string(&refused).unwrap()
+        );
+        for next in [
+            NextStep::Retry { attempt: 0 },
+            NextStep::Retry { attempt: 255 },
+            NextStep::GoOn,
+            NextStep::StopMessage,
+        ] {
+            for failure in [None, Some(failure.clone())] {
+                let step = OutcomeStep { next, failure };
+                assert_eq!(
+                    outcome_step_json(&step),
+                    serde_json::to_string(&step).unwrap()
+                );
+            }
+        }
+    }
+
+    let info = |n: u64| WorkflowInfo {
+        workflow_id: format!("wf-\"{n}\""),
+        protocol: if n % 2 == 0 {
+            ProtocolVersion::V0_3
+        } else {
+            ProtocolVersion::V0_2
+        },
+        state: WorkflowState::ALL[n as usize % WorkflowState::ALL.len()],
+        ack_nonce: (n % 2 == 0).then(|| "n_0123456789abcdef".to_owned()),
+        ack_seen: n % 3 == 0,
+        executed_actions: n * 7,
+        held_actions: n,
+        success: [None, Some(true), Some(false)][n as usize % 3],
+        capabilities: if n % 2 == 0 {
+            vec!["action_lines".into(), "observe".into()]
+        } else {
+            Vec::new()
+        },
+        results_issued: n % 4,
+        results_seen: n % 5,
+    };
+    for count in [0, 1, 9] {
+        let workflows: Vec<WorkflowInfo> = (0..count).map(info).collect();
+        assert_eq!(
+            workflows_json(&workflows),
+            serde_json::to_string(&workflows).unwrap()
+        );
+    }
+
+    #[derive(serde::Serialize)]
+    struct SavedSession {
+        engine: String,
+        limiter: RateLimiter,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        parts: Option<Vec<String>>,
+    }
+    let mut limiter = RateLimiter::default();
+    let settings = PolicySettings::default();
+    for (index, workflow) in ["wf-1", "wf-\"2\"", "wf-1"].iter().enumerate() {
+        let _ = limiter.admit(&settings, workflow, 1_700_000_000_000 + index as u64);
+    }
+    assert!(
+        saved_session_json("", &limiter, None).contains(r#""per_workflow":[["wf-1",2],"#),
+        "the limiter has windows to write"
+    );
+    for limiter in [RateLimiter::default(), limiter] {
+        for parts in [
+            None,
+            Some(Vec::new()),
+            Some(vec!["m.0".to_owned(), "w0x.1".to_owned()]),
+        ] {
+            let engine = r#"{"messages":[],"workflows":[{"id":"wf-1"}]}"#;
+            let saved = SavedSession {
+                engine: engine.to_owned(),
+                limiter: limiter.clone(),
+                parts: parts.clone(),
+            };
+            assert_eq!(
+                saved_session_json(engine, &limiter, parts.as_deref()),
+                serde_json::to_string(&saved).unwrap()
+            );
+        }
+    }
+
+    let changes = PartChanges {
+        set: vec![
+            ("m.0".into(), r#"[{"processed":1}]"#.into()),
+            ("head".into(), "{\"a\":\"\\u0001\"}".into()),
+        ],
+        remove: vec!["w1r.0".into()],
+    };
+    for changes in [PartChanges::default(), changes] {
+        assert_eq!(
+            part_changes_json(&changes),
+            serde_json::to_string(&changes).unwrap()
+        );
+        assert_eq!(
+            strings_json(&changes.remove),
+            serde_json::to_string(&changes.remove).unwrap()
+        );
+    }
+}

@@ -1,14 +1,18 @@
-//! The engine's decisions (and the actions and refused records in them) written as JSON by
-//! hand, byte for byte what their derived `Serialize` impls write with `serde_json::to_string`
-//! (`crate/tests/decisions_json.rs` holds that output): the chat module hands these to JS on
-//! every poll, and serde's derived writers for them were most of its serde code. The derives
-//! stay for native tests and tools; the wasm build links only what it calls.
+//! The engine's decisions (and the actions and refused records in them), and the other answers
+//! the chat module hands to JS (action starts and outcomes, workflows, saved sessions and their
+//! parts), written as JSON by hand, byte for byte what their derived `Serialize` impls write
+//! with `serde_json::to_string` (`crate/tests/decisions_json.rs` holds that output and checks
+//! the rest against the derives): serde's derived writers were most of the chat module's serde
+//! code. The derives stay for native tests and tools; the wasm build links only what it calls.
 
 use super::action::{Action, ActionOptions, ElementState, Expectation, OnError, WaitCondition};
-use super::engine::{Decision, RejectedAction};
+use super::engine::{Decision, PartChanges, RejectedAction};
 use super::error::Rejection;
 use super::json_write::{self, Object};
+use super::outcome::{ActionFailure, ActionStart, NextStep, OutcomeStep, SkipReason};
 use super::selector::Selector;
+use super::workflow::WorkflowInfo;
+use crate::policy::RateLimiter;
 
 /// `decisions` as a JSON list, as `serde_json::to_string(decisions)` writes it.
 pub fn decisions_json(decisions: &[Decision]) -> String {
@@ -302,4 +306,144 @@ fn float(out: &mut String, value: f64) {
         Some(number) => out.push_str(&number.to_string()),
         None => out.push_str("null"),
     }
+}
+
+/// Appends an [`ActionFailure`] (`hints` only when there are some).
+pub fn write_failure(out: &mut String, failure: &ActionFailure) {
+    let mut o = Object::new(out);
+    o.string("code", &failure.code);
+    o.string("message", &failure.message);
+    if !failure.hints.is_empty() {
+        o.list("hints", &failure.hints, |out, hint| {
+            json_write::string(out, hint)
+        });
+    }
+    o.end();
+}
+
+/// An [`ActionStart`]: `{"next":"run"}`, `{"next":"skip","why":...}` or `{"next":"finished"}`.
+pub fn action_start_json(start: &ActionStart) -> String {
+    let mut out = String::new();
+    let mut o = Object::new(&mut out);
+    match start {
+        ActionStart::Run => o.string("next", "run"),
+        ActionStart::Skip { why } => {
+            o.string("next", "skip");
+            o.string(
+                "why",
+                match why {
+                    SkipReason::Stopped => "stopped",
+                    SkipReason::EarlierFailure => "earlier_failure",
+                    SkipReason::NotHandedOut => "not_handed_out",
+                },
+            );
+        }
+        ActionStart::Finished => o.string("next", "finished"),
+    }
+    o.end();
+    out
+}
+
+/// The answer to a start the rate limits refused: `{"error": failure, "next": "refused"}`.
+pub fn refused_json(failure: &ActionFailure) -> String {
+    let mut out = String::new();
+    let mut o = Object::new(&mut out);
+    write_failure(o.key("error"), failure);
+    o.string("next", "refused");
+    o.end();
+    out
+}
+
+/// An [`OutcomeStep`]: its `next` (with `attempt` for a retry), then `failure` when there is one.
+pub fn outcome_step_json(step: &OutcomeStep) -> String {
+    let mut out = String::new();
+    let mut o = Object::new(&mut out);
+    match step.next {
+        NextStep::Retry { attempt } => {
+            o.string("next", "retry");
+            o.number("attempt", attempt.into());
+        }
+        NextStep::GoOn => o.string("next", "go_on"),
+        NextStep::StopMessage => o.string("next", "stop_message"),
+    }
+    if let Some(failure) = &step.failure {
+        write_failure(o.key("failure"), failure);
+    }
+    o.end();
+    out
+}
+
+/// The workflows for the panel: each [`WorkflowInfo`] with `ack_nonce` and `success` as `null`
+/// when unknown, and the capabilities and result counts only when not empty or zero.
+pub fn workflows_json(workflows: &[WorkflowInfo]) -> String {
+    let mut out = String::new();
+    json_write::list(&mut out, workflows, |out, info| {
+        let mut o = Object::new(out);
+        o.string("workflow_id", &info.workflow_id);
+        o.string("protocol", info.protocol.as_str());
+        o.string("state", info.state.as_str());
+        match &info.ack_nonce {
+            Some(nonce) => o.string("ack_nonce", nonce),
+            None => o.key("ack_nonce").push_str("null"),
+        }
+        o.bool("ack_seen", info.ack_seen);
+        o.number("executed_actions", info.executed_actions);
+        o.number("held_actions", info.held_actions);
+        match info.success {
+            Some(success) => o.bool("success", success),
+            None => o.key("success").push_str("null"),
+        }
+        if !info.capabilities.is_empty() {
+            o.list("capabilities", &info.capabilities, |out, name| {
+                json_write::string(out, name);
+            });
+        }
+        if info.results_issued != 0 {
+            o.number("results_issued", info.results_issued);
+        }
+        if info.results_seen != 0 {
+            o.number("results_seen", info.results_seen);
+        }
+        o.end();
+    });
+    out
+}
+
+/// A saved chat session, `{"engine": state, "limiter": {...}, "parts"?: [names]}`, as the
+/// derived `Serialize` of the chat bindings' `SavedSession` wrote it.
+pub fn saved_session_json(engine: &str, limiter: &RateLimiter, parts: Option<&[String]>) -> String {
+    let mut out = String::new();
+    let mut o = Object::new(&mut out);
+    o.string("engine", engine);
+    limiter.write_json(o.key("limiter"));
+    if let Some(parts) = parts {
+        o.list("parts", parts, |out, name| json_write::string(out, name));
+    }
+    o.end();
+    out
+}
+
+/// [`PartChanges`]: `{"set":[[name,json],...],"remove":[name,...]}`.
+pub fn part_changes_json(changes: &PartChanges) -> String {
+    let mut out = String::new();
+    let mut o = Object::new(&mut out);
+    o.list("set", &changes.set, |out, (name, json)| {
+        out.push('[');
+        json_write::string(out, name);
+        out.push(',');
+        json_write::string(out, json);
+        out.push(']');
+    });
+    o.list("remove", &changes.remove, |out, name| {
+        json_write::string(out, name);
+    });
+    o.end();
+    out
+}
+
+/// A list of strings as JSON.
+pub fn strings_json(strings: &[String]) -> String {
+    let mut out = String::new();
+    json_write::list(&mut out, strings, |out, text| json_write::string(out, text));
+    out
 }

@@ -25,10 +25,12 @@ pub(crate) fn object_fingerprint(map: &Map<String, Value>) -> Fingerprint {
     Fingerprint::of(canonical_json(map).as_bytes())
 }
 
-/// `map` as compact JSON: serde_json's default map is ordered by key, so this text is
-/// canonical.
+/// `map` as compact JSON, as serde_json writes it (the fingerprints saved states hold were taken
+/// of serde_json's text): its default map is ordered by key, so this text is canonical.
 fn canonical_json(map: &Map<String, Value>) -> String {
-    serde_json::to_string(map).unwrap_or_default()
+    let mut out = String::new();
+    super::json_write::object(&mut out, map);
+    out
 }
 
 /// The string field `key`, if present and a string.
@@ -200,9 +202,9 @@ pub fn ack_line_with_capabilities(
     ack_nonce: &str,
     extensions: &[Capability],
 ) -> String {
-    // Serializing a &str cannot fail; the fallback only keeps the signature infallible.
-    let id = serde_json::to_string(workflow_id).unwrap_or_else(|_| "\"\"".into());
-    let nonce = serde_json::to_string(ack_nonce).unwrap_or_else(|_| "\"\"".into());
+    let (mut id, mut nonce) = (String::new(), String::new());
+    super::json_write::string(&mut id, workflow_id);
+    super::json_write::string(&mut nonce, ack_nonce);
     match protocol {
         ProtocolVersion::V0_2 => format!(
             "BAI_ACK {{\"protocol\":\"BAI/0.2\",\"workflow_id\":{id},\"state\":\"{STATE_ACKNOWLEDGED}\",\"ack_nonce\":{nonce}}}"
@@ -250,7 +252,7 @@ pub(crate) fn action_id_field(map: &Map<String, Value>) -> Result<u64, Refusal> 
             }),
         },
         Some(other) => Err(Refusal::ActionIdNotNumber {
-            written: other.to_string(),
+            written: super::json_write::value_json(other),
             json_type: json_type(other),
         }),
     }

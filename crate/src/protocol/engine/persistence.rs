@@ -412,7 +412,9 @@ fn cut(list: &mut Value, name: &str, per_part: usize, parts: &mut Vec<(String, V
         parts.push((part.clone(), Value::Array(slice.to_vec())));
         names.push(Value::String(part));
     }
-    *list = serde_json::json!({ PARTS_FIELD: names });
+    let mut head = serde_json::Map::new();
+    head.insert(PARTS_FIELD.to_owned(), Value::Array(names));
+    *list = Value::Object(head);
 }
 
 /// Cuts an [`Engine::save`] state (parsed) into its head and the slices of its growing lists:
@@ -441,9 +443,9 @@ pub fn split_parts(mut state: Value) -> Vec<(String, String)> {
     }
     let mut out: Vec<(String, String)> = parts
         .into_iter()
-        .map(|(name, value)| (name, value.to_string()))
+        .map(|(name, value)| (name, json_write::value_json(&value)))
         .collect();
-    out.push((HEAD_PART.to_owned(), state.to_string()));
+    out.push((HEAD_PART.to_owned(), json_write::value_json(&state)));
     out
 }
 
