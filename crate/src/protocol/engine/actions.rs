@@ -98,7 +98,7 @@ impl Engine {
         let action_id = match action_id {
             Ok(id) => id,
             Err(refusal) => {
-                self.fail(position, site, refusal, None, out);
+                self.fail(position, site, &refusal, None, out);
                 return Flow::Continue;
             }
         };
@@ -131,7 +131,7 @@ impl Engine {
                     Self::execute(workflow, action_id, fingerprint, action, options, out);
                 }
             }
-            Err(refusal) => self.fail(position, site, refusal, Some(action_id), out),
+            Err(refusal) => self.fail(position, site, &refusal, Some(action_id), out),
         }
         Flow::Continue
     }
@@ -165,7 +165,7 @@ impl Engine {
             return;
         }
         for position in counted {
-            self.fail(position, site, refusal.clone(), action_id, out);
+            self.fail(position, site, &refusal, action_id, out);
         }
     }
 
