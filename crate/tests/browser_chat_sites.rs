@@ -156,3 +156,32 @@ fn page_status_and_picture_failure_json_are_as_serde_writes_them() {
         );
     }
 }
+
+/// A code block's header label is refused as a language name by ASCII case-folding against
+/// `NOT_A_LANGUAGE` (the chat module carries no Unicode case tables): the same answer as
+/// `to_lowercase`, because the only non-ASCII character whose lower case is all ASCII is the
+/// Kelvin sign (`k`), which none of the words holds.
+#[wasm_bindgen_test]
+fn ascii_folding_refuses_the_header_words_as_to_lowercase_did() {
+    use bai::chat::text::NOT_A_LANGUAGE;
+    let mut folding_into_ascii = Vec::new();
+    for c in (0x80..=0x10_ffff).filter_map(char::from_u32) {
+        if c.to_lowercase().all(|l| l.is_ascii()) {
+            folding_into_ascii.push(c);
+        }
+    }
+    assert_eq!(folding_into_ascii, ['\u{212a}']);
+    assert!(NOT_A_LANGUAGE.iter().all(|word| !word.contains('k')));
+    for word in NOT_A_LANGUAGE {
+        for text in [
+            word.to_string(),
+            word.to_uppercase(),
+            "Copy".into(),
+            "cOpIeD!".into(),
+        ] {
+            let old = NOT_A_LANGUAGE.contains(&text.to_lowercase().as_str());
+            let new = NOT_A_LANGUAGE.iter().any(|w| text.eq_ignore_ascii_case(w));
+            assert_eq!(old, new, "{text}");
+        }
+    }
+}
