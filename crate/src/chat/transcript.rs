@@ -370,7 +370,12 @@ impl TranscriptReader {
             .iter()
             .map(|element| lookup(&old_index_of, &old_entries, element))
             .collect();
-        let reused_old: BTreeSet<usize> = previous_of.iter().flatten().copied().collect();
+        // Inserted one by one: collecting into a set sorts first, with the standard library's
+        // stable sort (kept out of the chat module, see `protocol::small_sort`).
+        let mut reused_old = BTreeSet::new();
+        for previous in previous_of.iter().flatten() {
+            reused_old.insert(*previous);
+        }
         let mut old: Vec<Option<Entry>> = old_entries.into_iter().map(Some).collect();
         let old_dirty = std::mem::take(&mut self.dirty);
         let index_of = WeakMap::new();

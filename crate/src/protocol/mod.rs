@@ -38,6 +38,7 @@ pub mod replay;
 pub mod result;
 pub mod scanner;
 pub mod selector;
+pub mod small_sort;
 pub mod tabs;
 pub mod validate;
 pub mod workflow;

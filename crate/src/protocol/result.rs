@@ -279,11 +279,15 @@ fn shrink(value: &Value, keep: usize) -> Value {
         Value::Array(items) => {
             Value::Array(items.iter().take(keep).map(|v| shrink(v, keep)).collect())
         }
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), shrink(v, keep)))
-                .collect(),
-        ),
+        Value::Object(map) => {
+            // Inserted one by one: collecting into a map sorts first, with the standard
+            // library's stable sort (kept out of the chat module, see `super::small_sort`).
+            let mut shrunk = serde_json::Map::new();
+            for (key, item) in map {
+                shrunk.insert(key.clone(), shrink(item, keep));
+            }
+            Value::Object(shrunk)
+        }
         Value::String(s) => Value::String(cap(s, SHRUNK_STRING_MAX_CHARS)),
         other => other.clone(),
     }
@@ -673,7 +677,7 @@ pub(crate) fn build_chunked_line(
         actions.push(entry);
     }
     // The claimed segments come first, then this result's own values in line order.
-    pendings.sort_by_key(|p| !matches!(p.place, Place::More(_)));
+    super::small_sort::sort_by_key(&mut pendings, |p| !matches!(p.place, Place::More(_)));
     let observation = report.observation.as_ref();
     if let Some(values) = observation
         .and_then(|o| o.get("elements"))

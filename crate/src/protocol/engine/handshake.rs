@@ -55,7 +55,7 @@ impl Engine {
                 _ => {}
             }
         }
-        candidates.sort_by_key(|c| c.0.start);
+        crate::protocol::small_sort::sort_by_key(&mut candidates, |c| c.0.start);
         let found = candidates.len();
         // The first candidate by value: its refusal moves into the rejection (no `Refusal`
         // clone in the chat module).

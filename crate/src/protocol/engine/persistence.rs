@@ -532,7 +532,7 @@ impl PartWriter {
     /// The names of the parts written, sorted.
     pub fn names(&self) -> Vec<String> {
         let mut names: Vec<String> = self.written.keys().cloned().collect();
-        names.sort();
+        crate::protocol::small_sort::sort_by(&mut names, |a, b| a < b);
         names
     }
 
@@ -554,7 +554,7 @@ impl PartWriter {
             .filter(|name| !now.contains_key(*name))
             .cloned()
             .collect();
-        changes.remove.sort();
+        crate::protocol::small_sort::sort_by(&mut changes.remove, |a, b| a < b);
         self.written = now;
         changes
     }
