@@ -144,10 +144,22 @@ pub struct LineMarks {
 const PROMPT_HEADER: &str = "## COPY_THIS_TO_CHATGPT";
 
 /// The record lines of BAI's own prompt (its worked examples), by their text.
-fn prompt_example_lines() -> &'static [String] {
-    static LINES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    LINES.get_or_init(|| record_texts(super::prompt::PROMPT_TEMPLATE))
-}
+/// The record lines of BAI's own prompt ([`super::prompt::PROMPT_TEMPLATE`]), in order: written
+/// out (its test holds them to the prompt) so the chat module carries these lines, not the
+/// whole 12 KB prompt.
+const PROMPT_EXAMPLE_LINES: &[&str] = &[
+    "BAI_ACK {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"ack\",\"state\":\"extension_acknowledged\",\"ack_nonce\":\"n_7d8f1c\"}",
+    "BAI_ACTION {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"action\",\"ack_nonce\":\"n_7d8f1c\",\"action_id\":1,\"type\":\"click\",\"payload\":{\"selector\":{\"type\":\"css\",\"value\":\"#login\"}}}",
+    "BAI_ACTION {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"action\",\"ack_nonce\":\"n_7d8f1c\",\"action_id\":2,\"type\":\"input_text\",\"payload\":{\"selector\":{\"type\":\"aria\",\"value\":\"Email\"},\"text\":\"user@example.com\"}}",
+    "BAI_ACTION {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"action\",\"ack_nonce\":\"n_7d8f1c\",\"action_id\":3,\"type\":\"input_text\",\"payload\":{\"selector\":{\"type\":\"aria\",\"value\":\"Password\"},\"text\":\"••••••••\"}}",
+    "BAI_ACTION {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"action\",\"ack_nonce\":\"n_7d8f1c\",\"action_id\":4,\"type\":\"click\",\"payload\":{\"selector\":{\"type\":\"text\",\"value\":\"Sign in\"}}}",
+    "BAI_ACTION {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"action\",\"ack_nonce\":\"n_7d8f1c\",\"action_id\":5,\"type\":\"done\",\"payload\":{\"success\":true,\"summary\":\"Signed in\"}}",
+    "BAI_ACK {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"ack\",\"state\":\"extension_acknowledged\",\"ack_nonce\":\"n_7d8f1c\",\"capabilities\":[\"action_lines\",\"result_lines\",\"observe\",\"extended_actions\"]}",
+    "BAI_ACTION {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"action\",\"ack_nonce\":\"n_7d8f1c\",\"action_id\":1,\"type\":\"observe\",\"payload\":{}}",
+    "BAI_RESULT {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"result\",\"result_id\":1,\"state\":\"active\",\"actions\":[{\"action_id\":1,\"type\":\"observe\",\"status\":\"ok\"}],\"page\":{\"url\":\"https://app.example/login\",\"title\":\"Sign in\"},\"observation\":{\"elements\":[\"@e1 textbox \\\"Email\\\" required\",\"@e2 button \\\"Sign in\\\"\"]}}",
+    "BAI_ACTION {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"action\",\"ack_nonce\":\"n_7d8f1c\",\"action_id\":2,\"type\":\"input_text\",\"payload\":{\"selector\":{\"type\":\"ref\",\"value\":\"@e1\"},\"text\":\"user@example.com\"}}",
+    "BAI_ACTION {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"action\",\"ack_nonce\":\"n_7d8f1c\",\"action_id\":3,\"type\":\"click\",\"payload\":{\"selector\":{\"type\":\"ref\",\"value\":\"@e2\"}},\"timeout_ms\":5000,\"reason\":\"Submit the sign-in form\"}",
+];
 
 /// The text of every record line (complete or not) the scanner finds in `text`.
 fn record_texts(text: &str) -> Vec<String> {
@@ -170,10 +182,9 @@ pub fn is_protocol_prompt(role: Role, text: &str) -> bool {
     if role != Role::User || !text.trim_start().starts_with(PROMPT_HEADER) {
         return false;
     }
-    let examples = prompt_example_lines();
     record_texts(text)
         .iter()
-        .all(|line| examples.contains(line))
+        .all(|line| PROMPT_EXAMPLE_LINES.contains(&line.as_str()))
 }
 
 /// Rejections that mean "not BAI's to run" rather than "refused": lines in the wrong role (a
@@ -581,6 +592,14 @@ impl LineMarks {
 #[cfg(test)]
 mod tests {
     #[test]
+    fn prompt_example_lines_are_the_prompts() {
+        assert_eq!(
+            record_texts(crate::protocol::prompt::PROMPT_TEMPLATE),
+            PROMPT_EXAMPLE_LINES
+        );
+    }
+
+    #[test]
     fn json_names_are_the_serialized_names() {
         use super::{LineKind, MarkStatus};
         for kind in [
@@ -822,6 +841,6 @@ mod tests {
         ));
         // Leading whitespace is allowed; the prompt's own examples are.
         assert!(is_protocol_prompt(Role::User, &format!("\n  {prompt}")));
-        assert!(!prompt_example_lines().is_empty());
+        assert!(!PROMPT_EXAMPLE_LINES.is_empty());
     }
 }
