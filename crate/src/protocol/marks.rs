@@ -13,8 +13,6 @@
 //! Marks live for the page's life (they are not saved): after a reload, lines from before it
 //! carry no mark, which is "not known here", never a false ✓.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
 use super::error::{RejectCode, Rejection, excerpt};
@@ -127,10 +125,71 @@ struct Line {
     mark: Option<(MarkStatus, Option<String>, String)>,
 }
 
+/// A map from message index to `T`, as a list sorted by index: the few operations
+/// [`LineMarks`] needs, in the order a `BTreeMap` gives, without the B-tree's insertion and
+/// removal code for one more type in the chat module.
+#[derive(Debug)]
+struct ByIndex<T>(Vec<(usize, T)>);
+
+impl<T> Default for ByIndex<T> {
+    fn default() -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl<T> ByIndex<T> {
+    fn find(&self, index: usize) -> Result<usize, usize> {
+        self.0.binary_search_by_key(&index, |(at, _)| *at)
+    }
+
+    fn get(&self, index: &usize) -> Option<&T> {
+        let at = self.find(*index).ok()?;
+        self.0.get(at).map(|(_, value)| value)
+    }
+
+    fn get_mut(&mut self, index: &usize) -> Option<&mut T> {
+        let at = self.find(*index).ok()?;
+        self.0.get_mut(at).map(|(_, value)| value)
+    }
+
+    fn insert(&mut self, index: usize, value: T) {
+        match self.find(index) {
+            Ok(at) => {
+                if let Some(slot) = self.0.get_mut(at) {
+                    slot.1 = value;
+                }
+            }
+            Err(at) => self.0.insert(at, (index, value)),
+        }
+    }
+
+    fn remove(&mut self, index: &usize) {
+        if let Ok(at) = self.find(*index) {
+            self.0.remove(at);
+        }
+    }
+
+    fn retain(&mut self, mut keep: impl FnMut(&usize, &mut T) -> bool) {
+        self.0.retain_mut(|(index, value)| keep(index, value));
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&usize, &T)> {
+        self.0.iter().map(|(index, value)| (index, value))
+    }
+
+    fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut T> {
+        self.0.iter_mut().map(|(_, value)| value)
+    }
+}
+
 /// Record lines per message and what became of each (see the module documentation).
 #[derive(Debug, Default)]
 pub struct LineMarks {
-    messages: BTreeMap<usize, (Role, Vec<Line>)>,
+    messages: ByIndex<(Role, Vec<Line>)>,
     /// Lines the extension issued (ACK and result lines), by their exact text.
     issued: Vec<String>,
     /// User messages that are the pasted protocol prompt.
@@ -591,6 +650,51 @@ impl LineMarks {
 
 #[cfg(test)]
 mod tests {
+    /// The sorted list answers as the `BTreeMap` it replaced, over random inserts, removals
+    /// and truncations.
+    #[test]
+    fn by_index_answers_as_a_btree_map() {
+        use std::collections::BTreeMap;
+        let mut ours = ByIndex::default();
+        let mut theirs = BTreeMap::new();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for step in 0..20_000_usize {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let index = (state % 40) as usize;
+            match state % 7 {
+                0 | 1 | 2 => {
+                    ours.insert(index, step);
+                    theirs.insert(index, step);
+                }
+                3 | 4 => {
+                    ours.remove(&index);
+                    theirs.remove(&index);
+                }
+                5 => {
+                    ours.retain(|&at, _| at < index + 10);
+                    theirs.retain(|&at, _| at < index + 10);
+                }
+                _ => {
+                    if let (Some(a), Some(b)) = (ours.get_mut(&index), theirs.get_mut(&index)) {
+                        *a += 1;
+                        *b += 1;
+                    }
+                }
+            }
+            assert_eq!(ours.get(&index), theirs.get(&index));
+            assert_eq!(ours.len(), theirs.len());
+            assert!(ours.iter().eq(theirs.iter()));
+            assert!(
+                ours.values_mut()
+                    .rev()
+                    .map(|v| *v)
+                    .eq(theirs.values().rev().copied())
+            );
+        }
+    }
+
     #[test]
     fn prompt_example_lines_are_the_prompts() {
         assert_eq!(
