@@ -664,11 +664,11 @@ mod tests {
             state ^= state << 17;
             let index = (state % 40) as usize;
             match state % 7 {
-                0 | 1 | 2 => {
+                0..=2 => {
                     ours.insert(index, step);
                     theirs.insert(index, step);
                 }
-                3 | 4 => {
+                3..=4 => {
                     ours.remove(&index);
                     theirs.remove(&index);
                 }
