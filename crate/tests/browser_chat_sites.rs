@@ -115,3 +115,73 @@ fn the_profile_is_chosen_by_what_the_page_shows_not_by_its_host() {
         assert_eq!(status.messages, 2);
     });
 }
+
+/// The status goes to the content script as JSON written by hand (the chat module carries no
+/// serde writer): byte for byte what its derived `Serialize` writes. `picture_failure`'s
+/// `{code, message}` likewise, as `serde_json::json!` wrote it.
+#[wasm_bindgen_test]
+fn page_status_and_picture_failure_json_are_as_serde_writes_them() {
+    use bai::chat::ChatPageStatus;
+    let mut statuses = vec![ChatPageStatus::not_a_chat()];
+    for (index, layout) in [
+        ChatLayout::Messages,
+        ChatLayout::ComposerOnly,
+        ChatLayout::Unrecognized,
+        ChatLayout::NotAChat,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        statuses.push(ChatPageStatus {
+            site: (index % 2 == 0).then_some("chatgpt"),
+            site_name: (index < 2).then_some("Chat\"GPT\""),
+            layout,
+            transcript_readable: index % 2 == 1,
+            messages: u32::MAX - index as u32,
+            composer: index > 1,
+            may_run_chat: index != 3,
+        });
+    }
+    for status in statuses {
+        assert_eq!(status.json(), serde_json::to_string(&status).unwrap());
+    }
+    for (code, origin, detail) in [
+        ("target_hidden", "https://shop.example", "boom"),
+        ("nonsense", "", "a \"quoted\"\nline"),
+    ] {
+        let error = bai::pictures::PictureError::from_code(code, origin, detail);
+        assert_eq!(
+            bai::bindings::picture_failure(code, origin, detail),
+            serde_json::json!({ "code": error.code(), "message": error.to_string() }).to_string()
+        );
+    }
+}
+
+/// A code block's header label is refused as a language name by ASCII case-folding against
+/// `NOT_A_LANGUAGE` (the chat module carries no Unicode case tables): the same answer as
+/// `to_lowercase`, because the only non-ASCII character whose lower case is all ASCII is the
+/// Kelvin sign (`k`), which none of the words holds.
+#[wasm_bindgen_test]
+fn ascii_folding_refuses_the_header_words_as_to_lowercase_did() {
+    use bai::chat::text::NOT_A_LANGUAGE;
+    let mut folding_into_ascii = Vec::new();
+    for c in (0x80..=0x10_ffff).filter_map(char::from_u32) {
+        if c.to_lowercase().all(|l| l.is_ascii()) {
+            folding_into_ascii.push(c);
+        }
+    }
+    assert_eq!(folding_into_ascii, ['\u{212a}']);
+    assert!(NOT_A_LANGUAGE.iter().all(|word| !word.contains('k')));
+    for word in NOT_A_LANGUAGE {
+        for text in [
+            word.to_string(),
+            word.to_uppercase(),
+            "Copy".into(),
+            "cOpIeD!".into(),
+        ] {
+            let old = NOT_A_LANGUAGE.contains(&text.to_lowercase().as_str());
+            let new = NOT_A_LANGUAGE.iter().any(|w| text.eq_ignore_ascii_case(w));
+            assert_eq!(old, new, "{text}");
+        }
+    }
+}

@@ -616,3 +616,33 @@ async fn watcher_delivers_batches_and_stops_when_dropped() {
     let _ = target.dyn_ref::<Element>();
     drop(fixture);
 }
+
+/// The reader's set of message indexes (a sorted list) answers as the `BTreeSet` it replaced,
+/// over random inserts and removals of the largest.
+#[wasm_bindgen_test]
+fn index_set_answers_as_a_btree_set() {
+    use bai::chat::transcript::IndexSet;
+    use std::collections::BTreeSet;
+    let mut ours = IndexSet::new();
+    let mut theirs = BTreeSet::new();
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    for _ in 0..20_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let index = usize::try_from(state % 50).unwrap();
+        if state % 3 == 0 {
+            assert_eq!(ours.pop_last(), theirs.pop_last());
+        } else {
+            ours.insert(index);
+            theirs.insert(index);
+        }
+        assert_eq!(ours.contains(&index), theirs.contains(&index));
+        assert_eq!(
+            (ours.len(), ours.is_empty()),
+            (theirs.len(), theirs.is_empty())
+        );
+        assert!(ours.iter().eq(theirs.iter()));
+    }
+    assert!(ours.into_iter().eq(theirs));
+}

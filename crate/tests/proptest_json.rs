@@ -469,6 +469,18 @@ proptest! {
             }
         }
     }
+
+    /// What serde_json reads, the hand-written writer writes back as serde_json does (record
+    /// identities hash this text).
+    #[test]
+    fn values_are_written_as_serde_json_writes_them(text in record_text()) {
+        if let Ok(value) = serde_json::from_str::<Value>(&text) {
+            prop_assert_eq!(
+                bai::protocol::json_write::value_json(&value),
+                serde_json::to_string(&value).unwrap()
+            );
+        }
+    }
 }
 
 /// The property above is not vacuous: the grammar produces accepted records often, and each

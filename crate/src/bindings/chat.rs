@@ -22,8 +22,7 @@ pub fn chat_page_status(user_chat_site: Option<bool>) -> Result<String, JsError>
     } else {
         crate::chat::ChatPageStatus::not_a_chat()
     };
-    // Writing it cannot fail; a fixed sentence keeps serde_json's error texts out of the module.
-    serde_json::to_string(&status).map_err(|_| JsError::new("could not write JSON"))
+    Ok(status.json())
 }
 
 /// Writes `line` into the chat's composer and sends it (unless `insert_only`), then confirms it
@@ -37,28 +36,56 @@ pub async fn post_line(
     insert_only: bool,
     site: Option<String>,
 ) -> Result<JsValue, JsValue> {
-    use crate::chat::composer::{self, SendMode};
+    post(line, insert_only, site, None).await
+}
+
+/// What [`post_line`] and [`post_line_with_image`] do, in one function: each exported `async fn`
+/// gets its own copy of the future it awaits, so the composer's whole posting future is
+/// compiled once here instead of once per export (about 5 KB of the chat module's code).
+/// `image`: the PNG's bytes and file name; without it, a missing `site` falls back to the
+/// profile that best matches the page.
+async fn post(
+    line: String,
+    insert_only: bool,
+    site: Option<String>,
+    image: Option<(Vec<u8>, String)>,
+) -> Result<JsValue, JsValue> {
+    use crate::chat::composer::{self, ComposerError, SendMode};
     let document = web_sys::window()
         .and_then(|window| window.document())
         .ok_or_else(|| JsValue::from_str("no document"))?;
-    let hostname = web_sys::window().map(|w| w.location().hostname().unwrap_or_default());
     let named = site.and_then(|site| {
         crate::chat::SITES
             .iter()
             .find(|profile| profile.name == site)
     });
-    let profile = named
-        .or_else(|| {
+    let profile = match (named, &image) {
+        (Some(profile), _) => Some(profile),
+        // A picture goes only where the session named the layout that reads the page.
+        (None, Some(_)) => None,
+        (None, None) => {
+            let hostname = web_sys::window().map(|w| w.location().hostname().unwrap_or_default());
             crate::chat::choose_profile(&document, hostname.as_deref().unwrap_or_default())
                 .map(|found| found.profile)
-        })
-        .ok_or_else(|| error_object("composer_not_found", "this is not a chat page"))?;
+        }
+    }
+    .ok_or_else(|| error_object("composer_not_found", "this is not a chat page"))?;
     let mode = if insert_only {
         SendMode::InsertOnly
     } else {
         SendMode::Send
     };
-    match composer::post_line(&document, profile, &line, mode).await {
+    let attach = image.as_ref().map(|(bytes, name)| {
+        || {
+            crate::chat::image::attach_image(&document, profile, bytes, "image/png", name).map_err(
+                |error| ComposerError::ImageNotAttached {
+                    image_code: error.code(),
+                    message: error.to_string(),
+                },
+            )
+        }
+    });
+    match composer::post_line_with(&document, profile, &line, mode, attach).await {
         Ok(outcome) => Ok(JsValue::from_str(match outcome {
             composer::PostOutcome::SentAndConfirmed => "sent_and_confirmed",
             composer::PostOutcome::Inserted => "inserted",
@@ -97,35 +124,5 @@ pub async fn post_line_with_image(
     bytes: Vec<u8>,
     name: String,
 ) -> Result<JsValue, JsValue> {
-    use crate::chat::composer::{self, ComposerError, SendMode};
-    let document = web_sys::window()
-        .and_then(|window| window.document())
-        .ok_or_else(|| JsValue::from_str("no document"))?;
-    let profile = site
-        .and_then(|site| {
-            crate::chat::SITES
-                .iter()
-                .find(|profile| profile.name == site)
-        })
-        .ok_or_else(|| error_object("composer_not_found", "this is not a chat page"))?;
-    let mode = if insert_only {
-        SendMode::InsertOnly
-    } else {
-        SendMode::Send
-    };
-    let attach = || {
-        crate::chat::image::attach_image(&document, profile, &bytes, "image/png", &name).map_err(
-            |error| ComposerError::ImageNotAttached {
-                image_code: error.code(),
-                message: error.to_string(),
-            },
-        )
-    };
-    match composer::post_line_with(&document, profile, &line, mode, Some(attach)).await {
-        Ok(outcome) => Ok(JsValue::from_str(match outcome {
-            composer::PostOutcome::SentAndConfirmed => "sent_and_confirmed",
-            composer::PostOutcome::Inserted => "inserted",
-        })),
-        Err(error) => Err(error_object(error.code(), &error.to_string())),
-    }
+    post(line, insert_only, site, Some((bytes, name))).await
 }

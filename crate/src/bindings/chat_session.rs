@@ -8,7 +8,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::Function;
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::chat::observer::MutationWatcher;
@@ -17,15 +16,20 @@ use crate::chat::transcript::{TranscriptReader, observer_options};
 use crate::chat::{SiteProfile, choose_profile};
 use crate::dom::redact::redact_secrets;
 use crate::policy::{PolicySettings, RateLimiter, settings_from_json};
+use crate::protocol::decision_write::{
+    action_start_json, decisions_json, outcome_step_json, part_changes_json, poll_result_json,
+    refused_json, saved_session_json, strings_json, workflows_json,
+};
 use crate::protocol::engine::{HEAD_PART, PartWriter, join_parts, split_parts};
 use crate::protocol::fields::{fields, strings};
 use crate::protocol::json::read_plain;
+use crate::protocol::json_write;
 use crate::protocol::marks::LineMarks;
 use crate::protocol::outcome::{ActionFailure, ActionReply, ActionStart, changes_worth_reporting};
 use crate::protocol::{Capability, Decision, Engine, EngineError, PageInfo, ResultReport};
 
-/// What one [`ChatSession::poll`] returns to JS.
-#[derive(Debug, Serialize)]
+/// What one [`ChatSession::poll`] returns to JS (written by [`PollResult::json`]).
+#[derive(Debug)]
 struct PollResult<'a> {
     /// The transcript is not read up to its newest message yet: the engine saw nothing of this
     /// poll (no decisions) and the glue polls again after yielding to the page.
@@ -43,12 +47,24 @@ struct PollResult<'a> {
     handshake_recognitions: Vec<HandshakeRecognition>,
 }
 
-/// [`ChatSession::begin_action`]'s answer when the rate limits refuse the action (keys in the
-/// order a JSON object of them was written before).
-#[derive(Serialize)]
-struct Refused<'a> {
-    error: &'a ActionFailure,
-    next: &'static str,
+impl PollResult<'_> {
+    /// The JSON its derived `Serialize` wrote, by hand (see
+    /// [`crate::protocol::decision_write::poll_result_json`]).
+    fn json(&self) -> String {
+        let recognitions: Vec<(usize, &str)> = self
+            .handshake_recognitions
+            .iter()
+            .map(|recognition| (recognition.message_index, recognition.rule.as_str()))
+            .collect();
+        poll_result_json(
+            self.pending,
+            self.decisions,
+            self.messages,
+            self.reads,
+            self.site,
+            &recognitions,
+        )
+    }
 }
 
 /// How long one poll may read messages before it yields to the page (the rest of the task, the
@@ -56,7 +72,7 @@ struct Refused<'a> {
 const READ_SLICE_MS: f64 = 8.0;
 
 /// A code block read as a handshake by its content (see [`crate::chat::text::read_message`]).
-#[derive(Debug, Serialize)]
+#[derive(Debug)]
 struct HandshakeRecognition {
     message_index: usize,
     rule: HandshakeRule,
@@ -88,18 +104,6 @@ pub struct ChatSession {
     marks: LineMarks,
 }
 
-/// What [`ChatSession::save`] writes: the engine's own saved state (a JSON string, so the engine
-/// alone decides its format) and the rate limiter's windows. Saved in parts
-/// ([`ChatSession::save_changes`]), `engine` is the head of the engine's state and `parts` names
-/// the slices it refers to.
-#[derive(Serialize)]
-struct SavedSession {
-    engine: String,
-    limiter: RateLimiter,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    parts: Option<Vec<String>>,
-}
-
 /// A JSON object's fields (`None`: not JSON, or not an object), read as serde_json reads it.
 fn object(json: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
     match read_plain(json) {
@@ -108,7 +112,9 @@ fn object(json: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
     }
 }
 
-/// A [`SavedSession`]'s engine state and limiter, as its derived `Deserialize` read them
+/// A saved session's engine state and limiter (what
+/// [`saved_session_json`](crate::protocol::decision_write::saved_session_json) writes), as the
+/// derived `Deserialize` of the struct it replaced read them
 /// (`engine` and `limiter` required, `parts` a list of names or missing); `None`: `json` is not
 /// a saved session.
 fn saved_session(json: &str) -> Option<(String, RateLimiter)> {
@@ -148,12 +154,6 @@ fn restore(
         Engine::restore_value(&state).map_err(|e| e.to_string())?,
         limiter,
     ))
-}
-
-fn to_json<T: Serialize>(value: &T) -> Result<String, JsError> {
-    // Writing these types cannot fail (string keys, finite numbers); a fixed sentence keeps
-    // serde_json's error texts out of the module.
-    serde_json::to_string(value).map_err(|_| JsError::new("could not write JSON"))
 }
 
 fn engine_error(error: EngineError) -> JsError {
@@ -268,14 +268,15 @@ impl ChatSession {
             && elapsed() >= READ_SLICE_MS / 2.0;
         self.engine_deferred |= engine_waits;
         if !all_read || engine_waits {
-            return to_json(&PollResult {
+            return Ok(PollResult {
                 pending: true,
                 decisions: &[],
                 messages: reader.len(),
                 reads: reader.reads(),
                 site: reader.profile().name,
                 handshake_recognitions: Vec::new(),
-            });
+            }
+            .json());
         }
         // The first poll takes the whole transcript: only later ones need what changed.
         let changes = if self.first_poll_done {
@@ -312,14 +313,15 @@ impl ChatSession {
             }
         };
         self.marks.note_decisions(&decisions);
-        to_json(&PollResult {
+        Ok(PollResult {
             pending: false,
             decisions: &decisions,
             messages: reader.len(),
             reads: reader.reads(),
             site: reader.profile().name,
             handshake_recognitions,
-        })
+        }
+        .json())
     }
 
     /// The layout profile reading this page (its name, as in the panel's diagnostics).
@@ -353,7 +355,7 @@ impl ChatSession {
             .map_err(engine_error)?;
         self.marks.note_answer(workflow_id, true);
         self.marks.note_decisions(&decisions);
-        to_json(&decisions)
+        Ok(decisions_json(&decisions))
     }
 
     /// The user refused the handshake.
@@ -361,14 +363,14 @@ impl ChatSession {
         let decisions = self.engine.deny(workflow_id).map_err(engine_error)?;
         self.marks.note_answer(workflow_id, false);
         self.marks.note_decisions(&decisions);
-        to_json(&decisions)
+        Ok(decisions_json(&decisions))
     }
 
     /// The user pressed Stop.
     pub fn stop(&mut self, workflow_id: &str) -> Result<String, JsError> {
         let decisions = self.engine.stop(workflow_id).map_err(engine_error)?;
         self.marks.note_decisions(&decisions);
-        to_json(&decisions)
+        Ok(decisions_json(&decisions))
     }
 
     /// BAI asks the user whether action `action_id` of `workflow_id` may run: its line's mark
@@ -467,7 +469,7 @@ impl ChatSession {
         let start = self.engine.begin_action(workflow_id, action_id.into());
         self.marks.note_start(workflow_id, action_id.into(), &start);
         if start != ActionStart::Run {
-            return to_json(&start);
+            return Ok(action_start_json(&start));
         }
         let settings = settings_from_json(settings_json).unwrap_or_else(PolicySettings::strictest);
         // Milliseconds since 1970 fit in a u64; negative or NaN clamp to 0.
@@ -478,7 +480,7 @@ impl ChatSession {
         )]
         let now = now_ms.max(0.0) as u64;
         match self.limiter.admit(&settings, workflow_id, now) {
-            Ok(()) => to_json(&start),
+            Ok(()) => Ok(action_start_json(&start)),
             Err(error) => {
                 let failure = ActionFailure {
                     code: error.code().to_owned(),
@@ -490,10 +492,7 @@ impl ChatSession {
                     .map_err(engine_error)?;
                 self.marks
                     .note_refused(workflow_id, action_id.into(), &failure);
-                to_json(&Refused {
-                    error: &failure,
-                    next: "refused",
-                })
+                Ok(refused_json(&failure))
             }
         }
     }
@@ -517,7 +516,7 @@ impl ChatSession {
             .map_err(engine_error)?;
         self.marks
             .note_outcome(workflow_id, action_id.into(), &step);
-        to_json(&step)
+        Ok(outcome_step_json(&step))
     }
 
     /// The actions of one poll have all run (see [`Engine::actions_settled`]).
@@ -527,7 +526,7 @@ impl ChatSession {
 
     /// Every workflow the engine knows, as JSON (for the panel).
     pub fn workflows(&self) -> Result<String, JsError> {
-        to_json(&self.engine.workflows())
+        Ok(workflows_json(&self.engine.workflows()))
     }
 
     /// The whole session state (engine and rate limits), to persist after every poll and
@@ -541,11 +540,7 @@ impl ChatSession {
             .map_err(|_| JsError::new("could not write JSON"))?;
         let (engine, _) =
             split_held_texts(&engine).map_err(|error| JsError::new(&error.to_string()))?;
-        to_json(&SavedSession {
-            engine,
-            limiter: self.limiter.clone(),
-            parts: None,
-        })
+        Ok(saved_session_json(&engine, &self.limiter, None))
     }
 
     /// What changed in the session state since the last save (or the restore), to write to
@@ -567,13 +562,10 @@ impl ChatSession {
             .pop()
             .map(|(_, json)| json)
             .ok_or_else(|| JsError::new("no head"))?;
-        let head = to_json(&SavedSession {
-            engine: head,
-            limiter: self.limiter.clone(),
-            parts: Some(parts.iter().map(|(name, _)| name.clone()).collect()),
-        })?;
+        let names: Vec<String> = parts.iter().map(|(name, _)| name.clone()).collect();
+        let head = saved_session_json(&head, &self.limiter, Some(&names));
         parts.push((HEAD_PART.to_owned(), head));
-        to_json(&self.writer.changes(parts))
+        Ok(part_changes_json(&self.writer.changes(parts)))
     }
 
     /// Storage lost what was written (the user cleared saved conversations, or the state moves
@@ -581,7 +573,7 @@ impl ChatSession {
     /// names of the parts written before, as JSON (to delete them where they were).
     pub fn forget_written(&mut self) -> Result<String, JsError> {
         let written = std::mem::take(&mut self.writer);
-        to_json(&written.names())
+        Ok(strings_json(&written.names()))
     }
 
     /// The held actions that carry typed text, as JSON (`{}` when none): for `storage.session`
@@ -593,7 +585,7 @@ impl ChatSession {
             .map_err(|_| JsError::new("could not write JSON"))?;
         let (_, texts) =
             split_held_texts(&engine).map_err(|error| JsError::new(&error.to_string()))?;
-        to_json(&texts)
+        Ok(json_write::value_json(&serde_json::Value::Object(texts)))
     }
 
     /// Stops observing the page.

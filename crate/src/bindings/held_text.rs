@@ -86,7 +86,7 @@ pub fn split_held_texts(
             }
         }
     }
-    Ok((state.to_string(), texts))
+    Ok((crate::protocol::json_write::value_json(&state), texts))
 }
 
 /// Puts held actions' text back from `texts`; a held action whose text is gone (the browser

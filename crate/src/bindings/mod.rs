@@ -87,5 +87,10 @@ pub fn cancel_actions() {
 #[wasm_bindgen]
 pub fn picture_failure(code: &str, origin: &str, detail: &str) -> String {
     let error = crate::pictures::PictureError::from_code(code, origin, detail);
-    serde_json::json!({ "code": error.code(), "message": error.to_string() }).to_string()
+    let mut out = String::new();
+    let mut o = crate::protocol::json_write::Object::new(&mut out);
+    o.string("code", error.code());
+    o.string("message", &error.to_string());
+    o.end();
+    out
 }

@@ -55,6 +55,35 @@ pub struct ChatPageStatus {
 }
 
 impl ChatPageStatus {
+    /// The status as JSON, byte for byte what its derived `Serialize` writes (`null` for an
+    /// unknown site), by hand: the chat module carries no serde writer.
+    pub fn json(&self) -> String {
+        use crate::protocol::json_write::Object;
+        let mut out = String::new();
+        let mut o = Object::new(&mut out);
+        for (key, name) in [("site", self.site), ("site_name", self.site_name)] {
+            match name {
+                Some(name) => o.string(key, name),
+                None => o.key(key).push_str("null"),
+            }
+        }
+        o.string(
+            "layout",
+            match self.layout {
+                ChatLayout::Messages => "messages",
+                ChatLayout::ComposerOnly => "composer_only",
+                ChatLayout::Unrecognized => "unrecognized",
+                ChatLayout::NotAChat => "not_a_chat",
+            },
+        );
+        o.bool("transcript_readable", self.transcript_readable);
+        o.number("messages", self.messages.into());
+        o.bool("composer", self.composer);
+        o.bool("may_run_chat", self.may_run_chat);
+        o.end();
+        out
+    }
+
     /// A page that is not a chat page (or may not be one: see [`crate::sites::may_run_chat`]).
     pub fn not_a_chat() -> Self {
         Self {

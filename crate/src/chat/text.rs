@@ -52,7 +52,7 @@ const BLOCK_TAGS: &[&str] = &[
 ];
 
 /// Header words that are interface, not a language name.
-const NOT_A_LANGUAGE: &[&str] = &[
+pub const NOT_A_LANGUAGE: &[&str] = &[
     "copy",
     "copy code",
     "copied",
@@ -87,6 +87,16 @@ pub enum HandshakeRule {
     UnlabelledBlockContent,
     /// The label was a display-cased "Bai"/"BAI" (sites that capitalize language names).
     DisplayCasedLabel,
+}
+
+impl HandshakeRule {
+    /// The snake_case name the poll result gives it (as its `Serialize` writes it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::UnlabelledBlockContent => "unlabelled_block_content",
+            Self::DisplayCasedLabel => "display_cased_label",
+        }
+    }
 }
 
 /// A message's text and the code blocks recognized as handshakes by their content.
@@ -456,7 +466,13 @@ fn header_search(parent: &Node, body: Option<&Element>, found: &mut Option<Strin
             Node::TEXT_NODE => {
                 let text = node.node_value().unwrap_or_default();
                 let text = text.trim();
-                if is_language_name(text) && !NOT_A_LANGUAGE.contains(&text.to_lowercase().as_str())
+                // ASCII case-folding matches what `to_lowercase` matched: the only non-ASCII
+                // character that lower-cases into ASCII is the Kelvin sign (to `k`, in none of
+                // the words), and it keeps Unicode's case tables (~11 KB) out of the chat module.
+                if is_language_name(text)
+                    && !NOT_A_LANGUAGE
+                        .iter()
+                        .any(|word| text.eq_ignore_ascii_case(word))
                 {
                     *found = Some(text.to_owned());
                 }

@@ -8,7 +8,66 @@
 //! messages are not re-read. The work per mutation batch is proportional to what changed, not
 //! to the length of the conversation.
 
-use std::collections::BTreeSet;
+/// A set of message indexes, as a sorted list: the operations the reader needs, in the order a
+/// `BTreeSet` gives, without the B-tree's code for one more type in the chat module. Indexes
+/// mostly arrive in order (a rescan marks them from first to last), so inserting is cheap.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct IndexSet(Vec<usize>);
+
+impl IndexSet {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `index` (no effect when present).
+    pub fn insert(&mut self, index: usize) {
+        if let Err(at) = self.0.binary_search(&index) {
+            self.0.insert(at, index);
+        }
+    }
+
+    /// Whether `index` is in the set.
+    pub fn contains(&self, index: &usize) -> bool {
+        self.0.binary_search(index).is_ok()
+    }
+
+    /// Removes and returns the largest index.
+    pub fn pop_last(&mut self) -> Option<usize> {
+        self.0.pop()
+    }
+
+    /// How many indexes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The indexes, smallest first.
+    pub fn iter(&self) -> std::slice::Iter<'_, usize> {
+        self.0.iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a IndexSet {
+    type Item = &'a usize;
+    type IntoIter = std::slice::Iter<'a, usize>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl IntoIterator for IndexSet {
+    type Item = usize;
+    type IntoIter = std::vec::IntoIter<usize>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
 
 use js_sys::{Array, WeakMap};
 use wasm_bindgen::{JsCast, JsValue};
@@ -44,9 +103,9 @@ pub struct TranscriptReader {
     /// Element -> index in `entries`.
     index_of: WeakMap,
     /// Messages to re-read on the next `take_changes`.
-    dirty: BTreeSet<usize>,
+    dirty: IndexSet,
     /// Messages whose role, text or completeness differ from what was last reported.
-    changed: BTreeSet<usize>,
+    changed: IndexSet,
     /// The list itself must be rebuilt (a message went away or appeared out of order).
     reindex: bool,
     /// The message reported as still streaming, if any.
@@ -69,8 +128,8 @@ impl TranscriptReader {
             selector: None,
             entries: Vec::new(),
             index_of: WeakMap::new(),
-            dirty: BTreeSet::new(),
-            changed: BTreeSet::new(),
+            dirty: IndexSet::new(),
+            changed: IndexSet::new(),
             reindex: false,
             streaming: None,
             reads: 0,
@@ -118,7 +177,7 @@ impl TranscriptReader {
 
     /// What [`Self::take_changes`] does, returning only the indexes of the messages that
     /// changed (for a caller that takes the whole transcript with [`Self::messages`] anyway).
-    pub fn take_changed_indexes(&mut self) -> BTreeSet<usize> {
+    pub fn take_changed_indexes(&mut self) -> IndexSet {
         self.refresh_index();
         let dirty = std::mem::take(&mut self.dirty);
         for index in dirty {
@@ -370,13 +429,18 @@ impl TranscriptReader {
             .iter()
             .map(|element| lookup(&old_index_of, &old_entries, element))
             .collect();
-        let reused_old: BTreeSet<usize> = previous_of.iter().flatten().copied().collect();
+        // Inserted one by one: collecting into a set sorts first, with the standard library's
+        // stable sort (kept out of the chat module, see `protocol::small_sort`).
+        let mut reused_old = IndexSet::new();
+        for previous in previous_of.iter().flatten() {
+            reused_old.insert(*previous);
+        }
         let mut old: Vec<Option<Entry>> = old_entries.into_iter().map(Some).collect();
         let old_dirty = std::mem::take(&mut self.dirty);
         let index_of = WeakMap::new();
         let mut entries = Vec::with_capacity(found.len());
-        let mut dirty = BTreeSet::new();
-        let mut changed = BTreeSet::new();
+        let mut dirty = IndexSet::new();
+        let mut changed = IndexSet::new();
         let mut streaming = None;
         for (index, (element, previous)) in found.into_iter().zip(previous_of).enumerate() {
             let reused = previous.and_then(|previous| old.get_mut(previous).and_then(Option::take));

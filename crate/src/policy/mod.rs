@@ -703,6 +703,30 @@ impl RateLimiter {
         })
     }
 
+    /// Appends the limiter as its derived `Serialize` writes it (what [`RateLimiter::from_value`]
+    /// reads): `{"recent":[ms,...],"per_workflow":[[id,count],...]}`.
+    pub fn write_json(&self, out: &mut String) {
+        use crate::protocol::json_write::{self, Object};
+        let mut o = Object::new(out);
+        let recent = o.key("recent");
+        recent.push('[');
+        for (index, at) in self.recent.iter().enumerate() {
+            if index > 0 {
+                recent.push(',');
+            }
+            recent.push_str(&at.to_string());
+        }
+        recent.push(']');
+        o.list("per_workflow", &self.per_workflow, |out, (id, count)| {
+            out.push('[');
+            json_write::string(out, id);
+            out.push(',');
+            out.push_str(&count.to_string());
+            out.push(']');
+        });
+        o.end();
+    }
+
     /// Records one action of `workflow_id` at `now_ms`, or refuses it.
     pub fn admit(
         &mut self,

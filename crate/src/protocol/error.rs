@@ -446,6 +446,9 @@ fn redact_text_keys_by_structure(text: &str) -> String {
             let tail = object.get(end..).unwrap_or_default();
             let tail = redact_text_keys_by_structure(tail);
             if mask_text_values(&mut value) {
+                // serde_json's compact text, as `{value}` wrote it (by hand: no serde writer in
+                // the chat module).
+                let value = crate::protocol::json_write::value_json(&value);
                 format!("{head}{value}{tail}")
             } else {
                 format!("{head}{}{tail}", object.get(..end).unwrap_or_default())

@@ -33,6 +33,38 @@ pub fn string(out: &mut String, text: &str) {
     out.push('"');
 }
 
+/// Appends `value` as serde_json's compact writer does (`value.to_string()`): objects in their
+/// map's order (sorted by key: serde_json's default map), numbers as serde_json's `Number`
+/// prints them (shortest round-trip floats, `.0` on whole ones).
+pub fn value(out: &mut String, value: &serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(number) => out.push_str(&number.to_string()),
+        Value::String(text) => string(out, text),
+        Value::Array(items) => list(out, items, self::value),
+        Value::Object(map) => object(out, map),
+    }
+}
+
+/// Appends a JSON object's fields in the map's order (see [`value`]).
+pub fn object(out: &mut String, map: &serde_json::Map<String, serde_json::Value>) {
+    let mut o = Object::new(out);
+    for (key, item) in map {
+        value(o.key(key), item);
+    }
+    o.end();
+}
+
+/// `value` as JSON text (see [`value`]).
+pub fn value_json(value: &serde_json::Value) -> String {
+    let mut out = String::new();
+    self::value(&mut out, value);
+    out
+}
+
 /// A JSON object being written: `{` on creation, `,` between fields, `}` at [`Object::end`].
 #[derive(Debug)]
 pub struct Object<'a> {
@@ -114,6 +146,23 @@ mod tests {
             let mut ours = String::new();
             string(&mut ours, text);
             assert_eq!(ours, serde_json::to_string(text).unwrap(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn values_are_written_as_serde_json_writes_them() {
+        let all: String = (0u32..0x80).filter_map(char::from_u32).collect();
+        let values = [
+            serde_json::json!(null),
+            serde_json::json!([]),
+            serde_json::json!({}),
+            serde_json::json!({"z": [1, -1, u64::MAX, i64::MIN, 0.5, -0.0, 1e21, 1e-7, 1.0,
+                f64::MAX, f64::MIN_POSITIVE, 5e-324, 123_456.789, 0.1 + 0.2],
+                "a": {"y": [true, false, null, {}, []], "\u{e9}": all, "": "\u{2028}\u{1f600}"}}),
+        ];
+        for item in values {
+            assert_eq!(value_json(&item), serde_json::to_string(&item).unwrap());
+            assert_eq!(value_json(&item), item.to_string());
         }
     }
 }

@@ -13,8 +13,6 @@
 //! Marks live for the page's life (they are not saved): after a reload, lines from before it
 //! carry no mark, which is "not known here", never a false ✓.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
 use super::error::{RejectCode, Rejection, excerpt};
@@ -127,10 +125,71 @@ struct Line {
     mark: Option<(MarkStatus, Option<String>, String)>,
 }
 
+/// A map from message index to `T`, as a list sorted by index: the few operations
+/// [`LineMarks`] needs, in the order a `BTreeMap` gives, without the B-tree's insertion and
+/// removal code for one more type in the chat module.
+#[derive(Debug)]
+struct ByIndex<T>(Vec<(usize, T)>);
+
+impl<T> Default for ByIndex<T> {
+    fn default() -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl<T> ByIndex<T> {
+    fn find(&self, index: usize) -> Result<usize, usize> {
+        self.0.binary_search_by_key(&index, |(at, _)| *at)
+    }
+
+    fn get(&self, index: &usize) -> Option<&T> {
+        let at = self.find(*index).ok()?;
+        self.0.get(at).map(|(_, value)| value)
+    }
+
+    fn get_mut(&mut self, index: &usize) -> Option<&mut T> {
+        let at = self.find(*index).ok()?;
+        self.0.get_mut(at).map(|(_, value)| value)
+    }
+
+    fn insert(&mut self, index: usize, value: T) {
+        match self.find(index) {
+            Ok(at) => {
+                if let Some(slot) = self.0.get_mut(at) {
+                    slot.1 = value;
+                }
+            }
+            Err(at) => self.0.insert(at, (index, value)),
+        }
+    }
+
+    fn remove(&mut self, index: &usize) {
+        if let Ok(at) = self.find(*index) {
+            self.0.remove(at);
+        }
+    }
+
+    fn retain(&mut self, mut keep: impl FnMut(&usize, &mut T) -> bool) {
+        self.0.retain_mut(|(index, value)| keep(index, value));
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&usize, &T)> {
+        self.0.iter().map(|(index, value)| (index, value))
+    }
+
+    fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut T> {
+        self.0.iter_mut().map(|(_, value)| value)
+    }
+}
+
 /// Record lines per message and what became of each (see the module documentation).
 #[derive(Debug, Default)]
 pub struct LineMarks {
-    messages: BTreeMap<usize, (Role, Vec<Line>)>,
+    messages: ByIndex<(Role, Vec<Line>)>,
     /// Lines the extension issued (ACK and result lines), by their exact text.
     issued: Vec<String>,
     /// User messages that are the pasted protocol prompt.
@@ -144,10 +203,22 @@ pub struct LineMarks {
 const PROMPT_HEADER: &str = "## COPY_THIS_TO_CHATGPT";
 
 /// The record lines of BAI's own prompt (its worked examples), by their text.
-fn prompt_example_lines() -> &'static [String] {
-    static LINES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    LINES.get_or_init(|| record_texts(super::prompt::PROMPT_TEMPLATE))
-}
+/// The record lines of BAI's own prompt ([`super::prompt::PROMPT_TEMPLATE`]), in order: written
+/// out (its test holds them to the prompt) so the chat module carries these lines, not the
+/// whole 12 KB prompt.
+const PROMPT_EXAMPLE_LINES: &[&str] = &[
+    "BAI_ACK {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"ack\",\"state\":\"extension_acknowledged\",\"ack_nonce\":\"n_7d8f1c\"}",
+    "BAI_ACTION {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"action\",\"ack_nonce\":\"n_7d8f1c\",\"action_id\":1,\"type\":\"click\",\"payload\":{\"selector\":{\"type\":\"css\",\"value\":\"#login\"}}}",
+    "BAI_ACTION {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"action\",\"ack_nonce\":\"n_7d8f1c\",\"action_id\":2,\"type\":\"input_text\",\"payload\":{\"selector\":{\"type\":\"aria\",\"value\":\"Email\"},\"text\":\"user@example.com\"}}",
+    "BAI_ACTION {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"action\",\"ack_nonce\":\"n_7d8f1c\",\"action_id\":3,\"type\":\"input_text\",\"payload\":{\"selector\":{\"type\":\"aria\",\"value\":\"Password\"},\"text\":\"••••••••\"}}",
+    "BAI_ACTION {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"action\",\"ack_nonce\":\"n_7d8f1c\",\"action_id\":4,\"type\":\"click\",\"payload\":{\"selector\":{\"type\":\"text\",\"value\":\"Sign in\"}}}",
+    "BAI_ACTION {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"action\",\"ack_nonce\":\"n_7d8f1c\",\"action_id\":5,\"type\":\"done\",\"payload\":{\"success\":true,\"summary\":\"Signed in\"}}",
+    "BAI_ACK {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"ack\",\"state\":\"extension_acknowledged\",\"ack_nonce\":\"n_7d8f1c\",\"capabilities\":[\"action_lines\",\"result_lines\",\"observe\",\"extended_actions\"]}",
+    "BAI_ACTION {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"action\",\"ack_nonce\":\"n_7d8f1c\",\"action_id\":1,\"type\":\"observe\",\"payload\":{}}",
+    "BAI_RESULT {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"result\",\"result_id\":1,\"state\":\"active\",\"actions\":[{\"action_id\":1,\"type\":\"observe\",\"status\":\"ok\"}],\"page\":{\"url\":\"https://app.example/login\",\"title\":\"Sign in\"},\"observation\":{\"elements\":[\"@e1 textbox \\\"Email\\\" required\",\"@e2 button \\\"Sign in\\\"\"]}}",
+    "BAI_ACTION {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"action\",\"ack_nonce\":\"n_7d8f1c\",\"action_id\":2,\"type\":\"input_text\",\"payload\":{\"selector\":{\"type\":\"ref\",\"value\":\"@e1\"},\"text\":\"user@example.com\"}}",
+    "BAI_ACTION {\"protocol\":\"BAI/0.3\",\"workflow_id\":\"wf_123\",\"kind\":\"action\",\"ack_nonce\":\"n_7d8f1c\",\"action_id\":3,\"type\":\"click\",\"payload\":{\"selector\":{\"type\":\"ref\",\"value\":\"@e2\"}},\"timeout_ms\":5000,\"reason\":\"Submit the sign-in form\"}",
+];
 
 /// The text of every record line (complete or not) the scanner finds in `text`.
 fn record_texts(text: &str) -> Vec<String> {
@@ -170,10 +241,9 @@ pub fn is_protocol_prompt(role: Role, text: &str) -> bool {
     if role != Role::User || !text.trim_start().starts_with(PROMPT_HEADER) {
         return false;
     }
-    let examples = prompt_example_lines();
     record_texts(text)
         .iter()
-        .all(|line| examples.contains(line))
+        .all(|line| PROMPT_EXAMPLE_LINES.contains(&line.as_str()))
 }
 
 /// Rejections that mean "not BAI's to run" rather than "refused": lines in the wrong role (a
@@ -580,6 +650,59 @@ impl LineMarks {
 
 #[cfg(test)]
 mod tests {
+    /// The sorted list answers as the `BTreeMap` it replaced, over random inserts, removals
+    /// and truncations.
+    #[test]
+    fn by_index_answers_as_a_btree_map() {
+        use std::collections::BTreeMap;
+        let mut ours = ByIndex::default();
+        let mut theirs = BTreeMap::new();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for step in 0..20_000_usize {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let index = (state % 40) as usize;
+            match state % 7 {
+                0..=2 => {
+                    ours.insert(index, step);
+                    theirs.insert(index, step);
+                }
+                3..=4 => {
+                    ours.remove(&index);
+                    theirs.remove(&index);
+                }
+                5 => {
+                    ours.retain(|&at, _| at < index + 10);
+                    theirs.retain(|&at, _| at < index + 10);
+                }
+                _ => {
+                    if let (Some(a), Some(b)) = (ours.get_mut(&index), theirs.get_mut(&index)) {
+                        *a += 1;
+                        *b += 1;
+                    }
+                }
+            }
+            assert_eq!(ours.get(&index), theirs.get(&index));
+            assert_eq!(ours.len(), theirs.len());
+            assert!(ours.iter().eq(theirs.iter()));
+            assert!(
+                ours.values_mut()
+                    .rev()
+                    .map(|v| *v)
+                    .eq(theirs.values().rev().copied())
+            );
+        }
+    }
+
+    #[test]
+    fn prompt_example_lines_are_the_prompts() {
+        assert_eq!(
+            record_texts(crate::protocol::prompt::PROMPT_TEMPLATE),
+            PROMPT_EXAMPLE_LINES
+        );
+    }
+
     #[test]
     fn json_names_are_the_serialized_names() {
         use super::{LineKind, MarkStatus};
@@ -822,6 +945,6 @@ mod tests {
         ));
         // Leading whitespace is allowed; the prompt's own examples are.
         assert!(is_protocol_prompt(Role::User, &format!("\n  {prompt}")));
-        assert!(!prompt_example_lines().is_empty());
+        assert!(!PROMPT_EXAMPLE_LINES.is_empty());
     }
 }

@@ -20,6 +20,7 @@
 
 pub mod action;
 pub mod continuation;
+pub mod decision_write;
 pub mod engine;
 pub mod error;
 pub mod fence;
@@ -37,6 +38,7 @@ pub mod replay;
 pub mod result;
 pub mod scanner;
 pub mod selector;
+pub mod small_sort;
 pub mod tabs;
 pub mod validate;
 pub mod workflow;

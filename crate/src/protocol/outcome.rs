@@ -318,11 +318,22 @@ pub(crate) fn success(flight: &InFlight, result: Option<&Value>) -> Recorded {
         .filter(|d| !d.is_null())
         .cloned();
     let (data, observation) = match data {
-        Some(Value::Object(mut listing)) if flight.observe => {
-            listing.remove("url");
-            listing.remove("title");
-            // A screenshot says what picture it attached (size, marks, masks) as its data.
-            let image = listing.remove("image");
+        Some(Value::Object(data)) if flight.observe => {
+            // The listing without `url` and `title`; a screenshot says what picture it attached
+            // (size, marks, masks) as its `image`, which becomes the action's data. Rebuilt by
+            // inserting the rest rather than removing keys: the same map, without the B-tree's
+            // removal code in the chat module.
+            let mut listing = serde_json::Map::new();
+            let mut image = None;
+            for (key, value) in data {
+                match key.as_str() {
+                    "url" | "title" => {}
+                    "image" => image = Some(value),
+                    _ => {
+                        listing.insert(key, value);
+                    }
+                }
+            }
             (image, Some(Value::Object(listing)))
         }
         other => (other, None),

@@ -22,9 +22,15 @@ pub(crate) fn parse_object(json: &str) -> Result<Map<String, Value>, Refusal> {
 
 /// A record's identity "as parsed fields, not bytes": key order and spacing do not matter.
 pub(crate) fn object_fingerprint(map: &Map<String, Value>) -> Fingerprint {
-    // serde_json's default map is ordered by key, so this serialization is canonical.
-    let canonical = serde_json::to_string(map).unwrap_or_default();
-    Fingerprint::of(canonical.as_bytes())
+    Fingerprint::of(canonical_json(map).as_bytes())
+}
+
+/// `map` as compact JSON, as serde_json writes it (the fingerprints saved states hold were taken
+/// of serde_json's text): its default map is ordered by key, so this text is canonical.
+fn canonical_json(map: &Map<String, Value>) -> String {
+    let mut out = String::new();
+    super::json_write::object(&mut out, map);
+    out
 }
 
 /// The string field `key`, if present and a string.
@@ -196,9 +202,9 @@ pub fn ack_line_with_capabilities(
     ack_nonce: &str,
     extensions: &[Capability],
 ) -> String {
-    // Serializing a &str cannot fail; the fallback only keeps the signature infallible.
-    let id = serde_json::to_string(workflow_id).unwrap_or_else(|_| "\"\"".into());
-    let nonce = serde_json::to_string(ack_nonce).unwrap_or_else(|_| "\"\"".into());
+    let (mut id, mut nonce) = (String::new(), String::new());
+    super::json_write::string(&mut id, workflow_id);
+    super::json_write::string(&mut nonce, ack_nonce);
     match protocol {
         ProtocolVersion::V0_2 => format!(
             "BAI_ACK {{\"protocol\":\"BAI/0.2\",\"workflow_id\":{id},\"state\":\"{STATE_ACKNOWLEDGED}\",\"ack_nonce\":{nonce}}}"
@@ -246,7 +252,7 @@ pub(crate) fn action_id_field(map: &Map<String, Value>) -> Result<u64, Refusal> 
             }),
         },
         Some(other) => Err(Refusal::ActionIdNotNumber {
-            written: other.to_string(),
+            written: super::json_write::value_json(other),
             json_type: json_type(other),
         }),
     }
@@ -268,6 +274,58 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
 mod tests {
     use super::*;
     use crate::protocol::error::RejectCode;
+
+    /// Records whose identity (`object_fingerprint`) the saved states of earlier builds hold:
+    /// keys out of order and nested, escapes, non-ASCII and U+2028, the largest safe integers and
+    /// negative, floats (whole and tiny), `null`, booleans, empty containers.
+    const FINGERPRINTED: &[&str] = &[
+        r##"{}"##,
+        r##"{"protocol":"BAI/0.3","workflow_id":"wf-1","kind":"action","ack_nonce":"n_0123456789abcdef","action_id":1,"type":"click","payload":{"selector":"#buy"}}"##,
+        r##"{"z":1,"a":{"y":[1,2,{"b":null,"a":true}],"x":false},"m":[]}"##,
+        r##"{"s":"q\"b\\s/ \u0001\t\n\r\b\f \u001f \u007f é \u2028 \u2029 😀 \ud83d\ude00"}"##,
+        r##"{"n":[0,-1,9007199254740991,-9007199254740991,-0.5]}"##,
+        r##"{"f":[1.0,0.5,-2.25,1e-7,123456.789,0.1,1E2,1e15,1.5e-5]}"##,
+        r##"{"e":2,"E":3,"_":{"":""},"v":"é\u00e9"}"##,
+    ];
+
+    /// Each record's canonical text and fingerprint, as serde_json wrote them before the
+    /// canonical JSON was written by hand.
+    #[test]
+    fn record_fingerprints_are_as_before() {
+        let got: Vec<String> = FINGERPRINTED
+            .iter()
+            .map(|json| {
+                let map = parse_object(json).unwrap();
+                format!("{:016x}", object_fingerprint(&map).0)
+            })
+            .collect();
+        assert_eq!(got, FINGERPRINTS);
+        let map = parse_object(FINGERPRINTED[2]).unwrap();
+        assert_eq!(
+            canonical_json(&map),
+            r#"{"a":{"x":false,"y":[1,2,{"a":true,"b":null}]},"m":[],"z":1}"#
+        );
+        let map = parse_object(FINGERPRINTED[5]).unwrap();
+        assert_eq!(
+            canonical_json(&map),
+            r#"{"f":[1.0,0.5,-2.25,1e-7,123456.789,0.1,100.0,1000000000000000.0,0.000015]}"#
+        );
+        let map = parse_object(FINGERPRINTED[3]).unwrap();
+        assert_eq!(
+            canonical_json(&map),
+            "{\"s\":\"q\\\"b\\\\s/ \\u0001\\t\\n\\r\\b\\f \\u001f \u{7f} é \u{2028} \u{2029} 😀 😀\"}"
+        );
+    }
+
+    const FINGERPRINTS: &[&str] = &[
+        "6b532b01bbc0c2d4",
+        "063b1cad95812c50",
+        "017fb03362d7ae74",
+        "11cf734ee8dd2bdd",
+        "8019cd9a8747f41b",
+        "f1ab64f9c281e2bf",
+        "51dff9651482aa08",
+    ];
 
     #[test]
     fn ack_lines_match_the_seed() {

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::continuation::{CONTINUATION_MAX_CHARS, Segment, SegmentField};
+use super::json_write::{self, Object};
 use super::record::ProtocolVersion;
 use super::workflow::WorkflowState;
 
@@ -51,6 +52,18 @@ pub enum ResultStatus {
     Skipped,
     /// The engine or the safety policy refused it.
     Rejected,
+}
+
+impl ResultStatus {
+    /// The wire name (`"ok"`, `"failed"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::Failed => "failed",
+            Self::Skipped => "skipped",
+            Self::Rejected => "rejected",
+        }
+    }
 }
 
 /// One action's outcome, as the host reports it.
@@ -220,9 +233,7 @@ fn cap(text: &str, max: usize) -> String {
 fn line_action(result: &ActionResult) -> LineAction {
     let mut note = None;
     let data = result.data.as_ref().map(|data| {
-        let chars = serde_json::to_string(data)
-            .map(|s| s.chars().count())
-            .unwrap_or(usize::MAX);
+        let chars = json_write::value_json(data).chars().count();
         if chars <= RESULT_DATA_MAX_CHARS {
             data.clone()
         } else {
@@ -268,11 +279,15 @@ fn shrink(value: &Value, keep: usize) -> Value {
         Value::Array(items) => {
             Value::Array(items.iter().take(keep).map(|v| shrink(v, keep)).collect())
         }
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), shrink(v, keep)))
-                .collect(),
-        ),
+        Value::Object(map) => {
+            // Inserted one by one: collecting into a map sorts first, with the standard
+            // library's stable sort (kept out of the chat module, see `super::small_sort`).
+            let mut shrunk = serde_json::Map::new();
+            for (key, item) in map {
+                shrunk.insert(key.clone(), shrink(item, keep));
+            }
+            Value::Object(shrunk)
+        }
         Value::String(s) => Value::String(cap(s, SHRUNK_STRING_MAX_CHARS)),
         other => other.clone(),
     }
@@ -292,10 +307,95 @@ fn longest_array(value: &Value) -> usize {
     }
 }
 
+/// `record` as JSON, byte for byte what its derived `Serialize` wrote with serde_json (the
+/// derive stays as the tests' reference): fields in declaration order, the optional ones only
+/// when present.
+fn record_json(record: &LineRecord<'_>) -> String {
+    let mut out = String::new();
+    let mut o = Object::new(&mut out);
+    o.string("protocol", record.protocol);
+    o.string("workflow_id", record.workflow_id);
+    o.string("kind", record.kind);
+    o.number("result_id", record.result_id);
+    o.string("state", record.state);
+    o.list("actions", &record.actions, write_line_action);
+    if let Some(page) = &record.page {
+        let mut p = Object::new(o.key("page"));
+        p.string("url", &page.url);
+        p.string("title", &page.title);
+        p.end();
+    }
+    if let Some(observation) = &record.observation {
+        json_write::value(o.key("observation"), observation);
+    }
+    if let Some(changes) = &record.changes {
+        json_write::value(o.key("changes"), changes);
+    }
+    if let Some(continuation) = &record.continuation {
+        let mut c = Object::new(o.key("continuation"));
+        c.string("token", &continuation.token);
+        c.number("remaining_chars", continuation.remaining_chars as u64);
+        c.end();
+    }
+    if record.truncated {
+        o.bool("truncated", true);
+    }
+    o.end();
+    out
+}
+
+fn write_line_action(out: &mut String, action: &LineAction) {
+    let mut o = Object::new(out);
+    o.number("action_id", action.action_id);
+    if let Some(action_type) = &action.action_type {
+        o.string("type", action_type);
+    }
+    o.string("status", action.status.as_str());
+    if let Some(code) = &action.code {
+        o.string("code", code);
+    }
+    if let Some(reason) = &action.reason {
+        o.string("reason", reason);
+    }
+    let strings = |out: &mut String, text: &String| json_write::string(out, text);
+    if !action.hints.is_empty() {
+        o.list("hints", &action.hints, strings);
+    }
+    if !action.effects.is_empty() {
+        o.list("effects", &action.effects, strings);
+    }
+    if let Some(data) = &action.data {
+        json_write::value(o.key("data"), data);
+    }
+    if let Some(note) = &action.note {
+        o.string("note", note);
+    }
+    o.end();
+}
+
+/// A continuation [`Segment`] as the JSON value its derived `Serialize` makes (`action_id` when
+/// present, `joins` when true).
+fn segment_value(segment: &Segment) -> Value {
+    let mut map = serde_json::Map::new();
+    map.insert("result_id".into(), segment.result_id.into());
+    if let Some(action_id) = segment.action_id {
+        map.insert("action_id".into(), action_id.into());
+    }
+    let field = match segment.field {
+        SegmentField::Data => "data",
+        SegmentField::Observation => "observation",
+    };
+    map.insert("field".into(), field.into());
+    let values = segment.values.iter().cloned().map(Value::String).collect();
+    map.insert("values".into(), Value::Array(values));
+    if segment.joins {
+        map.insert("joins".into(), true.into());
+    }
+    Value::Object(map)
+}
+
 fn render(record: &LineRecord<'_>) -> String {
-    // Serializing plain data (strings, numbers, `Value`s) cannot fail; the fallback keeps the
-    // function total and is an over-long line, which the caller shrinks like any other.
-    let json = serde_json::to_string(record).unwrap_or_default();
+    let json = record_json(record);
     // U+2028/U+2029 are legal raw inside JSON strings, but some renderers break lines there;
     // escaping them keeps the record on one line without changing its parsed value.
     let json = json
@@ -493,7 +593,7 @@ fn apply(
                     values: values.clone(),
                     ..pending.segment.clone()
                 };
-                let value = serde_json::to_value(&segment).unwrap_or(Value::Null);
+                let value = segment_value(&segment);
                 match more_segments.iter_mut().find(|(i, _)| *i == index) {
                     Some((_, list)) => list.push(value),
                     None => more_segments.push((index, vec![value])),
@@ -577,7 +677,7 @@ pub(crate) fn build_chunked_line(
         actions.push(entry);
     }
     // The claimed segments come first, then this result's own values in line order.
-    pendings.sort_by_key(|p| !matches!(p.place, Place::More(_)));
+    super::small_sort::sort_by_key(&mut pendings, |p| !matches!(p.place, Place::More(_)));
     let observation = report.observation.as_ref();
     if let Some(values) = observation
         .and_then(|o| o.get("elements"))
@@ -778,6 +878,76 @@ mod tests {
 
     use super::*;
     use serde_json::json;
+
+    /// The result line's JSON and the segments in a `more`'s data are written by hand; their
+    /// derived `Serialize` (what wrote them before) is the reference.
+    #[test]
+    fn records_and_segments_are_written_as_serde_writes_them() {
+        let action = |action_id, status, full: bool| LineAction {
+            action_id,
+            action_type: full.then(|| "extract".to_owned()),
+            status,
+            code: full.then(|| "not_found".to_owned()),
+            reason: full.then(|| "no \"a\"\n\u{2028}".to_owned()),
+            hints: if full {
+                vec!["h1".into(), "h\\2".into()]
+            } else {
+                Vec::new()
+            },
+            effects: if full { vec!["e".into()] } else { Vec::new() },
+            data: full.then(|| json!({"z": [1, -2, 0.5, 1e21, null, true], "a": "\u{1f600}"})),
+            note: full.then(|| "left out".to_owned()),
+        };
+        for full in [false, true] {
+            let record = LineRecord {
+                protocol: "BAI/0.3",
+                workflow_id: "wf-\"1\"",
+                kind: "result",
+                result_id: u64::MAX,
+                state: "active",
+                actions: vec![
+                    action(1, ResultStatus::Ok, full),
+                    action(2, ResultStatus::Failed, !full),
+                    action(3, ResultStatus::Skipped, full),
+                    action(4, ResultStatus::Rejected, full),
+                ],
+                page: full.then(|| PageInfo {
+                    url: "https://a.test/?q=1&r=\u{e9}".into(),
+                    title: "T\u{7}".into(),
+                }),
+                observation: full.then(|| json!({"elements": ["@e1 button \"Go\""], "total": 1})),
+                changes: full.then(|| json!(["x"])),
+                continuation: full.then(|| ContinuationInfo {
+                    token: "m_0123".into(),
+                    remaining_chars: 12_345,
+                }),
+                truncated: full,
+            };
+            assert_eq!(
+                record_json(&record),
+                serde_json::to_string(&record).unwrap()
+            );
+            let mut empty = record.clone();
+            empty.actions.clear();
+            assert_eq!(record_json(&empty), serde_json::to_string(&empty).unwrap());
+        }
+        for (action_id, field, joins) in [
+            (None, SegmentField::Observation, false),
+            (Some(7), SegmentField::Data, true),
+        ] {
+            let segment = Segment {
+                result_id: 3,
+                action_id,
+                field,
+                values: vec!["a".into(), "\"b\"".into()],
+                joins,
+            };
+            assert_eq!(
+                segment_value(&segment),
+                serde_json::to_value(&segment).unwrap()
+            );
+        }
+    }
 
     fn ok(id: u64) -> ActionResult {
         ActionResult {

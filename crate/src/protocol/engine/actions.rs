@@ -109,7 +109,7 @@ impl Engine {
         let action_id = match action_id {
             Ok(id) => id,
             Err(refusal) => {
-                self.fail(position, site, refusal, None, out);
+                self.fail(position, site, &refusal, None, out);
                 return Flow::Continue;
             }
         };
@@ -142,7 +142,7 @@ impl Engine {
                     Self::execute(workflow, action_id, fingerprint, action, options, out);
                 }
             }
-            Err(refusal) => self.fail(position, site, refusal, Some(action_id), out),
+            Err(refusal) => self.fail(position, site, &refusal, Some(action_id), out),
         }
         Flow::Continue
     }
@@ -176,7 +176,7 @@ impl Engine {
             return;
         }
         for position in counted {
-            self.fail(position, site, refusal.clone(), action_id, out);
+            self.fail(position, site, &refusal, action_id, out);
         }
     }
 

@@ -56,8 +56,11 @@ impl Engine {
                 _ => {}
             }
         }
-        candidates.sort_by_key(|c| c.0.start);
-        let Some((span, json, form)) = candidates.first() else {
+        crate::protocol::small_sort::sort_by_key(&mut candidates, |c| c.0.start);
+        let found = candidates.len();
+        // The first candidate by value: its refusal moves into the rejection (no `Refusal`
+        // clone in the chat module).
+        let Some((span, json, form)) = candidates.into_iter().next() else {
             return;
         };
         let site = Site {
@@ -69,13 +72,13 @@ impl Engine {
         // list, over-indented, upper case, or inside another block that a container may end
         // early) could still be a second handshake to some renderer: it counts too.
         let hidden = bai_fence_lines(text).saturating_sub(blocks.len());
-        let count = candidates.len() + hidden;
+        let count = found + hidden;
         if count > 1 {
             let refusal = Refusal::MultipleHandshakes { count };
             self.refuse(&site, refusal, None, None, out);
             return;
         }
-        let handshake = match json.clone().and_then(|json| parse_handshake(json, *form)) {
+        let handshake = match json.and_then(|json| parse_handshake(json, form)) {
             Ok(h) => h,
             Err(refusal) => {
                 self.refuse(&site, refusal, None, None, out);

@@ -240,7 +240,7 @@ impl Engine {
                 data: None,
             });
         }
-        actions.sort_by_key(|a| a.action_id);
+        crate::protocol::small_sort::sort_by_key(&mut actions, |a| a.action_id);
         workflow.run.failed = false;
         Some(ResultReport {
             actions,

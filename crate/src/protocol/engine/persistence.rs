@@ -8,12 +8,11 @@
 //! it wrote ([`PartWriter`]) writes only the head and the last slices. [`join_parts`] puts them
 //! back together.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use super::{Decision, Engine, MessageCursor, PendingResult, RejectedAction, Role};
 use crate::protocol::continuation::{Continuation, Segment, SegmentField, SpentToken};
+use crate::protocol::decision_write::{write_action, write_rejected_action};
 use crate::protocol::error::RejectCode;
 use crate::protocol::fields::{FieldError, fields, string, strings, u64s, usize_of};
 use crate::protocol::fingerprint::Fingerprint;
@@ -25,11 +24,12 @@ use crate::protocol::workflow::{HeldAction, IssuedResult, Workflow, WorkflowStat
 
 impl Engine {
     /// The engine state as JSON, to persist across page reloads. Written by hand (see
-    /// [`write_engine`]); the actions and refusals in it by their `Serialize`, as in the
-    /// decisions.
+    /// [`write_engine`]), the actions and refused records in it too (as in the decisions, see
+    /// [`crate::protocol::decision_write`]). Writing cannot fail; the `Result` is the signature
+    /// callers had when serde wrote parts of it.
     pub fn save(&self) -> Result<String, serde_json::Error> {
         let mut out = String::new();
-        write_engine(&mut out, self)?;
+        write_engine(&mut out, self);
         Ok(out)
     }
 
@@ -68,12 +68,34 @@ impl Decision {
 // The state's writer, by hand: what the `Serialize` derives of these types wrote, field for
 // field (the fixture in `crate/tests/saved_state.rs` holds that output).
 
-type WriteResult = Result<(), serde_json::Error>;
-
-fn write_engine(out: &mut String, engine: &Engine) -> WriteResult {
+/// A continuation's [`Segment`], as its derived `Serialize` wrote it (`action_id` when present,
+/// `joins` when true).
+fn write_segment(out: &mut String, segment: &Segment) {
     let mut o = Object::new(out);
-    list_with(o.key("messages"), &engine.messages, write_cursor)?;
-    list_with(o.key("workflows"), &engine.workflows, write_workflow)?;
+    o.number("result_id", segment.result_id);
+    if let Some(action_id) = segment.action_id {
+        o.number("action_id", action_id);
+    }
+    o.string(
+        "field",
+        match segment.field {
+            SegmentField::Data => "data",
+            SegmentField::Observation => "observation",
+        },
+    );
+    o.list("values", &segment.values, |out, value| {
+        json_write::string(out, value);
+    });
+    if segment.joins {
+        o.bool("joins", true);
+    }
+    o.end();
+}
+
+fn write_engine(out: &mut String, engine: &Engine) {
+    let mut o = Object::new(out);
+    json_write::list(o.key("messages"), &engine.messages, write_cursor);
+    json_write::list(o.key("workflows"), &engine.workflows, write_workflow);
     o.list("stale", &engine.stale, |out, id| {
         json_write::string(out, id)
     });
@@ -84,24 +106,6 @@ fn write_engine(out: &mut String, engine: &Engine) -> WriteResult {
         });
     }
     o.end();
-    Ok(())
-}
-
-/// A list whose items' writer can fail (an embedded `Serialize`).
-fn list_with<T>(
-    out: &mut String,
-    items: &[T],
-    write: impl Fn(&mut String, &T) -> WriteResult,
-) -> WriteResult {
-    out.push('[');
-    for (index, item) in items.iter().enumerate() {
-        if index > 0 {
-            out.push(',');
-        }
-        write(out, item)?;
-    }
-    out.push(']');
-    Ok(())
 }
 
 fn write_fingerprint(out: &mut String, fingerprint: &Fingerprint) {
@@ -110,7 +114,7 @@ fn write_fingerprint(out: &mut String, fingerprint: &Fingerprint) {
     out.push('"');
 }
 
-fn write_cursor(out: &mut String, cursor: &MessageCursor) -> WriteResult {
+fn write_cursor(out: &mut String, cursor: &MessageCursor) {
     let mut o = Object::new(out);
     if let Some(role) = cursor.role {
         o.string(
@@ -128,7 +132,7 @@ fn write_cursor(out: &mut String, cursor: &MessageCursor) -> WriteResult {
         o.list("reported", &cursor.reported, write_fingerprint);
     }
     if !cursor.pending.is_empty() {
-        list_with(o.key("pending"), &cursor.pending, |out, pending| {
+        json_write::list(o.key("pending"), &cursor.pending, |out, pending| {
             let mut p = Object::new(out);
             p.string("workflow_id", &pending.workflow_id);
             if !pending.executed.is_empty() {
@@ -137,19 +141,16 @@ fn write_cursor(out: &mut String, cursor: &MessageCursor) -> WriteResult {
                 });
             }
             if !pending.rejected.is_empty() {
-                p.key("rejected")
-                    .push_str(&serde_json::to_string(&pending.rejected)?);
+                p.list("rejected", &pending.rejected, write_rejected_action);
             }
             p.bool("needed", pending.needed);
             p.end();
-            Ok(())
-        })?;
+        });
     }
     o.end();
-    Ok(())
 }
 
-fn write_workflow(out: &mut String, workflow: &Workflow) -> WriteResult {
+fn write_workflow(out: &mut String, workflow: &Workflow) {
     let mut o = Object::new(out);
     o.string("id", &workflow.id);
     o.string("protocol", workflow.protocol.as_str());
@@ -164,17 +165,15 @@ fn write_workflow(out: &mut String, workflow: &Workflow) -> WriteResult {
     }
     o.list("executed", &workflow.executed, write_fingerprint);
     if !workflow.held.is_empty() {
-        list_with(o.key("held"), &workflow.held, |out, held| {
+        json_write::list(o.key("held"), &workflow.held, |out, held| {
             let mut h = Object::new(out);
             h.number("action_id", held.action_id);
             write_fingerprint(h.key("fingerprint"), &held.fingerprint);
-            h.key("action")
-                .push_str(&serde_json::to_string(&held.action)?);
+            write_action(h.key("action"), &held.action);
             h.number("message_index", held.message_index as u64);
             h.string("excerpt", &held.excerpt);
             h.end();
-            Ok(())
-        })?;
+        });
     }
     if !workflow.capabilities.is_empty() {
         o.list("capabilities", &workflow.capabilities, |out, capability| {
@@ -200,8 +199,7 @@ fn write_workflow(out: &mut String, workflow: &Workflow) -> WriteResult {
     {
         let mut c = Object::new(o.key("continuation"));
         c.string("token", &continuation.token);
-        c.key("segments")
-            .push_str(&serde_json::to_string(&continuation.segments)?);
+        c.list("segments", &continuation.segments, write_segment);
         if let Some(claimed_by) = continuation.claimed_by {
             c.number("claimed_by", claimed_by);
         }
@@ -218,7 +216,6 @@ fn write_workflow(out: &mut String, workflow: &Workflow) -> WriteResult {
         });
     }
     o.end();
-    Ok(())
 }
 
 /// Why a saved engine state could not be restored (a plain sentence).
@@ -413,7 +410,9 @@ fn cut(list: &mut Value, name: &str, per_part: usize, parts: &mut Vec<(String, V
         parts.push((part.clone(), Value::Array(slice.to_vec())));
         names.push(Value::String(part));
     }
-    *list = serde_json::json!({ PARTS_FIELD: names });
+    let mut head = serde_json::Map::new();
+    head.insert(PARTS_FIELD.to_owned(), Value::Array(names));
+    *list = Value::Object(head);
 }
 
 /// Cuts an [`Engine::save`] state (parsed) into its head and the slices of its growing lists:
@@ -442,9 +441,9 @@ pub fn split_parts(mut state: Value) -> Vec<(String, String)> {
     }
     let mut out: Vec<(String, String)> = parts
         .into_iter()
-        .map(|(name, value)| (name, value.to_string()))
+        .map(|(name, value)| (name, json_write::value_json(&value)))
         .collect();
-    out.push((HEAD_PART.to_owned(), state.to_string()));
+    out.push((HEAD_PART.to_owned(), json_write::value_json(&state)));
     out
 }
 
@@ -511,7 +510,38 @@ pub struct PartChanges {
 /// changed.
 #[derive(Debug, Clone, Default)]
 pub struct PartWriter {
-    written: HashMap<String, Fingerprint>,
+    written: Fingerprints,
+}
+
+/// A fingerprint per part name, as a list sorted by name (a few dozen parts): what a `HashMap`
+/// answered, without hashing code in the chat module.
+#[derive(Debug, Clone, Default)]
+struct Fingerprints(Vec<(String, Fingerprint)>);
+
+impl Fingerprints {
+    fn find(&self, name: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|(at, _)| at.as_str().cmp(name))
+    }
+
+    fn insert(&mut self, name: String, fingerprint: Fingerprint) {
+        match self.find(&name) {
+            Ok(at) => {
+                if let Some(slot) = self.0.get_mut(at) {
+                    slot.1 = fingerprint;
+                }
+            }
+            Err(at) => self.0.insert(at, (name, fingerprint)),
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&Fingerprint> {
+        let at = self.find(name).ok()?;
+        self.0.get(at).map(|(_, fingerprint)| fingerprint)
+    }
+
+    fn names(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().map(|(name, _)| name)
+    }
 }
 
 impl PartWriter {
@@ -530,8 +560,8 @@ impl PartWriter {
 
     /// The names of the parts written, sorted.
     pub fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.written.keys().cloned().collect();
-        names.sort();
+        let mut names: Vec<String> = self.written.names().cloned().collect();
+        crate::protocol::small_sort::sort_by(&mut names, |a, b| a < b);
         names
     }
 
@@ -539,7 +569,7 @@ impl PartWriter {
     /// written.
     pub fn changes(&mut self, parts: Vec<(String, String)>) -> PartChanges {
         let mut changes = PartChanges::default();
-        let mut now = HashMap::with_capacity(parts.len());
+        let mut now = Fingerprints::default();
         for (name, json) in parts {
             let fingerprint = Fingerprint::of(json.as_bytes());
             if self.written.get(&name) != Some(&fingerprint) {
@@ -549,11 +579,11 @@ impl PartWriter {
         }
         changes.remove = self
             .written
-            .keys()
-            .filter(|name| !now.contains_key(*name))
+            .names()
+            .filter(|name| now.get(name).is_none())
             .cloned()
             .collect();
-        changes.remove.sort();
+        crate::protocol::small_sort::sort_by(&mut changes.remove, |a, b| a < b);
         self.written = now;
         changes
     }
@@ -615,5 +645,69 @@ mod tests {
         assert_eq!(names, vec!["m.6", "w0x.0"]);
         let shrunk = writer.changes(split_parts(state(10, 0)));
         assert!(shrunk.remove.contains(&"m.6".to_owned()), "{shrunk:?}");
+    }
+
+    /// The writer's sorted list answers as the `HashMap` it replaced (the old writer, below),
+    /// over random saves, restores and renamed or repeated parts.
+    #[test]
+    fn part_changes_are_what_the_hash_map_writer_gave() {
+        use std::collections::HashMap;
+        #[derive(Default)]
+        struct Old(HashMap<String, Fingerprint>);
+        impl Old {
+            fn changes(&mut self, parts: Vec<(String, String)>) -> PartChanges {
+                let mut changes = PartChanges::default();
+                let mut now = HashMap::new();
+                for (name, json) in parts {
+                    let fingerprint = Fingerprint::of(json.as_bytes());
+                    if self.0.get(&name) != Some(&fingerprint) {
+                        changes.set.push((name.clone(), json));
+                    }
+                    now.insert(name, fingerprint);
+                }
+                changes.remove = self
+                    .0
+                    .keys()
+                    .filter(|n| !now.contains_key(*n))
+                    .cloned()
+                    .collect();
+                changes.remove.sort();
+                self.0 = now;
+                changes
+            }
+            fn names(&self) -> Vec<String> {
+                let mut names: Vec<String> = self.0.keys().cloned().collect();
+                names.sort();
+                names
+            }
+        }
+        let (mut ours, mut old) = (PartWriter::new(), Old::default());
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..2_000 {
+            let count = next() % 12;
+            let parts: Vec<(String, String)> = (0..count)
+                .map(|_| (format!("p{}", next() % 15), format!("{}", next() % 3)))
+                .collect();
+            if next() % 5 == 0 {
+                let pairs: Vec<(&str, &str)> = parts
+                    .iter()
+                    .map(|(n, j)| (n.as_str(), j.as_str()))
+                    .collect();
+                ours.note_written(pairs.iter().copied());
+                for (name, json) in &pairs {
+                    old.0
+                        .insert((*name).to_owned(), Fingerprint::of(json.as_bytes()));
+                }
+            } else {
+                assert_eq!(ours.changes(parts.clone()), old.changes(parts));
+            }
+            assert_eq!(ours.names(), old.names());
+        }
     }
 }

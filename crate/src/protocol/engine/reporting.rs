@@ -58,7 +58,7 @@ impl Engine {
         &mut self,
         position: usize,
         site: &Site<'_>,
-        refusal: Refusal,
+        refusal: &Refusal,
         action_id: Option<u64>,
         out: &mut Vec<Decision>,
     ) {
