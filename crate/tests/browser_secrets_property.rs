@@ -282,6 +282,19 @@ fn renumber(text: &str, refs: &mut Vec<String>) -> String {
     out
 }
 
+/// What `action` answers, as the result line would carry it: the report, or the error with its
+/// failure hints.
+async fn answer(action: &Action, options: &ExecOptions) -> serde_json::Value {
+    match execute(action, options).await {
+        Ok(report) => serde_json::to_value(&report).unwrap(),
+        Err(error) => {
+            let mut value = serde_json::to_value(&error).unwrap();
+            value["hints"] = serde_json::json!(hints_for_failure(action, &error));
+            value
+        }
+    }
+}
+
 /// Every output of one run, as the result line and the log would carry them.
 async fn run(page: &Page, secret: &str, actions: &[Action]) -> Vec<String> {
     let _fixture = Fixture::mount(&page.html).unwrap();
@@ -290,14 +303,7 @@ async fn run(page: &Page, secret: &str, actions: &[Action]) -> Vec<String> {
     let mut refs = Vec::new();
     let mut outputs = Vec::new();
     for action in actions {
-        let mut value = match execute(action, &options).await {
-            Ok(report) => serde_json::to_value(&report).unwrap(),
-            Err(error) => {
-                let mut value = serde_json::to_value(&error).unwrap();
-                value["hints"] = serde_json::json!(hints_for_failure(action, &error));
-                value
-            }
-        };
+        let mut value = answer(action, &options).await;
         let logged = bai::bindings::redact_log_event(
             &serde_json::json!({"kind": "executed", "result": value.clone()}).to_string(),
         );
@@ -415,14 +421,7 @@ async fn run_radio_pin(digit: &str, actions: &[Action]) -> Vec<String> {
     let mut refs = Vec::new();
     let mut outputs = Vec::new();
     for action in actions {
-        let mut value = match execute(action, &options).await {
-            Ok(report) => serde_json::to_value(&report).unwrap(),
-            Err(error) => {
-                let mut value = serde_json::to_value(&error).unwrap();
-                value["hints"] = serde_json::json!(hints_for_failure(action, &error));
-                value
-            }
-        };
+        let mut value = answer(action, &options).await;
         normalize(&mut value, &mut refs);
         outputs.push(value.to_string());
     }
