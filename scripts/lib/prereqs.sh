@@ -12,6 +12,7 @@
 # - npm dev dependencies (package.json): binaryen's wasm-opt (Debian's v108 breaks modules),
 #   esbuild (test fixture bundles), playwright-core (drives Debian's Chromium; never the
 #   `playwright` package, which downloads browsers), web-ext (lint).
+# - A nightly toolchain with rust-src, for the shipped modules' -Z build-std (see wasm-pkg.sh).
 
 set -euo pipefail
 
@@ -73,6 +74,18 @@ bai_ensure_npm_deps() {
     bai_log "installing npm dev dependencies"
     (cd "$BAI_ROOT" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
     cp "$BAI_ROOT/package-lock.json" "$stamp"
+  fi
+}
+
+# The nightly toolchain with the standard library's source: the shipped modules are built with
+# -Z build-std (scripts/lib/wasm-pkg.sh, scripts/build-js-core).
+bai_ensure_nightly_std() {
+  if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+    bai_log "installing the nightly toolchain (minimal, with rust-src)"
+    rustup toolchain install nightly --profile minimal --component rust-src
+  elif ! rustup component list --toolchain nightly --installed 2>/dev/null | grep -q '^rust-src'; then
+    bai_log "adding rust-src to the nightly toolchain"
+    rustup component add rust-src --toolchain nightly
   fi
 }
 
