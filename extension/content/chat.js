@@ -170,8 +170,12 @@ export async function startChat(core, banner, executor) {
     // `bai:poll` measures (in the page's performance timeline) what each page change costs the
     // main thread: reading what changed and the engine's decisions. scripts/bench reads them.
     const started = performance.now();
-    const result = JSON.parse(session.poll());
-    performance.measure('bai:poll', { start: started, end: performance.now(), detail: { messages: result.messages, reads: result.reads, pending: result.pending } });
+    const raw = session.poll();
+    // A quiet poll (nothing decided or recognized, the same site as the last whole result) comes
+    // as the number of messages alone (see ChatSession::poll): no JSON to parse.
+    const quiet = !raw.startsWith('{');
+    const result = quiet ? { pending: false, decisions: [], messages: Number(raw), site: reportedLayout.site } : JSON.parse(raw);
+    performance.measure('bai:poll', { start: started, end: performance.now(), detail: { messages: result.messages, reads: result.reads, pending: result.pending, quiet } });
     if (result.pending) {
       // A long transcript is read in slices, one per task: yield to the page, then read on.
       // Nothing was decided, and the progress markers wait for the whole read.

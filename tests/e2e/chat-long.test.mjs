@@ -63,6 +63,16 @@ for (const name of browserNames()) {
       await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), actionLine(workflowId, nonce, 1, 'click', { selector: '#counter' }));
       await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.actionsRun === '1', { what: 'the action to run' });
       assert.equal(await tab.evaluate(() => window.__target.clicks), 1);
+      if (name === 'chromium') {
+        // Polls with nothing for the glue to do (the user's messages, the plain answers) come
+        // back as the message count alone, never while reading or deciding; the workflow above
+        // ran with them in between.
+        const polls = await tab.evaluate(() => performance.getEntriesByName('bai:poll').map((e) => ({ quiet: e.detail?.quiet, pending: e.detail?.pending, messages: e.detail?.messages })));
+        const quiet = polls.filter((p) => p.quiet);
+        assert.ok(quiet.length >= 1, `some polls were quiet: ${JSON.stringify(polls.slice(-12))}`);
+        assert.ok(quiet.every((p) => p.pending === false && p.messages >= MESSAGES), 'a quiet poll is read to the end and counts the messages');
+        assert.ok(polls.length > quiet.length + 1, 'the read and the decisions came as whole results');
+      }
     });
   });
 }

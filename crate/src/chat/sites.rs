@@ -512,21 +512,15 @@ impl SiteProfile {
         }
     }
 
-    /// Whether a stop indicator is inside `scope`.
-    pub fn has_stop_indicator(&self, scope: &Element) -> bool {
-        scope
-            .query_selector(&self.stop_button_selectors.join(", "))
-            .ok()
-            .flatten()
-            .is_some()
-    }
-
-    /// Whether `element` itself is a stop indicator (`.result-streaming` on a message, ChatGPT's
-    /// `data-message-streaming`, Claude's `data-is-streaming=true`).
-    pub fn is_stop_indicator(&self, element: &Element) -> bool {
-        element
-            .matches(&self.stop_button_selectors.join(", "))
-            .unwrap_or(false)
+    /// Whether a stop indicator is inside the composer's `form` or inside the last message, or is
+    /// that message itself (`.result-streaming` on a message, ChatGPT's `data-message-streaming`,
+    /// Claude's `data-is-streaming=true`). The selector list is written once for the three
+    /// queries (this runs on every poll whose last message is the assistant's).
+    pub fn has_stop_indicator(&self, form: &Element, message: &Element) -> bool {
+        let stop = self.stop_button_selectors.join(", ");
+        form.query_selector(&stop).ok().flatten().is_some()
+            || message.query_selector(&stop).ok().flatten().is_some()
+            || message.matches(&stop).unwrap_or(false)
     }
 
     /// The author of a message element, from the first role source that names one.

@@ -556,11 +556,7 @@ impl TranscriptReader {
                 .and_then(|composer| composer.closest("form").ok().flatten());
         }
         match &self.composer_form {
-            Some(form) => {
-                self.profile.has_stop_indicator(form)
-                    || self.profile.has_stop_indicator(last_message)
-                    || self.profile.is_stop_indicator(last_message)
-            }
+            Some(form) => self.profile.has_stop_indicator(form, last_message),
             None => self.profile.is_generating(&self.document),
         }
     }
