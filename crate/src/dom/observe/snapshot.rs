@@ -1,8 +1,6 @@
 //! One pass over the page: the interactive, visible elements (and headings), each with its role,
 //! accessible name, state and, when its role and name are not unique, a context.
 
-use std::collections::BTreeMap;
-
 use web_sys::Element;
 
 use crate::dom::error::truncate_chars;
@@ -168,21 +166,29 @@ pub(crate) fn snapshot(root: &QueryRoot) -> Vec<Item> {
         });
     }
 
-    // Role and name pairs seen more than once. A BTreeMap, not a HashMap: the executor's wasm
-    // then carries no hash table and no SipHash.
-    let mut counts: BTreeMap<(&str, &str), usize> = BTreeMap::new();
-    for c in &candidates {
-        *counts.entry((&c.role, &c.name)).or_default() += 1;
-    }
-    let duplicated: Vec<bool> = candidates
+    // Role and name pairs seen more than once: the candidates sorted by their pair (each entry
+    // ends in its position, so all differ and the small heap sort does), then every run of two
+    // or more equal pairs marked. No map: the executor's wasm then carries no BTreeMap (nor hash
+    // table) instantiation for it.
+    let mut pairs: Vec<(&str, &str, usize)> = candidates
         .iter()
-        .map(|c| {
-            counts
-                .get(&(c.role.as_str(), c.name.as_str()))
-                .is_some_and(|n| *n > 1)
-        })
+        .enumerate()
+        .map(|(position, c)| (c.role.as_str(), c.name.as_str(), position))
         .collect();
-    drop(counts);
+    crate::protocol::small_sort::heap_sort(&mut pairs);
+    let mut duplicated = vec![false; candidates.len()];
+    for two in pairs.windows(2) {
+        if let [(role, name, first), (next_role, next_name, second)] = two {
+            if role == next_role && name == next_name {
+                for position in [first, second] {
+                    if let Some(mark) = duplicated.get_mut(*position) {
+                        *mark = true;
+                    }
+                }
+            }
+        }
+    }
+    drop(pairs);
     candidates
         .into_iter()
         .zip(duplicated)
