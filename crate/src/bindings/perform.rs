@@ -133,7 +133,9 @@ fn answer(action: &Action, outcome: Result<Ran, ActionError>) -> String {
             answer.insert("next_ref".into(), next_ref);
         }
     }
-    Value::Object(answer).to_string()
+    // The crate's own writer (the same bytes as `Value::to_string`, checked in
+    // `json_write`'s tests): the executor's wasm then holds no serde_json serializer.
+    crate::protocol::json_write::value_json(&Value::Object(answer))
 }
 
 /// What one call did, and the user's rule that let it run without a question (for the audit

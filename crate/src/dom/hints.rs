@@ -94,7 +94,8 @@ pub fn hints_for_failure(action: &Action, error: &ActionError) -> Vec<String> {
             ))
         })
         .collect();
-    scored.sort();
+    // Each entry ends in its position, so all differ: the small heap sort gives `sort`'s order.
+    crate::protocol::small_sort::heap_sort(&mut scored);
     scored
         .into_iter()
         .take(MAX_HINTS)

@@ -11,7 +11,6 @@
 //! of the new one.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 
 use wasm_bindgen::JsValue;
 use web_sys::{Document, Element};
@@ -79,11 +78,57 @@ struct Registry {
     document: Option<Document>,
     /// element → ref number, without keeping elements alive through the map itself.
     numbers: Option<js_sys::WeakMap>,
-    entries: BTreeMap<u32, Entry>,
+    entries: ByNumber<Entry>,
     /// The next number to issue; 0 until the first one (then at least 1).
     next: u32,
     /// The lines of the latest observation, by ref number (the baseline of the next diff).
-    last_lines: Option<BTreeMap<u32, String>>,
+    last_lines: Option<Lines>,
+}
+
+/// Values by ref number, kept sorted by number: what a `BTreeMap<u32, T>` gave (one value per
+/// number, the last inserted; numbers in ascending order), as a sorted list, so the executor's
+/// wasm carries no `BTreeMap` instantiation for them (some kilobytes each). Refs are issued in
+/// ascending order, so inserting a new one appends.
+#[derive(Debug, Clone)]
+pub(crate) struct ByNumber<T>(Vec<(u32, T)>);
+
+/// An observation's lines by ref number.
+pub(crate) type Lines = ByNumber<String>;
+
+impl<T> Default for ByNumber<T> {
+    fn default() -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl<T> ByNumber<T> {
+    /// Sets the value of `number` (replacing the one it had).
+    pub(crate) fn insert(&mut self, number: u32, value: T) {
+        match self.0.binary_search_by_key(&number, |(n, _)| *n) {
+            Ok(at) => {
+                if let Some(entry) = self.0.get_mut(at) {
+                    entry.1 = value;
+                }
+            }
+            Err(at) => self.0.insert(at, (number, value)),
+        }
+    }
+
+    /// The value of `number`.
+    pub(crate) fn get(&self, number: u32) -> Option<&T> {
+        let at = self.0.binary_search_by_key(&number, |(n, _)| *n).ok()?;
+        self.0.get(at).map(|(_, value)| value)
+    }
+
+    /// The numbers, ascending.
+    pub(crate) fn numbers(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter().map(|(n, _)| *n)
+    }
+
+    /// Forgets every number.
+    pub(crate) fn clear(&mut self) {
+        self.0.clear();
+    }
 }
 
 thread_local! {
@@ -130,11 +175,11 @@ pub(crate) fn ref_for(element: &Element, fingerprint: Fingerprint) -> u32 {
             .as_ref()
             .and_then(|map| map.get(element).as_f64())
             .map(|n| n as u32)
-            .filter(|n| registry.entries.contains_key(n));
+            .filter(|n| registry.entries.get(*n).is_some());
         let unchanged = known.filter(|n| {
             registry
                 .entries
-                .get(n)
+                .get(*n)
                 .is_some_and(|entry| entry.fingerprint == fingerprint)
         });
         if let Some(n) = unchanged {
@@ -185,7 +230,7 @@ pub(crate) fn lookup(shadow: &ShadowAccess, n: u32) -> Lookup {
         registry.sync(&document);
         registry
             .entries
-            .get(&n)
+            .get(n)
             .map(|e| (e.element.clone(), e.fingerprint.clone()))
     });
     let Some((element, recorded)) = entry else {
@@ -210,13 +255,13 @@ pub(crate) fn recorded(n: u32) -> Option<Fingerprint> {
     REGISTRY.with(|cell| {
         cell.try_borrow()
             .ok()
-            .and_then(|r| r.entries.get(&n).map(|e| e.fingerprint.clone()))
+            .and_then(|r| r.entries.get(n).map(|e| e.fingerprint.clone()))
     })
 }
 
 /// Replaces the baseline of the next diff; returns the previous one (`None` when this document
 /// was not observed yet).
-pub(crate) fn swap_last_lines(lines: BTreeMap<u32, String>) -> Option<BTreeMap<u32, String>> {
+pub(crate) fn swap_last_lines(lines: Lines) -> Option<Lines> {
     let document = current_document()?;
     REGISTRY.with(|cell| {
         let mut registry = cell.try_borrow_mut().ok()?;

@@ -712,9 +712,17 @@ impl Refusal {
     }
 }
 
-impl std::fmt::Display for Refusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
+impl Refusal {
+    /// Writes the sentence of a refusal that reading one action can give (the JSON reader's, and
+    /// the action type's, payload's, selector's and options'); `None` for the others (scanner,
+    /// records, handshakes, ACKs, results). `Display` writes those through this, so the words
+    /// are the same; the executor, which only reads actions, writes through [`ActionSentence`]
+    /// and so its wasm holds none of the other sentences. Inlined into both, so the chat's
+    /// module (which writes every refusal) has one writer as before, not two. `InPayload` is
+    /// written by each of the two, its inner refusal by the same one.
+    #[inline(always)]
+    fn fmt_action(&self, f: &mut std::fmt::Formatter<'_>) -> Option<std::fmt::Result> {
+        Some(match self {
             Self::InvalidJson(problem) => write!(f, "{problem}"),
             Self::DuplicateKey { key, column } => write!(
                 f,
@@ -722,6 +730,67 @@ impl std::fmt::Display for Refusal {
                 excerpt(key)
             ),
             Self::JsonNotObject => f.write_str("the record is not a JSON object"),
+            Self::UnknownActionType { type_name, allowed } => write!(
+                f,
+                "action type {:?} is not known; use one of {}",
+                excerpt(type_name),
+                allowed.join(", ")
+            ),
+            Self::UnlistedActionType { type_name } => {
+                write!(f, "action type {:?} is not known", excerpt(type_name))
+            }
+            Self::NotNegotiated { what, capability } => {
+                // `chunked_results` and `vision` count only beside `result_lines`.
+                let with = if matches!(capability, Capability::ChunkedResults | Capability::Vision)
+                {
+                    format!("\"{}\",", Capability::ResultLines)
+                } else {
+                    String::new()
+                };
+                write!(
+                    f,
+                    "{what} needs the \"{capability}\" capability, which this workflow's handshake did not list; start a new handshake with \"capabilities\":[\"{CAPABILITY_ACTION_LINES}\",{with}\"{capability}\"] to use it"
+                )
+            }
+            Self::FieldNeedsV03 { field, capability } => write!(
+                f,
+                "the field {field:?} needs the \"{capability}\" capability, which only a BAI/0.3 handshake can list; remove it, or start a BAI/0.3 handshake with \"capabilities\":[\"{CAPABILITY_ACTION_LINES}\",\"{capability}\"]"
+            ),
+            Self::InvalidPayload { type_name, problem } => {
+                write!(f, "{type_name} payload: {problem}")
+            }
+            Self::InvalidSelector(problem) => write!(f, "{problem}"),
+            Self::InvalidOptions(problem) => write!(f, "{problem}"),
+            _ => return None,
+        })
+    }
+}
+
+/// A refusal from reading one action (`crate::protocol::validate::action_from_record`), as
+/// its sentence: the same words as `Display` for every refusal reading an action gives. Any
+/// other refusal (none is given there) is written as its code.
+#[derive(Debug)]
+pub struct ActionSentence<'a>(pub &'a Refusal);
+
+impl std::fmt::Display for ActionSentence<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Refusal::InPayload { type_name, refusal } = self.0 {
+            return write!(f, "{type_name} payload: {}", ActionSentence(refusal));
+        }
+        match self.0.fmt_action(f) {
+            Some(written) => written,
+            None => write!(f, "{}", self.0.code()),
+        }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(written) = self.fmt_action(f) {
+            return written;
+        }
+        match self {
+            Self::InPayload { type_name, refusal } => write!(f, "{type_name} payload: {refusal}"),
             Self::MissingJson { prefix } => write!(
                 f,
                 "{prefix} is not followed by a JSON object on the same line; write the prefix and the JSON object on one line"
@@ -938,37 +1007,17 @@ impl std::fmt::Display for Refusal {
                 write!(f, "action {action_id} has no \"payload\" object")
             }
             Self::InAction { action_id, refusal } => write!(f, "action {action_id}: {refusal}"),
-            Self::UnknownActionType { type_name, allowed } => write!(
-                f,
-                "action type {:?} is not known; use one of {}",
-                excerpt(type_name),
-                allowed.join(", ")
-            ),
-            Self::UnlistedActionType { type_name } => {
-                write!(f, "action type {:?} is not known", excerpt(type_name))
-            }
-            Self::NotNegotiated { what, capability } => {
-                // `chunked_results` and `vision` count only beside `result_lines`.
-                let with = if matches!(capability, Capability::ChunkedResults | Capability::Vision) {
-                    format!("\"{}\",", Capability::ResultLines)
-                } else {
-                    String::new()
-                };
-                write!(
-                    f,
-                    "{what} needs the \"{capability}\" capability, which this workflow's handshake did not list; start a new handshake with \"capabilities\":[\"{CAPABILITY_ACTION_LINES}\",{with}\"{capability}\"] to use it"
-                )
-            }
-            Self::FieldNeedsV03 { field, capability } => write!(
-                f,
-                "the field {field:?} needs the \"{capability}\" capability, which only a BAI/0.3 handshake can list; remove it, or start a BAI/0.3 handshake with \"capabilities\":[\"{CAPABILITY_ACTION_LINES}\",\"{capability}\"]"
-            ),
-            Self::InPayload { type_name, refusal } => write!(f, "{type_name} payload: {refusal}"),
-            Self::InvalidPayload { type_name, problem } => {
-                write!(f, "{type_name} payload: {problem}")
-            }
-            Self::InvalidSelector(problem) => write!(f, "{problem}"),
-            Self::InvalidOptions(problem) => write!(f, "{problem}"),
+            // Written by `fmt_action` above.
+            Self::InvalidJson(_)
+            | Self::DuplicateKey { .. }
+            | Self::JsonNotObject
+            | Self::UnknownActionType { .. }
+            | Self::UnlistedActionType { .. }
+            | Self::NotNegotiated { .. }
+            | Self::FieldNeedsV03 { .. }
+            | Self::InvalidPayload { .. }
+            | Self::InvalidSelector(_)
+            | Self::InvalidOptions(_) => Ok(()),
         }
     }
 }

@@ -540,7 +540,8 @@ fn next_tabbable(root: &QueryRoot, current: &Element) -> Option<Element> {
             zero.push(position);
         }
     }
-    positive.sort();
+    // Each entry ends in its position, so all differ: the small heap sort gives `sort`'s order.
+    crate::protocol::small_sort::heap_sort(&mut positive);
     let sequence: Vec<usize> = positive
         .into_iter()
         .map(|(_, _, p)| p)

@@ -38,13 +38,11 @@
 mod snapshot;
 mod widgets;
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
 pub(crate) use snapshot::{Item, selected_labels, snapshot};
 
-use super::refs::{format_ref, swap_last_lines};
+use super::refs::{Lines, format_ref, swap_last_lines};
 use super::tree::QueryRoot;
 use crate::protocol::action::{OBSERVE_DEFAULT_ELEMENTS, OBSERVE_MAX_ELEMENTS};
 
@@ -163,7 +161,7 @@ pub fn observe_listed(max_elements: u32) -> (Observation, Vec<(u32, web_sys::Ele
     };
     let items = snapshot(&root);
     let lines: Vec<String> = items.iter().map(Item::line).collect();
-    let mut by_number = BTreeMap::new();
+    let mut by_number = Lines::default();
     for (item, line) in items.iter().zip(&lines) {
         by_number.insert(item.number, line.clone());
     }
@@ -196,9 +194,7 @@ pub fn observe_changes(max_elements: u32) -> ObservationDiff {
     };
     let items = snapshot(&root);
     let now: Vec<(u32, String)> = items.iter().map(|i| (i.number, i.line())).collect();
-    // Built by inserting, not `collect()` (here and in `observe_listed`): a collected map sorts
-    // its entries first, and each such sort is one more copy of the standard sort in the wasm.
-    let mut lines = BTreeMap::new();
+    let mut lines = Lines::default();
     for (number, line) in &now {
         lines.insert(*number, line.clone());
     }
@@ -207,25 +203,20 @@ pub fn observe_changes(max_elements: u32) -> ObservationDiff {
 }
 
 /// `present`: the lines of `now` by ref number.
-fn diff(
-    previous: &BTreeMap<u32, String>,
-    now: &[(u32, String)],
-    present: &BTreeMap<u32, String>,
-    max: usize,
-) -> ObservationDiff {
+fn diff(previous: &Lines, now: &[(u32, String)], present: &Lines, max: usize) -> ObservationDiff {
     let mut added = Vec::new();
     let mut changed = Vec::new();
     for (number, line) in now {
-        match previous.get(number) {
+        match previous.get(*number) {
             None => added.push(line.clone()),
             Some(old) if old != line => changed.push(line.clone()),
             Some(_) => {}
         }
     }
     let removed: Vec<String> = previous
-        .keys()
-        .filter(|n| !present.contains_key(n))
-        .map(|n| format_ref(*n))
+        .numbers()
+        .filter(|n| present.get(*n).is_none())
+        .map(format_ref)
         .collect();
     let total = added.len() + changed.len() + removed.len();
     let mut left = max;

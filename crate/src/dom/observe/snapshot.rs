@@ -1,8 +1,6 @@
 //! One pass over the page: the interactive, visible elements (and headings), each with its role,
 //! accessible name, state and, when its role and name are not unique, a context.
 
-use std::collections::BTreeMap;
-
 use web_sys::Element;
 
 use crate::dom::error::truncate_chars;
@@ -82,7 +80,10 @@ pub(crate) struct Item {
 impl Item {
     /// `@e3 button "Add to cart" [in: "Blue mug"]`.
     pub(crate) fn line(&self) -> String {
-        let mut out = format!("{} {}", format_ref(self.number), self.role);
+        // Pushed, not `format!`ed (here, in `state` and in `quote`): smaller wasm.
+        let mut out = format_ref(self.number);
+        out.push(' ');
+        out.push_str(&self.role);
         if !self.name.is_empty() {
             out.push(' ');
             out.push_str(&quote(&truncate_chars(&self.name, MAX_NAME_CHARS)));
@@ -92,18 +93,35 @@ impl Item {
             out.push_str(state);
         }
         if let Some(context) = &self.context {
-            out.push_str(&format!(
-                " [in: {}]",
-                quote(&truncate_chars(context, MAX_NAME_CHARS))
-            ));
+            out.push_str(" [in: ");
+            out.push_str(&quote(&truncate_chars(context, MAX_NAME_CHARS)));
+            out.push(']');
         }
         out
     }
 }
 
+/// `name=value`, one state of a line (pushed, not `format!`ed: smaller wasm).
+fn state(name: &str, value: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 1 + value.len());
+    out.push_str(name);
+    out.push('=');
+    out.push_str(value);
+    out
+}
+
 /// `"text"` with `\` and `"` escaped.
 pub(crate) fn quote(text: &str) -> String {
-    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        if matches!(c, '\\' | '"') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
 }
 
 struct Candidate {
@@ -168,21 +186,29 @@ pub(crate) fn snapshot(root: &QueryRoot) -> Vec<Item> {
         });
     }
 
-    // Role and name pairs seen more than once. A BTreeMap, not a HashMap: the executor's wasm
-    // then carries no hash table and no SipHash.
-    let mut counts: BTreeMap<(&str, &str), usize> = BTreeMap::new();
-    for c in &candidates {
-        *counts.entry((&c.role, &c.name)).or_default() += 1;
-    }
-    let duplicated: Vec<bool> = candidates
+    // Role and name pairs seen more than once: the candidates sorted by their pair (each entry
+    // ends in its position, so all differ and the small heap sort does), then every run of two
+    // or more equal pairs marked. No map: the executor's wasm then carries no BTreeMap (nor hash
+    // table) instantiation for it.
+    let mut pairs: Vec<(&str, &str, usize)> = candidates
         .iter()
-        .map(|c| {
-            counts
-                .get(&(c.role.as_str(), c.name.as_str()))
-                .is_some_and(|n| *n > 1)
-        })
+        .enumerate()
+        .map(|(position, c)| (c.role.as_str(), c.name.as_str(), position))
         .collect();
-    drop(counts);
+    crate::protocol::small_sort::heap_sort(&mut pairs);
+    let mut duplicated = vec![false; candidates.len()];
+    for two in pairs.windows(2) {
+        if let [(role, name, first), (next_role, next_name, second)] = two {
+            if role == next_role && name == next_name {
+                for position in [first, second] {
+                    if let Some(mark) = duplicated.get_mut(*position) {
+                        *mark = true;
+                    }
+                }
+            }
+        }
+    }
+    drop(pairs);
     candidates
         .into_iter()
         .zip(duplicated)
@@ -390,7 +416,7 @@ fn states_of(
             .or_else(|| tag.strip_prefix('h').map(str::to_owned))
             .filter(|l| l.parse::<u8>().is_ok());
         if let Some(level) = level {
-            states.push(format!("level={level}"));
+            states.push(state("level", &level));
         }
         return states;
     }
@@ -411,19 +437,19 @@ fn states_of(
         } else {
             "value"
         };
-        states.push(format!("{what}=<hidden>"));
+        states.push(state(what, "<hidden>"));
         if kind != SecretKind::Password {
-            states.push(format!("secret={}", quote(kind.label())));
+            states.push(state("secret", &quote(kind.label())));
         }
     } else if tag == "select" {
         let labels = selected_labels(element);
         if !labels.is_empty() {
-            states.push(format!(
-                "selected={}",
-                quote(&truncate_chars(
+            states.push(state(
+                "selected",
+                &quote(&truncate_chars(
                     &redact_secrets(&labels.join(", ")),
-                    MAX_VALUE_CHARS
-                ))
+                    MAX_VALUE_CHARS,
+                )),
             ));
         }
     } else if is_value_field(element, role) {
@@ -436,32 +462,32 @@ fn states_of(
         });
         if let ShownValue::Text(value) = shown {
             if !value.is_empty() {
-                states.push(format!(
-                    "value={}",
-                    quote(&truncate_chars(&value, MAX_VALUE_CHARS))
+                states.push(state(
+                    "value",
+                    &quote(&truncate_chars(&value, MAX_VALUE_CHARS)),
                 ));
             }
         }
     } else if let Some((_, kind)) = stands_for.and_then(|select| scan.owner_of(select)) {
         // A widget standing for a secret select shows no more than the select would.
         states.push("value=<hidden>".to_owned());
-        states.push(format!("secret={}", quote(kind.label())));
+        states.push(state("secret", &quote(kind.label())));
     } else if let Some(select) = stands_for {
         let labels = selected_labels(select);
         if !labels.is_empty() {
-            states.push(format!(
-                "value={}",
-                quote(&truncate_chars(
+            states.push(state(
+                "value",
+                &quote(&truncate_chars(
                     &redact_secrets(&labels.join(", ")),
-                    MAX_VALUE_CHARS
-                ))
+                    MAX_VALUE_CHARS,
+                )),
             ));
         }
     } else if matches!(role, "combobox" | "listbox") {
         if let Some(value) = custom_value(root, element, name) {
-            states.push(format!(
-                "value={}",
-                quote(&truncate_chars(&redact_secrets(&value), MAX_VALUE_CHARS))
+            states.push(state(
+                "value",
+                &quote(&truncate_chars(&redact_secrets(&value), MAX_VALUE_CHARS)),
             ));
         }
     } else if matches!(role, "slider" | "spinbutton") {
@@ -469,9 +495,9 @@ fn states_of(
             .get_attribute("aria-valuetext")
             .or_else(|| element.get_attribute("aria-valuenow"));
         if let Some(value) = value {
-            states.push(format!(
-                "value={}",
-                quote(&truncate_chars(&value, MAX_VALUE_CHARS))
+            states.push(state(
+                "value",
+                &quote(&truncate_chars(&value, MAX_VALUE_CHARS)),
             ));
         }
     }
@@ -482,7 +508,7 @@ fn states_of(
         )
     {
         if let Some(checked) = checked_of(element) {
-            states.push(format!("checked={checked}"));
+            states.push(state("checked", checked));
         }
     }
     // Which option of a secret list is chosen is the secret (the list shows `value=<hidden>`).
@@ -511,7 +537,7 @@ fn states_of(
         }
     };
     if let Some(expanded) = expanded {
-        states.push(format!("expanded={expanded}"));
+        states.push(state("expanded", expanded));
     }
     if is_disabled(element) {
         states.push("disabled".to_owned());

@@ -11,7 +11,7 @@ use crate::protocol::action::{
 };
 use crate::protocol::negotiation::Capability;
 use crate::protocol::record::json_type;
-use crate::protocol::refusal::{PayloadProblem, Refusal, UrlProblem};
+use crate::protocol::refusal::{ActionSentence, PayloadProblem, Refusal, UrlProblem};
 use crate::protocol::selector::Selector;
 
 /// Longest `wait`, in milliseconds.
@@ -518,12 +518,20 @@ impl<'de> serde::Deserialize<'de> for Action {
 /// capability allowed: a serialized action was validated (capabilities included) when the
 /// engine first read it. The error is the sentence to show.
 pub fn action_from_record(record: &Value) -> Result<Action, String> {
+    read_record(record, |refusal| refusal.to_string())
+}
+
+/// [`action_from_record`], its refusal written by `sentence`.
+fn read_record(
+    record: &Value,
+    sentence: impl FnOnce(&Refusal) -> String,
+) -> Result<Action, String> {
     let Some(type_name) = record.get("type").and_then(Value::as_str) else {
         return Err("an action needs a \"type\" string".to_owned());
     };
     let payload = record.get("payload").unwrap_or(&Value::Null);
     action_from_wire(type_name, payload, Some(Capability::ALL))
-        .map_err(|refusal| refusal.to_string())
+        .map_err(|refusal| sentence(&refusal))
 }
 
 /// [`action_from_record`] on JSON text read by the engine's strict reader
@@ -532,6 +540,9 @@ pub fn action_from_record(record: &Value) -> Result<Action, String> {
 /// background wrote from an action it validated, which that reader accepts; for text that is
 /// not JSON at all the sentence is that reader's, not serde_json's.
 pub fn action_from_json(text: &str) -> Result<Action, String> {
-    let record = crate::protocol::json::read_value(text).map_err(|refusal| refusal.to_string())?;
-    action_from_record(&record)
+    // Refusals written by `ActionSentence`, not `Display` (the same words): the executor's
+    // wasm then holds no sentence of the handshakes, ACKs and results it never reads.
+    let record = crate::protocol::json::read_value(text)
+        .map_err(|refusal| ActionSentence(&refusal).to_string())?;
+    read_record(&record, |refusal| ActionSentence(refusal).to_string())
 }

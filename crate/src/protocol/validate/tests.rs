@@ -517,3 +517,58 @@ fn action_from_json_reads_as_serde_reads() {
     assert!(action_from_json("{").is_err());
     assert!(action_from_json(r#"{"type":"click","payload":{"selector":"a"}} x"#).is_err());
 }
+
+/// The executor writes a refusal from reading an action with `ActionSentence` (so its wasm holds
+/// no handshake or ACK sentences): word for word what `Display` writes, for each kind reading an
+/// action gives, wrapped ones included.
+#[test]
+fn action_sentence_is_the_display_sentence() {
+    use crate::protocol::refusal::ActionSentence;
+    let wire: [(&str, Value, Option<&[Capability]>); 10] = [
+        ("fly", json!({}), Some(ALL)),
+        ("click", json!([]), Some(ALL)),
+        ("click", json!({}), Some(ALL)),
+        ("click", json!({"selector": {"css": ""}}), Some(ALL)),
+        (
+            "click",
+            json!({"selector": {"type": "role", "value": "button"}}),
+            Some(&[]),
+        ),
+        (
+            "click",
+            json!({"selector": {"type": "css", "value": "a", "index": 1}}),
+            None,
+        ),
+        ("observe", json!({}), Some(&[])),
+        ("wait", json!({"ms": 999_999}), Some(ALL)),
+        ("navigate", json!({"url": "//x.example"}), Some(ALL)),
+        (
+            "input_text",
+            json!({"selector": "#a", "text": 5}),
+            Some(ALL),
+        ),
+    ];
+    let mut refusals: Vec<Refusal> = wire
+        .iter()
+        .map(|(t, p, caps)| action_from_wire(t, p, *caps).unwrap_err())
+        .collect();
+    for text in ["{", r#"{"a":1,"a":2}"#, r#"{"a":"\ud800"}"#, "[1] x"] {
+        refusals.push(crate::protocol::json::read_value(text).unwrap_err());
+    }
+    refusals.push(crate::protocol::json::read_object("[1]").unwrap_err());
+    let mut codes: Vec<RejectCode> = refusals.iter().map(Refusal::code).collect();
+    codes.dedup();
+    assert!(codes.len() >= 5, "{codes:?}");
+    for refusal in &refusals {
+        assert_eq!(
+            ActionSentence(refusal).to_string(),
+            refusal.to_string(),
+            "{refusal:?}"
+        );
+    }
+    // Any other refusal is written as its code (reading an action gives none).
+    assert_eq!(
+        ActionSentence(&Refusal::AckNoNonce).to_string(),
+        RejectCode::InvalidRecord.to_string()
+    );
+}
