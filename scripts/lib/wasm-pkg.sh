@@ -11,9 +11,15 @@
 # of every possible panic, and `immediate-abort` makes a panic trap at once instead of formatting
 # a message: a panic is a bug either way (profile wasm-release already aborts), the module
 # just no longer prints its message to the console first (BAI_FAST=1 builds, on stable, still
-# do). The executor module: 207.8 -> 184.4 KiB gzip (measured on 033d07c, wasm-opt -Oz).
+# do). Except `core`, kept at opt-level 3 as the stable toolchain ships it: its string search,
+# case mapping and slice code are the selector engines' and the accessible names' inner loops
+# (all of std at "z" made figure 4's role query 9 -> 11 ms and figure 9's names 27 -> 30 ms;
+# core at 3 costs no bytes). The executor module: 207.8 -> 184.4 KiB gzip (measured on 033d07c,
+# wasm-opt -Oz). Given on the command line, not in Cargo.toml, where stable builds would warn
+# that no package `core` exists.
 BAI_SHIPPED_RUSTFLAGS="-Z location-detail=none -Z unstable-options -C panic=immediate-abort"
-BAI_SHIPPED_BUILD_STD=(-Z build-std=std,panic_abort -Z build-std-features=optimize_for_size)
+BAI_SHIPPED_BUILD_STD=(-Z build-std=std,panic_abort -Z build-std-features=optimize_for_size
+  --config 'profile.wasm-release.package.core.opt-level=3')
 
 # bai_build_wasm_pkg OUT_DIR NAME [CARGO_ARGS...]: profile wasm-release, then wasm-bindgen into
 # OUT_DIR (NAME.js + NAME_bg.wasm), then wasm-opt unless BAI_FAST=1. BAI_FAST=1 builds on stable
