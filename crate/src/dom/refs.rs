@@ -12,6 +12,8 @@
 
 use std::cell::RefCell;
 
+use crate::protocol::sorted_map::SortedMap;
+
 use wasm_bindgen::JsValue;
 use web_sys::{Document, Element};
 
@@ -78,58 +80,15 @@ struct Registry {
     document: Option<Document>,
     /// element → ref number, without keeping elements alive through the map itself.
     numbers: Option<js_sys::WeakMap>,
-    entries: ByNumber<Entry>,
+    entries: SortedMap<u32, Entry>,
     /// The next number to issue; 0 until the first one (then at least 1).
     next: u32,
     /// The lines of the latest observation, by ref number (the baseline of the next diff).
     last_lines: Option<Lines>,
 }
 
-/// Values by ref number, kept sorted by number: what a `BTreeMap<u32, T>` gave (one value per
-/// number, the last inserted; numbers in ascending order), as a sorted list, so the executor's
-/// wasm carries no `BTreeMap` instantiation for them (some kilobytes each). Refs are issued in
-/// ascending order, so inserting a new one appends.
-#[derive(Debug, Clone)]
-pub(crate) struct ByNumber<T>(Vec<(u32, T)>);
-
 /// An observation's lines by ref number.
-pub(crate) type Lines = ByNumber<String>;
-
-impl<T> Default for ByNumber<T> {
-    fn default() -> Self {
-        Self(Vec::new())
-    }
-}
-
-impl<T> ByNumber<T> {
-    /// Sets the value of `number` (replacing the one it had).
-    pub(crate) fn insert(&mut self, number: u32, value: T) {
-        match self.0.binary_search_by_key(&number, |(n, _)| *n) {
-            Ok(at) => {
-                if let Some(entry) = self.0.get_mut(at) {
-                    entry.1 = value;
-                }
-            }
-            Err(at) => self.0.insert(at, (number, value)),
-        }
-    }
-
-    /// The value of `number`.
-    pub(crate) fn get(&self, number: u32) -> Option<&T> {
-        let at = self.0.binary_search_by_key(&number, |(n, _)| *n).ok()?;
-        self.0.get(at).map(|(_, value)| value)
-    }
-
-    /// The numbers, ascending.
-    pub(crate) fn numbers(&self) -> impl Iterator<Item = u32> + '_ {
-        self.0.iter().map(|(n, _)| *n)
-    }
-
-    /// Forgets every number.
-    pub(crate) fn clear(&mut self) {
-        self.0.clear();
-    }
-}
+pub(crate) type Lines = SortedMap<u32, String>;
 
 thread_local! {
     static REGISTRY: RefCell<Registry> = RefCell::new(Registry::default());

@@ -20,6 +20,7 @@ use super::fence::bai_blocks;
 use super::outcome::{ActionFailure, ActionStart, NextStep, OutcomeStep, SkipReason};
 use super::record::{action_id_field, parse_object, workflow_field};
 use super::scanner::{RecordPrefix, RecordScanner, ScanItem};
+use super::sorted_map::SortedMap;
 use super::{Decision, Message, Role};
 
 /// The most record lines remembered per message (a pasted document full of examples).
@@ -125,71 +126,10 @@ struct Line {
     mark: Option<(MarkStatus, Option<String>, String)>,
 }
 
-/// A map from message index to `T`, as a list sorted by index: the few operations
-/// [`LineMarks`] needs, in the order a `BTreeMap` gives, without the B-tree's insertion and
-/// removal code for one more type in the chat module.
-#[derive(Debug)]
-struct ByIndex<T>(Vec<(usize, T)>);
-
-impl<T> Default for ByIndex<T> {
-    fn default() -> Self {
-        Self(Vec::new())
-    }
-}
-
-impl<T> ByIndex<T> {
-    fn find(&self, index: usize) -> Result<usize, usize> {
-        self.0.binary_search_by_key(&index, |(at, _)| *at)
-    }
-
-    fn get(&self, index: &usize) -> Option<&T> {
-        let at = self.find(*index).ok()?;
-        self.0.get(at).map(|(_, value)| value)
-    }
-
-    fn get_mut(&mut self, index: &usize) -> Option<&mut T> {
-        let at = self.find(*index).ok()?;
-        self.0.get_mut(at).map(|(_, value)| value)
-    }
-
-    fn insert(&mut self, index: usize, value: T) {
-        match self.find(index) {
-            Ok(at) => {
-                if let Some(slot) = self.0.get_mut(at) {
-                    slot.1 = value;
-                }
-            }
-            Err(at) => self.0.insert(at, (index, value)),
-        }
-    }
-
-    fn remove(&mut self, index: &usize) {
-        if let Ok(at) = self.find(*index) {
-            self.0.remove(at);
-        }
-    }
-
-    fn retain(&mut self, mut keep: impl FnMut(&usize, &mut T) -> bool) {
-        self.0.retain_mut(|(index, value)| keep(index, value));
-    }
-
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    fn iter(&self) -> impl Iterator<Item = (&usize, &T)> {
-        self.0.iter().map(|(index, value)| (index, value))
-    }
-
-    fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut T> {
-        self.0.iter_mut().map(|(_, value)| value)
-    }
-}
-
 /// Record lines per message and what became of each (see the module documentation).
 #[derive(Debug, Default)]
 pub struct LineMarks {
-    messages: ByIndex<(Role, Vec<Line>)>,
+    messages: SortedMap<usize, (Role, Vec<Line>)>,
     /// Lines the extension issued (ACK and result lines), by their exact text.
     issued: Vec<String>,
     /// User messages that are the pasted protocol prompt.
@@ -338,7 +278,7 @@ impl LineMarks {
             }
         }
         // Marks of lines still where they were, with the same text, are kept.
-        if let Some((role, old)) = self.messages.get(&index) {
+        if let Some((role, old)) = self.messages.get(index) {
             if *role == message.role {
                 for line in &mut lines {
                     if let Some(before) = old
@@ -368,7 +308,7 @@ impl LineMarks {
             }
             self.revision += 1;
         }
-        let before = self.messages.get(&index);
+        let before = self.messages.get(index);
         if before.is_some_and(|(role, old)| *role == message.role && *old == lines)
             || (before.is_none() && lines.is_empty())
         {
@@ -376,7 +316,7 @@ impl LineMarks {
         }
         self.revision += 1;
         if lines.is_empty() {
-            self.messages.remove(&index);
+            self.messages.remove(index);
         } else {
             self.messages.insert(index, (message.role, lines));
         }
@@ -555,7 +495,7 @@ impl LineMarks {
     }
 
     fn handshake_line(&mut self, message_index: usize, workflow_id: &str) -> Option<&mut Line> {
-        let (_, lines) = self.messages.get_mut(&message_index)?;
+        let (_, lines) = self.messages.get_mut(message_index)?;
         let at = lines
             .iter()
             .position(|l| {
@@ -610,7 +550,7 @@ impl LineMarks {
             Some(rejection.code.code().to_owned()),
             rejection.reason.clone(),
         );
-        let Some((_, lines)) = self.messages.get_mut(&rejection.message_index) else {
+        let Some((_, lines)) = self.messages.get_mut(rejection.message_index) else {
             return;
         };
         // The engine reports each line once, with an excerpt of its text: the first line of the
@@ -655,7 +595,7 @@ mod tests {
     #[test]
     fn by_index_answers_as_a_btree_map() {
         use std::collections::BTreeMap;
-        let mut ours = ByIndex::default();
+        let mut ours = SortedMap::default();
         let mut theirs = BTreeMap::new();
         let mut state = 0x2545_f491_4f6c_dd1d_u64;
         for step in 0..20_000_usize {
@@ -669,7 +609,7 @@ mod tests {
                     theirs.insert(index, step);
                 }
                 3..=4 => {
-                    ours.remove(&index);
+                    ours.remove(index);
                     theirs.remove(&index);
                 }
                 5 => {
@@ -677,13 +617,13 @@ mod tests {
                     theirs.retain(|&at, _| at < index + 10);
                 }
                 _ => {
-                    if let (Some(a), Some(b)) = (ours.get_mut(&index), theirs.get_mut(&index)) {
+                    if let (Some(a), Some(b)) = (ours.get_mut(index), theirs.get_mut(&index)) {
                         *a += 1;
                         *b += 1;
                     }
                 }
             }
-            assert_eq!(ours.get(&index), theirs.get(&index));
+            assert_eq!(ours.get(index), theirs.get(&index));
             assert_eq!(ours.len(), theirs.len());
             assert!(ours.iter().eq(theirs.iter()));
             assert!(

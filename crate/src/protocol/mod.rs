@@ -39,6 +39,7 @@ pub mod result;
 pub mod scanner;
 pub mod selector;
 pub mod small_sort;
+pub mod sorted_map;
 pub mod tabs;
 pub mod validate;
 pub mod workflow;

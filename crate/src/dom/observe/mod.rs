@@ -214,7 +214,7 @@ fn diff(previous: &Lines, now: &[(u32, String)], present: &Lines, max: usize) ->
         }
     }
     let removed: Vec<String> = previous
-        .numbers()
+        .keys()
         .filter(|n| present.get(*n).is_none())
         .map(format_ref)
         .collect();
