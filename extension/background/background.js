@@ -907,15 +907,29 @@ function showQuestionWindow() {
 
 async function showQuestionWindowNow() {
   const known = (await ext.storage.session.get(QUESTION_WINDOW_KEY))[QUESTION_WINDOW_KEY];
+  const page = ext.runtime.getURL(QUESTION_PAGE);
   if (known !== undefined) {
-    const existing = await ext.windows.get(known).catch(() => null);
-    if (existing) {
+    // The window counts only while it still shows the question page: a window the user is
+    // closing (or whose tab went elsewhere) can still be found by its id for a moment, and
+    // focusing it would leave the new question with no window until it times out (a deny).
+    const existing = await ext.windows.get(known, { populate: true }).catch(() => null);
+    const showsQuestions = existing?.tabs?.some((tab) => showsQuestionPage(tab));
+    if (showsQuestions) {
       await ext.windows.update(known, { focused: true }).catch(() => {});
       return;
     }
+    await ext.storage.session.remove(QUESTION_WINDOW_KEY);
   }
-  const created = await ext.windows.create({ type: 'popup', url: ext.runtime.getURL(QUESTION_PAGE), width: 460, height: 420, focused: true });
+  const open = () => ext.windows.create({ type: 'popup', url: page, width: 460, height: 420, focused: true });
+  // One more try after a refusal: creating a window while the last one is being torn down can
+  // fail, and a question nobody sees is denied when its time runs out.
+  const created = await open().catch(() => new Promise((resolve) => setTimeout(resolve, 200)).then(open));
   await ext.storage.session.set({ [QUESTION_WINDOW_KEY]: created.id });
+}
+
+/** Whether `tab` (from `windows.get(id, {populate: true})`) shows the question page. */
+function showsQuestionPage(tab) {
+  return String(tab.url || tab.pendingUrl || '').startsWith(ext.runtime.getURL(QUESTION_PAGE));
 }
 
 /** Closes the question window once nothing is waiting. */
@@ -929,7 +943,10 @@ async function closeQuestionWindowIfIdleNow() {
   const known = (await ext.storage.session.get(QUESTION_WINDOW_KEY))[QUESTION_WINDOW_KEY];
   if (known === undefined) return;
   await ext.storage.session.remove(QUESTION_WINDOW_KEY);
-  await ext.windows.remove(known).catch(() => {});
+  // Only a window that shows nothing but the question page is closed: never one of the user's
+  // own windows, whatever the record says.
+  const existing = await ext.windows.get(known, { populate: true }).catch(() => null);
+  if (existing?.tabs?.length && existing.tabs.every((tab) => showsQuestionPage(tab))) await ext.windows.remove(known).catch(() => {});
 }
 
 async function askUser(message, sender) {

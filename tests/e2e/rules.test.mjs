@@ -243,6 +243,36 @@ for (const name of browserNames()) {
       assert.match(log, /Refused action 1nobody answered in time/);
     });
 
+    test('a stale record of the question window (another window under its id) never hides a question', async () => {
+      const { target, chat, workflowId, say } = await startOnCart(browser, server, `stale-window-${name}`);
+      // The background's record of its question window names a window that shows something
+      // else (here the window the tests use), as a record left from a window being closed can.
+      const panel = await openPanel(browser);
+      // First the handshake's question window closes (its record goes with it).
+      const recordedNow = () => panel.evaluate(async () => (await (globalThis.browser ?? globalThis.chrome).storage.session.get('questionWindow')).questionWindow ?? null);
+      for (const deadline = Date.now() + 10000; (await recordedNow()) !== null;) {
+        assert.ok(Date.now() < deadline, 'the handshake question window closed');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const otherWindow = await panel.evaluate(async () => {
+        const ext = globalThis.browser ?? globalThis.chrome;
+        const current = await ext.windows.getCurrent();
+        await ext.storage.session.set({ questionWindow: current.id });
+        return current.id;
+      });
+      await panel.close();
+      await say(1, 'click', { selector: '#delete' });
+      // The question still gets a window of its own: focusing the recorded one would leave it
+      // unseen until its time ran out.
+      const question = await shownQuestion(chat, `${workflowId}:1`);
+      assert.match(question.text, /the button “Delete account” looks like it will delete something/);
+      const recorded = await question.window.evaluate(async () => (await (globalThis.browser ?? globalThis.chrome).storage.session.get('questionWindow')).questionWindow);
+      assert.notEqual(recorded, otherWindow, 'the record now names the question window');
+      await answerQuestion(chat, 'deny', `${workflowId}:1`);
+      assert.equal((await outcomeOf(chat, 1)).code, 'denied_by_user');
+      assert.deepEqual(await target.evaluate(() => window.__pressed), []);
+    });
+
     test('no rule lets BAI type into a password field without asking, or leave the site', async () => {
       const { target, chat, workflowId, say } = await startOnCart(browser, server, `limits-${name}`);
       await addRuleInPanel(browser, { verdict: 'allow', actions: 'input_text, navigate, click', site: server.origin });
