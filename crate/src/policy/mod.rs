@@ -7,6 +7,7 @@
 //! password field.
 
 mod rules;
+pub mod selector_reads;
 mod words;
 
 use std::collections::VecDeque;

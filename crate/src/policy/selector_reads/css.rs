@@ -1,0 +1,483 @@
+//! CSS selectors: tokenized as CSS Syntax Level 3 tokenizes them (comments dropped, strings as
+//! strings, escapes decoded inside names only), then every attribute selector and every
+//! pseudo-class is judged, wherever it is nested (`:has()`, `:not()`, `:is()`,
+//! `:nth-child(… of S)`). Pseudo-classes are judged against a list of structural ones: one this
+//! analysis does not know (a new or vendor pseudo-class, `:state()`, `:dir()`) is refused on a
+//! page with secrets rather than trusted.
+
+use super::{ValueTest, is_structural_attribute};
+
+/// Pseudo-classes whose match depends only on the document's structure, attributes that say
+/// what a field is, focus, links or media state, never on what a field holds.
+const STRUCTURAL_PSEUDO_CLASSES: &[&str] = &[
+    "not",
+    "is",
+    "where",
+    "has",
+    "matches",
+    "any",
+    "-webkit-any",
+    "-moz-any",
+    "nth-child",
+    "nth-last-child",
+    "nth-of-type",
+    "nth-last-of-type",
+    "nth-col",
+    "nth-last-col",
+    "first-child",
+    "last-child",
+    "only-child",
+    "first-of-type",
+    "last-of-type",
+    "only-of-type",
+    "root",
+    "scope",
+    "enabled",
+    "disabled",
+    "read-only",
+    "read-write",
+    "-moz-read-only",
+    "-moz-read-write",
+    "required",
+    "optional",
+    "link",
+    "any-link",
+    "-webkit-any-link",
+    "-moz-any-link",
+    "visited",
+    "local-link",
+    "hover",
+    "active",
+    "focus",
+    "focus-visible",
+    "focus-within",
+    "-moz-focusring",
+    "target",
+    "target-within",
+    "lang",
+    "defined",
+    "host",
+    "host-context",
+    "open",
+    "closed",
+    "popover-open",
+    "modal",
+    "fullscreen",
+    "-webkit-full-screen",
+    "picture-in-picture",
+    "playing",
+    "paused",
+    "seeking",
+    "muted",
+    "buffering",
+    "stalled",
+    "volume-locked",
+    "current",
+    "past",
+    "future",
+    "first",
+    "left",
+    "right",
+    // Pseudo-elements in their old one-colon spelling: querySelectorAll never matches them.
+    "before",
+    "after",
+    "first-line",
+    "first-letter",
+];
+
+/// Attributes that hold or mirror a field's state even when only their presence is tested:
+/// `[value]` (a page copying what was typed), `[checked]` and `[selected]` (the state a
+/// server or a re-mount wrote).
+const STATE_ATTRIBUTES: &[&str] = &["value", "checked", "selected"];
+
+/// One CSS token, as far as the analysis needs them. Names are unescaped and ASCII-lower-cased
+/// (CSS matches pseudo-class and, in HTML documents, attribute names ASCII-case-insensitively).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    /// An identifier (`value`, `placeholder-shown`).
+    Ident(String),
+    /// An identifier directly followed by `(` (`has(`, `nth-child(`); the `(` is consumed.
+    Function(String),
+    /// A quoted string (its contents are data, never syntax).
+    Str,
+    /// Whitespace (significant only between an attribute's parts, where it is skipped).
+    Space,
+    /// `:`
+    Colon,
+    /// `[`
+    Open,
+    /// `]`
+    Close,
+    /// Any other character, number, hash or punctuation.
+    Delim(char),
+}
+
+/// Splits `css` into tokens.
+fn tokenize(css: &str) -> Vec<Token> {
+    let chars: Vec<char> = css.chars().collect();
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        // A comment is nothing: `:/**/checked` is `:checked`.
+        if c == '/' && chars.get(i + 1) == Some(&'*') {
+            i += 2;
+            while i < chars.len() && !(chars.get(i) == Some(&'*') && chars.get(i + 1) == Some(&'/'))
+            {
+                i += 1;
+            }
+            i = (i + 2).min(chars.len());
+            continue;
+        }
+        if is_space(c) {
+            while chars.get(i).is_some_and(|c| is_space(*c)) {
+                i += 1;
+            }
+            tokens.push(Token::Space);
+            continue;
+        }
+        if c == '"' || c == '\'' {
+            i = skip_string(&chars, i);
+            tokens.push(Token::Str);
+            continue;
+        }
+        if starts_name(&chars, i) {
+            let (name, next) = consume_name(&chars, i);
+            i = next;
+            if chars.get(i) == Some(&'(') {
+                i += 1;
+                tokens.push(Token::Function(name));
+            } else {
+                tokens.push(Token::Ident(name));
+            }
+            continue;
+        }
+        tokens.push(match c {
+            ':' => Token::Colon,
+            '[' => Token::Open,
+            ']' => Token::Close,
+            other => Token::Delim(other),
+        });
+        i += 1;
+        // `#id` and numbers' units are names after a delimiter: consuming them as names keeps
+        // an escaped quote inside them (`#a\"`) from reading as anything else.
+        if matches!(c, '#' | '.') && starts_name_body(&chars, i) {
+            let (_, next) = consume_name(&chars, i);
+            i = next;
+        }
+    }
+    tokens
+}
+
+fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{c}')
+}
+
+/// Whether `chars[i]` starts a valid escape (`\` not followed by a newline or the end).
+fn is_escape(chars: &[char], i: usize) -> bool {
+    chars.get(i) == Some(&'\\')
+        && chars
+            .get(i + 1)
+            .is_some_and(|c| !matches!(c, '\n' | '\r' | '\u{c}'))
+}
+
+fn is_name_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_' || !c.is_ascii()
+}
+
+fn is_name_char(c: char) -> bool {
+    is_name_start(c) || c.is_ascii_digit() || c == '-'
+}
+
+/// Whether an identifier starts at `chars[i]` (CSS Syntax §4.3.10).
+fn starts_name(chars: &[char], i: usize) -> bool {
+    match chars.get(i) {
+        Some('-') => {
+            chars
+                .get(i + 1)
+                .is_some_and(|c| is_name_start(*c) || *c == '-')
+                || is_escape(chars, i + 1)
+        }
+        Some('\\') => is_escape(chars, i),
+        Some(c) => is_name_start(*c),
+        None => false,
+    }
+}
+
+/// Whether a name's characters (not necessarily a valid start) begin at `chars[i]`.
+fn starts_name_body(chars: &[char], i: usize) -> bool {
+    chars.get(i).is_some_and(|c| is_name_char(*c)) || is_escape(chars, i)
+}
+
+/// Consumes a name from `chars[i]`: its unescaped, ASCII-lower-cased text and the index after it.
+fn consume_name(chars: &[char], mut i: usize) -> (String, usize) {
+    let mut name = String::new();
+    loop {
+        match chars.get(i) {
+            Some(c) if is_name_char(*c) => {
+                name.push(c.to_ascii_lowercase());
+                i += 1;
+            }
+            Some('\\') if is_escape(chars, i) => {
+                let (c, next) = consume_escape(chars, i + 1);
+                name.push(c.to_ascii_lowercase());
+                i = next;
+            }
+            _ => return (name, i),
+        }
+    }
+}
+
+/// Consumes an escape after its `\`: the character and the index after it (§4.3.7).
+fn consume_escape(chars: &[char], mut i: usize) -> (char, usize) {
+    let mut code: u32 = 0;
+    let mut digits = 0;
+    while digits < 6 {
+        match chars.get(i).and_then(|c| c.to_digit(16)) {
+            Some(d) => {
+                code = code * 16 + d;
+                digits += 1;
+                i += 1;
+            }
+            None => break,
+        }
+    }
+    if digits == 0 {
+        return match chars.get(i) {
+            Some(c) => (*c, i + 1),
+            None => ('\u{FFFD}', i),
+        };
+    }
+    if chars.get(i).is_some_and(|c| is_space(*c)) {
+        i += 1;
+    }
+    let c = match code {
+        0 => '\u{FFFD}',
+        _ => char::from_u32(code).unwrap_or('\u{FFFD}'),
+    };
+    (c, i)
+}
+
+/// Skips a string starting at its quote `chars[i]`; returns the index after it. A string ends
+/// at its quote, an unescaped newline or the end (§4.3.5).
+fn skip_string(chars: &[char], i: usize) -> usize {
+    let quote = chars.get(i).copied();
+    let mut j = i + 1;
+    while let Some(&c) = chars.get(j) {
+        if Some(c) == quote {
+            return j + 1;
+        }
+        if matches!(c, '\n' | '\r' | '\u{c}') {
+            return j;
+        }
+        j += if c == '\\' { 2 } else { 1 };
+    }
+    chars.len()
+}
+
+/// The first value test in a CSS selector: an attribute selector comparing a non-structural
+/// attribute (or testing `value`, `checked` or `selected` at all), or a pseudo-class that is not
+/// known to be structural, anywhere in the selector.
+pub fn css_value_test(css: &str) -> Option<ValueTest> {
+    let tokens = tokenize(css);
+    let mut i = 0;
+    while let Some(token) = tokens.get(i) {
+        match token {
+            Token::Colon => {
+                // `::name` is a pseudo-element: querySelectorAll never matches one.
+                if tokens.get(i + 1) == Some(&Token::Colon) {
+                    i += 3;
+                    continue;
+                }
+                match tokens.get(i + 1) {
+                    Some(Token::Ident(name) | Token::Function(name))
+                        if STRUCTURAL_PSEUDO_CLASSES.contains(&name.as_str()) => {}
+                    Some(Token::Ident(name) | Token::Function(name)) => {
+                        return Some(ValueTest::PseudoClass(name.clone()));
+                    }
+                    // `: x`, `:"x"`: not a pseudo-class the browser would accept; the
+                    // selector fails to parse there.
+                    _ => {}
+                }
+            }
+            Token::Open => {
+                let (name, compared) = attribute_selector(tokens.get(i + 1..).unwrap_or_default());
+                if let Some(name) = name {
+                    let state = STATE_ATTRIBUTES.contains(&name.as_str());
+                    if (compared || state) && !is_structural_attribute(&name) {
+                        return Some(ValueTest::Attribute(name));
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The attribute an attribute selector names (after `[`, with its namespace prefix dropped),
+/// and whether it compares the attribute with a value.
+fn attribute_selector(tokens: &[Token]) -> (Option<String>, bool) {
+    let mut name = None;
+    for (k, token) in tokens.iter().enumerate() {
+        match token {
+            Token::Close => return (name, false),
+            Token::Ident(n) => name = Some(n.clone()),
+            // `|` between a namespace and the name, unless it is `|=`.
+            Token::Delim('|') if tokens.get(k + 1) != Some(&Token::Delim('=')) => {}
+            Token::Delim('=') => return (name, true),
+            Token::Delim('~' | '|' | '^' | '$' | '*')
+                if tokens.get(k + 1) == Some(&Token::Delim('=')) =>
+            {
+                return (name, true);
+            }
+            // `*|name`: any namespace.
+            Token::Delim('*') | Token::Space => {}
+            // Anything else: not an attribute selector the browser accepts.
+            _ => return (name, true),
+        }
+    }
+    (name, false)
+}
+
+/// Whether a CSS selector tests `tabindex` (a radio group's tab stop is its checked button).
+pub fn css_tests_tab_stop(css: &str) -> bool {
+    let tokens = tokenize(css);
+    tokens.iter().enumerate().any(|(i, token)| {
+        *token == Token::Open
+            && attribute_selector(tokens.get(i + 1..).unwrap_or_default())
+                .0
+                .as_deref()
+                == Some("tabindex")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests")]
+
+    use super::*;
+
+    fn attr(name: &str) -> Option<ValueTest> {
+        Some(ValueTest::Attribute(name.to_owned()))
+    }
+
+    fn pseudo(name: &str) -> Option<ValueTest> {
+        Some(ValueTest::PseudoClass(name.to_owned()))
+    }
+
+    #[test]
+    fn attribute_selectors_that_compare_or_test_state_are_found_wherever_they_are() {
+        assert_eq!(css_value_test(r#"input[value^="a"]"#), attr("value"));
+        assert_eq!(
+            css_value_test(r#"form:has(input[VALUE="a"])"#),
+            attr("value")
+        );
+        assert_eq!(
+            css_value_test(r#"input:not([v\61lue$="z"])"#),
+            attr("value")
+        );
+        assert_eq!(css_value_test(r#"input:is([*|value*="z"])"#), attr("value"));
+        assert_eq!(
+            css_value_test(r#"input:is([svg|value="z"])"#),
+            attr("value")
+        );
+        assert_eq!(css_value_test(r#"[data-v~="z"]"#), attr("data-v"));
+        assert_eq!(css_value_test(r#"[data-v|="z"]"#), attr("data-v"));
+        assert_eq!(css_value_test("input[value]"), attr("value"));
+        assert_eq!(css_value_test("input[ value ]"), attr("value"));
+        assert_eq!(css_value_test("input[checked]"), attr("checked"));
+        assert_eq!(
+            css_value_test(r#"li:nth-child(1 of [value="a"])"#),
+            attr("value")
+        );
+        assert_eq!(
+            css_value_test(r#"input[type=password]:not([value=""])"#),
+            attr("value")
+        );
+        assert_eq!(css_value_test(r#"[val/**/ue="a"]"#), attr("ue"));
+    }
+
+    #[test]
+    fn structural_selectors_pass() {
+        for css in [
+            "#email",
+            "button.primary > span",
+            "input[name]",
+            r#"input[name="email"]"#,
+            r#"input[type=password i]"#,
+            "ul li:nth-child(2n+1):not(:first-child)",
+            "a:hover, a:focus-visible",
+            "form:has(> input:required) button:enabled",
+            r#"input[placeholder="Value: [x]"]"#,
+            r#"[aria-label=":checked"]"#,
+            "div::before",
+            "::slotted(span)",
+        ] {
+            assert_eq!(css_value_test(css), None, "{css}");
+        }
+    }
+
+    #[test]
+    fn value_pseudo_classes_and_unknown_ones_are_found() {
+        assert_eq!(
+            css_value_test("input:placeholder-shown"),
+            pseudo("placeholder-shown")
+        );
+        assert_eq!(
+            css_value_test(r"input:pl\61 ceholder-shown"),
+            pseudo("placeholder-shown")
+        );
+        assert_eq!(
+            css_value_test("input:PLACEHOLDER-SHOWN"),
+            pseudo("placeholder-shown")
+        );
+        assert_eq!(css_value_test("input:checked"), pseudo("checked"));
+        assert_eq!(css_value_test("input:dir(rtl)"), pseudo("dir"));
+        assert_eq!(css_value_test("x-el:state(checked)"), pseudo("state"));
+        assert_eq!(css_value_test("x-el:--checked"), pseudo("--checked"));
+        assert_eq!(
+            css_value_test("input:-internal-autofill-selected"),
+            pseudo("-internal-autofill-selected")
+        );
+        assert_eq!(
+            css_value_test("input:some-future-state"),
+            pseudo("some-future-state")
+        );
+        assert_eq!(css_value_test("div:empty"), pseudo("empty"));
+    }
+
+    /// The red team's ways past the old scanner: a comment between `:` and the name, and an
+    /// escaped quote (`\"`) that the old scanner decoded into a string opener, hiding the rest.
+    #[test]
+    fn comments_and_escaped_quotes_hide_nothing() {
+        assert_eq!(
+            css_value_test("#pw:/**/placeholder-shown"),
+            pseudo("placeholder-shown")
+        );
+        assert_eq!(css_value_test("#pw:/**/valid"), pseudo("valid"));
+        assert_eq!(css_value_test("#pw:/* x */checked"), pseudo("checked"));
+        assert_eq!(css_value_test("#pw/**/:autofill"), pseudo("autofill"));
+        assert_eq!(
+            css_value_test(r#"#pw:not(.\"):placeholder-shown:not(.\")"#),
+            pseudo("placeholder-shown")
+        );
+        assert_eq!(
+            css_value_test(r#"#pw:not(.\")[value^="hu"]:not(.\")"#),
+            attr("value")
+        );
+        assert_eq!(css_value_test(r#"#a\"[value^=x]"#), attr("value"));
+        assert_eq!(css_value_test(r#"[title='it\'s'][value=x]"#), attr("value"));
+        assert_eq!(css_value_test(r#"[title="a\"]"][value=x]"#), attr("value"));
+        // An unterminated comment swallows the rest, as in the browser.
+        assert_eq!(css_value_test("#pw/*:checked"), None);
+    }
+
+    #[test]
+    fn tab_stop_tests_are_found_through_escapes() {
+        assert!(css_tests_tab_stop(r#"[tabindex="0"]"#));
+        assert!(css_tests_tab_stop(r#"[tab\69ndex="0"]"#));
+        assert!(css_tests_tab_stop(r#"[TabIndex="0"]"#));
+        assert!(!css_tests_tab_stop(r#"[title="tabindex"]"#));
+    }
+}
