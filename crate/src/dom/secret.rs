@@ -41,7 +41,7 @@
 //! reads `[redacted password]`, `[redacted card number]`, `[redacted security code]`…; `assert`
 //! on its text or value and any selector that could test its value fail with `secret_field`.
 
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, Node};
 
 use super::error::ActionError;
@@ -225,7 +225,12 @@ impl SecretScan {
     pub fn first_text_bearing(&self) -> Option<SecretKind> {
         self.found
             .iter()
-            .find(|f| !f.choice && !matches!(f.element.local_name().as_str(), "input" | "select"))
+            .find(|f| match f.element.local_name().as_str() {
+                _ if f.choice => false,
+                "input" => false,
+                "select" => shows_choice_as_text(&f.element),
+                _ => true,
+            })
             .map(|f| f.kind)
     }
 
@@ -292,6 +297,16 @@ impl SecretScan {
         if self.contains_secret(element) {
             return true;
         }
+        // Inside a secret field (a customizable select's button, whose text is the chosen
+        // option), or such a select itself, whose name may come from that text.
+        if self.found.iter().any(|f| {
+            !f.choice
+                && f.element.local_name() == "select"
+                && shows_choice_as_text(&f.element)
+                && f.element.contains(Some(element))
+        }) {
+            return true;
+        }
         ["aria-labelledby", "aria-describedby"].iter().any(|attr| {
             element.get_attribute(attr).is_some_and(|ids| {
                 ids.split_whitespace().any(|id| {
@@ -310,6 +325,16 @@ impl SecretScan {
         }
         Some(super::accname::accessible_name_with(shadow, element))
     }
+}
+
+/// Whether a select puts its chosen option into the page as text: a customizable select
+/// (`appearance: base-select`) copies it into its `<selectedcontent>`, inside its `<button>`.
+fn shows_choice_as_text(select: &Element) -> bool {
+    select
+        .query_selector("button, selectedcontent")
+        .ok()
+        .flatten()
+        .is_some()
 }
 
 impl Found {
@@ -470,6 +495,21 @@ pub fn visible_text_without_secrets(element: &Element) -> String {
 
 // ---- Selector guard ------------------------------------------------------------------------
 
+/// `css` as the browser serializes it after parsing it (`selectorText` of a style rule made of
+/// it), if it parses as one style rule.
+fn browser_serialization(css: &str) -> Option<String> {
+    let constructor = js::get(&js_sys::global(), "CSSStyleSheet");
+    let constructor = constructor.dyn_ref::<js_sys::Function>()?;
+    let sheet = js_sys::Reflect::construct(constructor, &js_sys::Array::new()).ok()?;
+    let mut rule_text = String::with_capacity(css.len() + 2);
+    rule_text.push_str(css);
+    rule_text.push_str("{}");
+    js::call(&sheet, "replaceSync", &[JsValue::from_str(&rule_text)]).ok()??;
+    let rules = js::get(&sheet, "cssRules");
+    let first = js::call(&rules, "item", &[JsValue::from_f64(0.0)]).ok()??;
+    js::get_string(&first, "selectorText")
+}
+
 /// Refuses `selector` with `secret_field` when its answer could depend on a secret field's
 /// value; called before the selector is evaluated. Text, aria, label and role-name selectors
 /// need no refusal: their engines never read a secret field's value (see
@@ -477,10 +517,17 @@ pub fn visible_text_without_secrets(element: &Element) -> String {
 /// which secret fields the page has, never on what they hold.
 pub fn guard_selector(root: &QueryRoot, selector: &Selector) -> Result<(), ActionError> {
     let (why, tab_stop) = match selector.kind {
-        SelectorKind::Css => (
-            css_value_test(&selector.value),
-            css_tests_tab_stop(&selector.value),
-        ),
+        SelectorKind::Css => {
+            // The selector as written, and as the browser itself reads it back: its own parser
+            // settles whatever this tokenizer might still read differently (a forgiving `:is()`
+            // drops what it cannot parse). Either reading that tests a value refuses.
+            let serialized = browser_serialization(&selector.value);
+            let serialized = serialized.as_deref().unwrap_or_default();
+            (
+                css_value_test(&selector.value).or_else(|| css_value_test(serialized)),
+                css_tests_tab_stop(&selector.value) || css_tests_tab_stop(serialized),
+            )
+        }
         SelectorKind::Xpath => (
             xpath_value_test(&selector.value),
             xpath_tests_tab_stop(&selector.value),

@@ -114,7 +114,7 @@ enum Token {
 
 /// Splits `css` into tokens.
 fn tokenize(css: &str) -> Vec<Token> {
-    let chars: Vec<char> = css.chars().collect();
+    let chars = preprocess(css);
     let mut tokens = Vec::new();
     let mut i = 0;
     while let Some(&c) = chars.get(i) {
@@ -145,6 +145,19 @@ fn tokenize(css: &str) -> Vec<Token> {
             i = next;
             if chars.get(i) == Some(&'(') {
                 i += 1;
+                // `url(` and an unquoted address is one token: `/*` and quotes inside it are
+                // text (§4.3.6), not a comment or a string that would hide what follows.
+                if name == "url" {
+                    let mut j = i;
+                    while chars.get(j).is_some_and(|c| is_space(*c)) {
+                        j += 1;
+                    }
+                    if !matches!(chars.get(j), Some('"' | '\'')) {
+                        i = skip_url(&chars, j);
+                        tokens.push(Token::Delim('u'));
+                        continue;
+                    }
+                }
                 tokens.push(Token::Function(name));
             } else {
                 tokens.push(Token::Ident(name));
@@ -166,6 +179,40 @@ fn tokenize(css: &str) -> Vec<Token> {
         }
     }
     tokens
+}
+
+/// The input as CSS Syntax §3.3 preprocesses it: CR LF, CR and FF become LF, NUL becomes
+/// U+FFFD. Without it `\` + CR LF would be an escaped CR and a line end to this tokenizer, and
+/// one line continuation to the browser's: the two would disagree about which quotes open
+/// strings from there on.
+fn preprocess(css: &str) -> Vec<char> {
+    let mut chars = Vec::with_capacity(css.len());
+    let mut input = css.chars().peekable();
+    while let Some(c) = input.next() {
+        match c {
+            '\r' => {
+                if input.peek() == Some(&'\n') {
+                    input.next();
+                }
+                chars.push('\n');
+            }
+            '\u{c}' => chars.push('\n'),
+            '\0' => chars.push('\u{FFFD}'),
+            other => chars.push(other),
+        }
+    }
+    chars
+}
+
+/// Skips an unquoted `url(` address from `chars[i]`: the index after its `)` (or the end).
+fn skip_url(chars: &[char], mut i: usize) -> usize {
+    while let Some(&c) = chars.get(i) {
+        if c == ')' {
+            return i + 1;
+        }
+        i += if is_escape(chars, i) { 2 } else { 1 };
+    }
+    chars.len()
 }
 
 fn is_space(c: char) -> bool {
@@ -469,6 +516,33 @@ mod tests {
         assert_eq!(css_value_test(r#"#a\"[value^=x]"#), attr("value"));
         assert_eq!(css_value_test(r#"[title='it\'s'][value=x]"#), attr("value"));
         assert_eq!(css_value_test(r#"[title="a\"]"][value=x]"#), attr("value"));
+        // `url(` with an unquoted address is one token (second red team, session 11).
+        assert_eq!(
+            css_value_test("#pw:is(url(/*), *):placeholder-shown"),
+            pseudo("placeholder-shown")
+        );
+        assert_eq!(
+            css_value_test("#pw:is(URL( /*), *)[value^=\"hu\"]"),
+            attr("value")
+        );
+        assert_eq!(
+            css_value_test(r"#pw:is(u\rl(/*), *):checked"),
+            pseudo("checked")
+        );
+        assert_eq!(
+            css_value_test("#otp:where(url('/*')), #otp:valid"),
+            pseudo("valid")
+        );
+        // `\` + CR LF continues the string, as in the browser.
+        assert_eq!(
+            css_value_test("#pw:not([title=\"\\\r\n\"]):placeholder-shown:not([title=\"a\"])"),
+            pseudo("placeholder-shown")
+        );
+        assert_eq!(
+            css_value_test("#pw:not([title='\\\r\n'])[value^=hu]:not([title='a'])"),
+            attr("value")
+        );
+        assert_eq!(css_value_test("#pw[val\\75\r\ne]"), attr("value"));
         // An unterminated comment swallows the rest, as in the browser.
         assert_eq!(css_value_test("#pw/*:checked"), None);
     }

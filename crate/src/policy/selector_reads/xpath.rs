@@ -17,11 +17,13 @@ const NO_STRING_FUNCTIONS: &[&str] = &[
     "boolean",
     "true",
     "false",
-    "lang",
     "local-name",
     "name",
     "namespace-uri",
 ];
+
+/// Functions that read the context node's string value when called with no argument.
+const CONTEXT_STRING_FUNCTIONS: &[&str] = &["string", "string-length", "normalize-space", "number"];
 
 /// Node tests that select text (or every kind of node).
 const TEXT_NODE_TESTS: &[&str] = &["text", "node", "comment", "processing-instruction"];
@@ -349,6 +351,11 @@ fn reads_text(tokens: &[Token]) -> Option<String> {
             {
                 let end = closing(tokens, k + 1);
                 let arguments = tokens.get(k + 2..end).unwrap_or_default();
+                // With no argument these read the context node: `normalize-space()` is
+                // `normalize-space(.)`.
+                if arguments.is_empty() && CONTEXT_STRING_FUNCTIONS.contains(&name.as_str()) {
+                    return Some(format!("{name}()"));
+                }
                 if split_top(arguments, |t| *t == Token::Comma)
                     .iter()
                     .any(|argument| classify(argument) == Operand::Nodes)
@@ -456,6 +463,11 @@ mod tests {
             "//div[id('pin') = '4821']",
             "//div[following-sibling::node()]",
             "//div[STRING(.)='x']",
+            "//div[@id='pin'][number() > 4000]",
+            "//textarea[starts-with(normalize-space(), 'al')]",
+            "//textarea[substring-after(string(), ' ') = 'bravo']",
+            "//textarea[string-length() = 11]",
+            "//*[local-name()='svg'][lang(//textarea)]",
         ] {
             assert!(reads(xpath), "{xpath}");
         }
