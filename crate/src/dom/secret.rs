@@ -549,7 +549,7 @@ pub fn guard_selector(root: &QueryRoot, selector: &Selector) -> Result<(), Actio
         None => return Ok(()),
     };
     let refuse = match &test {
-        ValueTest::Attribute(_) | ValueTest::PseudoClass(_) => true,
+        ValueTest::Attribute(_) | ValueTest::PseudoClass(_) | ValueTest::StateClass(_) => true,
         ValueTest::Text(_) => scan.has_text_bearing(),
     };
     if !refuse {
@@ -562,6 +562,9 @@ pub fn guard_selector(root: &QueryRoot, selector: &Selector) -> Result<(), Actio
             ValueTest::Attribute(name) => format!("it tests the attribute '{name}'"),
             ValueTest::PseudoClass(name) => format!("it uses :{name}"),
             ValueTest::Text(what) => format!("it reads text with {what}"),
+            ValueTest::StateClass(class) => {
+                format!("it tests the class '{class}', which pages set from a field's value")
+            }
         },
         kind: kind.to_owned(),
     })

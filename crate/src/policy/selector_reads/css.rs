@@ -5,7 +5,7 @@
 //! analysis does not know (a new or vendor pseudo-class, `:state()`, `:dir()`) is refused on a
 //! page with secrets rather than trusted.
 
-use super::{ValueTest, is_structural_attribute};
+use super::{ValueTest, is_state_class, is_structural_attribute};
 
 /// Pseudo-classes whose match depends only on the document's structure, attributes that say
 /// what a field is, focus, links or media state, never on what a field holds.
@@ -85,11 +85,6 @@ const STRUCTURAL_PSEUDO_CLASSES: &[&str] = &[
     "first-letter",
 ];
 
-/// Attributes that hold or mirror a field's state even when only their presence is tested:
-/// `[value]` (a page copying what was typed), `[checked]` and `[selected]` (the state a
-/// server or a re-mount wrote).
-const STATE_ATTRIBUTES: &[&str] = &["value", "checked", "selected"];
-
 /// One CSS token, as far as the analysis needs them. Names are unescaped and ASCII-lower-cased
 /// (CSS matches pseudo-class and, in HTML documents, attribute names ASCII-case-insensitively).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,8 +93,10 @@ enum Token {
     Ident(String),
     /// An identifier directly followed by `(` (`has(`, `nth-child(`); the `(` is consumed.
     Function(String),
-    /// A quoted string (its contents are data, never syntax).
-    Str,
+    /// A quoted string (its contents are data, never syntax), unescaped and ASCII-lower-cased.
+    Str(String),
+    /// A class selector's name (`.ng-empty`).
+    Class(String),
     /// Whitespace (significant only between an attribute's parts, where it is skipped).
     Space,
     /// `:`
@@ -136,8 +133,15 @@ fn tokenize(css: &str) -> Vec<Token> {
             continue;
         }
         if c == '"' || c == '\'' {
-            i = skip_string(&chars, i);
-            tokens.push(Token::Str);
+            let (text, next) = read_string(&chars, i);
+            i = next;
+            tokens.push(Token::Str(text));
+            continue;
+        }
+        if c == '.' && starts_name(&chars, i + 1) {
+            let (name, next) = consume_name(&chars, i + 1);
+            i = next;
+            tokens.push(Token::Class(name));
             continue;
         }
         if starts_name(&chars, i) {
@@ -304,26 +308,42 @@ fn consume_escape(chars: &[char], mut i: usize) -> (char, usize) {
     (c, i)
 }
 
-/// Skips a string starting at its quote `chars[i]`; returns the index after it. A string ends
-/// at its quote, an unescaped newline or the end (§4.3.5).
-fn skip_string(chars: &[char], i: usize) -> usize {
+/// Reads a string starting at its quote `chars[i]`: its text (escapes decoded, ASCII-lower-cased)
+/// and the index after it. A string ends at its quote, an unescaped newline or the end (§4.3.5).
+fn read_string(chars: &[char], i: usize) -> (String, usize) {
     let quote = chars.get(i).copied();
+    let mut text = String::new();
     let mut j = i + 1;
     while let Some(&c) = chars.get(j) {
         if Some(c) == quote {
-            return j + 1;
+            return (text, j + 1);
         }
-        if matches!(c, '\n' | '\r' | '\u{c}') {
-            return j;
+        if c == '\n' {
+            return (text, j);
         }
-        j += if c == '\\' { 2 } else { 1 };
+        if c == '\\' {
+            match chars.get(j + 1) {
+                // An escaped newline continues the string.
+                Some('\n') => j += 2,
+                Some(_) => {
+                    let (decoded, next) = consume_escape(chars, j + 1);
+                    text.push(decoded.to_ascii_lowercase());
+                    j = next;
+                }
+                None => j += 1,
+            }
+            continue;
+        }
+        text.push(c.to_ascii_lowercase());
+        j += 1;
     }
-    chars.len()
+    (text, chars.len())
 }
 
-/// The first value test in a CSS selector: an attribute selector comparing a non-structural
-/// attribute (or testing `value`, `checked` or `selected` at all), or a pseudo-class that is not
-/// known to be structural, anywhere in the selector.
+/// The first value test in a CSS selector: an attribute selector on a non-structural attribute
+/// (compared or only present), a class that names a field's state (`.ng-empty`,
+/// `[class*=is-checked]`), or a pseudo-class that is not known to be structural, anywhere in the
+/// selector.
 pub fn css_value_test(css: &str) -> Option<ValueTest> {
     let tokens = tokenize(css);
     let mut i = 0;
@@ -347,13 +367,23 @@ pub fn css_value_test(css: &str) -> Option<ValueTest> {
                 }
             }
             Token::Open => {
-                let (name, compared) = attribute_selector(tokens.get(i + 1..).unwrap_or_default());
+                let rest = tokens.get(i + 1..).unwrap_or_default();
+                let (name, compared) = attribute_selector(rest);
                 if let Some(name) = name {
-                    let state = STATE_ATTRIBUTES.contains(&name.as_str());
-                    if (compared || state) && !is_structural_attribute(&name) {
+                    // Present or not, an attribute other than the structural ones may be the
+                    // page's mark of a state (`[data-checked]`, `[data-filled]`).
+                    if !is_structural_attribute(&name) {
                         return Some(ValueTest::Attribute(name));
                     }
+                    if name == "class" && compared {
+                        if let Some(class) = attribute_operand(rest).filter(|c| is_state_class(c)) {
+                            return Some(ValueTest::StateClass(class));
+                        }
+                    }
                 }
+            }
+            Token::Class(name) if is_state_class(name) => {
+                return Some(ValueTest::StateClass(name.clone()));
             }
             _ => {}
         }
@@ -385,6 +415,20 @@ fn attribute_selector(tokens: &[Token]) -> (Option<String>, bool) {
         }
     }
     (name, false)
+}
+
+/// The value an attribute selector compares with (after its matcher), if any.
+fn attribute_operand(tokens: &[Token]) -> Option<String> {
+    let mut after_matcher = false;
+    for token in tokens {
+        match token {
+            Token::Close => return None,
+            Token::Delim('=') => after_matcher = true,
+            Token::Ident(text) | Token::Str(text) if after_matcher => return Some(text.clone()),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Whether a CSS selector tests `tabindex` (a radio group's tab stop is its checked button).
@@ -545,6 +589,38 @@ mod tests {
         assert_eq!(css_value_test("#pw[val\\75\r\ne]"), attr("value"));
         // An unterminated comment swallows the rest, as in the browser.
         assert_eq!(css_value_test("#pw/*:checked"), None);
+    }
+
+    /// Marks a page or a framework sets from a field's value (second red team, session 11):
+    /// Angular's `ng-not-empty`, Element's `is-checked`, Headless UI's `data-checked`.
+    #[test]
+    fn state_marks_are_found_by_class_and_by_presence() {
+        let class = |name: &str| Some(ValueTest::StateClass(name.to_owned()));
+        assert_eq!(css_value_test("#pw.ng-not-empty"), class("ng-not-empty"));
+        assert_eq!(
+            css_value_test("#pw.ng-invalid-minlength"),
+            class("ng-invalid-minlength")
+        );
+        assert_eq!(
+            css_value_test("[role=radio].is-checked"),
+            class("is-checked")
+        );
+        assert_eq!(
+            css_value_test(r".StripeElement--compl\65te"),
+            class("stripeelement--complete")
+        );
+        assert_eq!(
+            css_value_test(r#"[class*="Mui-filled"]"#),
+            class("mui-filled")
+        );
+        assert_eq!(css_value_test("[class~=is-checked]"), class("is-checked"));
+        assert_eq!(
+            css_value_test("[role=radio][data-checked]"),
+            attr("data-checked")
+        );
+        assert_eq!(css_value_test("#pw[aria-invalid]"), attr("aria-invalid"));
+        assert_eq!(css_value_test("form .btn-primary"), None);
+        assert_eq!(css_value_test(r#"[class="login-form"] button"#), None);
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub enum ValueTest {
     PseudoClass(String),
     /// XPath reading an element's text (`text()`, `string(.)`, a comparison with `.`…).
     Text(String),
+    /// A class that frameworks set from what a field holds or whether it is chosen
+    /// (`ng-empty`, `is-checked`, `StripeElement--complete`, `MuiFormLabel-filled`).
+    StateClass(String),
 }
 
 /// Attributes that say what a field is, never what it holds: tests on them are allowed.
@@ -75,6 +78,22 @@ const STRUCTURAL_ATTRIBUTES: &[&str] = &[
     "method",
     "action",
 ];
+
+/// Words in a class name that frameworks use for a field's state derived from its value:
+/// empty or filled (Angular's `ng-empty`/`ng-not-empty`, MUI's `-filled` and `-shrink`),
+/// valid, dirty or complete (Angular, Bootstrap's `is-invalid`, Stripe's `--complete`), checked
+/// or selected (Element's `is-checked`), a password's strength. On a page with a secret field a
+/// class test with one of them is a test of the value.
+const STATE_CLASS_WORDS: &[&str] = &[
+    "empty", "filled", "checked", "selected", "valid", "dirty", "pristine", "touched", "value",
+    "strength", "weak", "strong", "shrink", "complete",
+];
+
+/// Whether a class name (or a `class` attribute's compared text) names a field's state.
+pub fn is_state_class(class: &str) -> bool {
+    let class = class.to_ascii_lowercase();
+    STATE_CLASS_WORDS.iter().any(|word| class.contains(word))
+}
 
 /// Whether reading attribute `name` tells what a field is, never what it holds.
 pub fn is_structural_attribute(name: &str) -> bool {

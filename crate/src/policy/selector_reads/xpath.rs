@@ -5,7 +5,7 @@
 //! function that reads string values (`contains('a', .)`, `id(.)`, `string-length(.)`).
 //! Attribute reads are judged by the attribute's name.
 
-use super::{ValueTest, is_structural_attribute};
+use super::{ValueTest, is_state_class, is_structural_attribute};
 
 /// Functions that never read the string value of their node-set arguments: they count nodes,
 /// test whether a node-set is empty, or read a node's name.
@@ -32,7 +32,8 @@ const TEXT_NODE_TESTS: &[&str] = &["text", "node", "comment", "processing-instru
 /// refused more often, never less.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Token {
-    Literal,
+    /// A string literal's text, lower-cased.
+    Literal(String),
     Number,
     /// A name test, function name or node type (`div`, `contains`, `text`).
     Name(String),
@@ -102,7 +103,14 @@ fn tokenize(xpath: &str) -> Vec<Token> {
                     .unwrap_or_default()
                     .iter()
                     .position(|d| *d == c);
-                (Token::Literal, end.map_or(chars.len() - i, |end| end + 2))
+                let length = end.map_or(chars.len() - i, |end| end + 2);
+                let text: String = chars
+                    .get(i + 1..i + length)
+                    .unwrap_or_default()
+                    .iter()
+                    .collect();
+                let text = text.strip_suffix(c).unwrap_or(&text).to_lowercase();
+                (Token::Literal(text), length)
             }
             '0'..='9' => {
                 let length = chars
@@ -267,7 +275,7 @@ fn classify_path(tokens: &[Token]) -> Operand {
                 Operand::Value
             }
         }
-        Some(Token::At | Token::Literal | Token::Number | Token::Dollar) => Operand::Value,
+        Some(Token::At | Token::Literal(_) | Token::Number | Token::Dollar) => Operand::Value,
         Some(Token::Axis(axis)) if axis == "attribute" || axis == "namespace" => Operand::Value,
         Some(Token::Name(name)) if last.get(1) == Some(&Token::Open) => {
             if name == "id" || TEXT_NODE_TESTS.contains(&name.as_str()) {
@@ -397,6 +405,15 @@ pub fn xpath_value_test(xpath: &str) -> Option<ValueTest> {
     {
         return Some(ValueTest::Attribute(name));
     }
+    if attributes_read(&tokens).any(|name| name == "class") {
+        let state = tokens.iter().find_map(|token| match token {
+            Token::Literal(text) if is_state_class(text) => Some(text.clone()),
+            _ => None,
+        });
+        if let Some(class) = state {
+            return Some(ValueTest::StateClass(class));
+        }
+    }
     reads_text(&tokens).map(ValueTest::Text)
 }
 
@@ -430,6 +447,14 @@ mod tests {
         assert_eq!(xpath_value_test("//input[@VALUE]"), attr("value"));
         assert_eq!(xpath_value_test("//input[@data-v]"), attr("data-v"));
         assert_eq!(xpath_value_test("//input[@name='email']"), None);
+        assert_eq!(
+            xpath_value_test("//input[contains(@class, 'ng-not-empty')]"),
+            Some(ValueTest::StateClass("ng-not-empty".to_owned()))
+        );
+        assert_eq!(
+            xpath_value_test("//form[contains(@class, 'login')]//button"),
+            None
+        );
         assert!(xpath_tests_tab_stop("//*[@tabindex='0']"));
         assert!(!xpath_tests_tab_stop("//*[@title='tabindex']"));
     }
