@@ -8,6 +8,7 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use super::js::number_text;
+use crate::protocol::quote::Quoted;
 
 /// Why an action failed. New reasons may be added; match on [`ActionError::code`] for display.
 #[derive(Debug, Clone, PartialEq)]
@@ -301,7 +302,9 @@ impl ActionError {
                 actual,
             } => match (expected, actual) {
                 (Some(expected), Some(actual)) => format!(
-                    "{element} holds {actual:?} instead of {expected:?} after typing; the page rewrote or rejected the text (check its format rules)"
+                    "{element} holds {} instead of {} after typing; the page rewrote or rejected the text (check its format rules)",
+                    Quoted(actual),
+                    Quoted(expected)
                 ),
                 _ => format!(
                     "{element} does not hold the typed text after typing; the page rewrote or rejected it"
@@ -353,10 +356,14 @@ impl ActionError {
                     ""
                 };
                 if available.is_empty() {
-                    format!("{element} has no options, so it has no option {option:?}")
+                    format!(
+                        "{element} has no options, so it has no option {}",
+                        Quoted(option)
+                    )
                 } else {
                     format!(
-                        "{element} has no option {option:?}; use one of its options' values or labels: {}{more}",
+                        "{element} has no option {}; use one of its options' values or labels: {}{more}",
+                        Quoted(option),
                         available.join(", ")
                     )
                 }
@@ -366,8 +373,9 @@ impl ActionError {
                 option,
                 shown,
             } => format!(
-                "the option {option:?} of {element} was clicked but the widget shows {:?}; the page did not take the choice (it was closed again)",
-                truncate_chars(shown, ActionError::MAX_ACTUAL_CHARS)
+                "the option {} of {element} was clicked but the widget shows {}; the page did not take the choice (it was closed again)",
+                Quoted(option),
+                Quoted(&truncate_chars(shown, ActionError::MAX_ACTUAL_CHARS))
             ),
             Self::NotCheckable { element, hint } => {
                 format!("{element} cannot be checked or unchecked: {hint}")

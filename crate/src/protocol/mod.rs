@@ -32,6 +32,7 @@ pub mod marks;
 pub mod negotiation;
 pub mod outcome;
 pub mod prompt;
+pub mod quote;
 pub mod record;
 pub mod refusal;
 pub mod replay;

@@ -8,6 +8,7 @@ use super::capabilities::{
     field_not_negotiated, kind_capability, not_negotiated,
 };
 use crate::protocol::negotiation::Capability;
+use crate::protocol::quote::Quoted;
 use crate::protocol::record::json_type;
 use crate::protocol::refusal::{Refusal, SelectorProblem};
 use crate::protocol::selector::{Selector, SelectorKind};
@@ -67,7 +68,7 @@ pub fn selector_from_wire(
             if let Some(capability) = kind_capability(kind) {
                 if !capabilities.contains(&capability) {
                     return Err(not_negotiated(
-                        &format!("selector type {kind_name:?}"),
+                        &format!("selector type {}", Quoted(kind_name)),
                         capability,
                     ));
                 }
