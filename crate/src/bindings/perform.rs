@@ -19,6 +19,7 @@ use crate::dom::review::activation_facts;
 use crate::dom::selector::{QueryRoot, resolve};
 use crate::policy::{AskReason, PolicySettings, TargetFacts, Verdict, review};
 use crate::protocol::Action;
+use crate::protocol::join::join;
 use serde_json::{Map, Value};
 
 /// Reviews and performs one validated action (JSON of [`crate::protocol::Action`]) on this
@@ -439,7 +440,7 @@ impl Recheck<'_> {
         let why: Vec<String> = reasons.iter().map(AskReason::message).collect();
         Err(ActionError::TargetChanged {
             element: element.to_owned(),
-            reason: format!("{change}, and now {}", why.join("; ")),
+            reason: format!("{change}, and now {}", join(&why, "; ")),
         })
     }
 }

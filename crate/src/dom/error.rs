@@ -8,6 +8,7 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use super::js::number_text;
+use crate::protocol::join::join;
 use crate::protocol::quote::Quoted;
 
 /// Why an action failed. New reasons may be added; match on [`ActionError::code`] for display.
@@ -268,7 +269,7 @@ impl ActionError {
                 };
                 format!(
                     "{selector} matched {count} elements: {}{more}; add more words, use css, or pick one with \"index\"",
-                    candidates.join(", ")
+                    join(candidates, ", ")
                 )
             }
             Self::IndexOutOfRange {
@@ -364,7 +365,7 @@ impl ActionError {
                     format!(
                         "{element} has no option {}; use one of its options' values or labels: {}{more}",
                         Quoted(option),
-                        available.join(", ")
+                        join(available, ", ")
                     )
                 }
             }

@@ -26,6 +26,7 @@ pub mod error;
 pub mod fence;
 pub mod fields;
 pub mod fingerprint;
+pub mod join;
 pub mod json;
 pub mod json_write;
 pub mod marks;

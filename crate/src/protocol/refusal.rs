@@ -7,6 +7,7 @@
 //! adds context to the inner sentence and keeps (or deliberately changes) its code.
 
 use super::error::{RejectCode, excerpt};
+use super::join::join;
 use super::negotiation::{
     CAPABILITY_ACTION_LINES, Capability, ProtocolVersion, STATE_AWAITING_ACK,
 };
@@ -353,7 +354,7 @@ impl std::fmt::Display for PayloadProblem {
                 f,
                 "key {} is not known; use one of {} (exact spelling)",
                 Quoted(&excerpt(written)),
-                known.join(", ")
+                join(known, ", ")
             ),
             Self::NotAttributeName { written, max_chars } => write!(
                 f,
@@ -366,7 +367,7 @@ impl std::fmt::Display for PayloadProblem {
                 if given.is_empty() {
                     "none".to_owned()
                 } else {
-                    given.join(" and ")
+                    join(given, " and ")
                 }
             ),
             Self::ValueNotExpected { expect } => write!(
@@ -735,7 +736,7 @@ impl Refusal {
                 f,
                 "action type {} is not known; use one of {}",
                 Quoted(&excerpt(type_name)),
-                allowed.join(", ")
+                join(allowed, ", ")
             ),
             Self::UnlistedActionType { type_name } => {
                 write!(

@@ -25,6 +25,7 @@ use crate::dom::selector::{QueryRoot, describe_selector, query_all_checked};
 use crate::dom::tree::as_document;
 use crate::dom::visibility::{is_disabled, is_visible};
 use crate::protocol::action::{ElementState, WaitCondition};
+use crate::protocol::join::join;
 use crate::protocol::quote::Quoted;
 
 /// Longest pause between two checks when the DOM does not change.
@@ -181,5 +182,5 @@ pub(super) fn page_text(root: &QueryRoot) -> String {
             }
         }
     }
-    normalize_whitespace(&parts.join(" "))
+    normalize_whitespace(&join(&parts, " "))
 }
