@@ -59,15 +59,6 @@ pub fn version() -> String {
     crate::VERSION.to_owned()
 }
 
-/// Replaces card-like numbers and token-like words in every string of `value`
-/// ([`crate::dom::redact::redact_secrets`]).
-#[cfg(feature = "role-exec")]
-pub(super) fn redact_strings(value: &mut serde_json::Value) {
-    crate::protocol::result::edit_json_strings(value, &mut |text| {
-        *text = crate::dom::redact::redact_secrets(text);
-    });
-}
-
 fn error_object(code: &str, message: &str) -> JsValue {
     let object = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&object, &"code".into(), &code.into());
