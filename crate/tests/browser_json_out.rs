@@ -6,10 +6,10 @@
     clippy::indexing_slicing,
     reason = "tests"
 )]
-//! What the executor answers is written by hand (`to_json`, `into_json`, `to_json_string`, `reason_json`)
+//! What the executor answers is written by hand (`to_json`, `to_json_string`, `reason_json`)
 //! instead of with serde's derived `Serialize`, so its wasm carries no serde serializers: each
-//! must give exactly what the derive gives, the same value (answers built as values, whose keys
-//! are sorted when written) or the same bytes (texts written directly), variant by variant.
+//! must give exactly what the derive gives, the same value or the same bytes (`Value::to_string`,
+//! keys sorted, for the answers once built as values), variant by variant.
 
 use bai::bindings::perform::reason_json;
 use bai::bindings::perform_action;
@@ -95,7 +95,7 @@ fn effects() -> Vec<Effect> {
 fn effects_are_the_derived_json() {
     for effect in effects() {
         let derived = serde_json::to_value(&effect).unwrap();
-        assert_eq!(effect.to_json(), derived, "{effect:?}");
+        assert_eq!(effect.to_json_string(), derived.to_string(), "{effect:?}");
         assert_eq!(Some(effect.kind()), derived["kind"].as_str(), "{effect:?}");
     }
 }
@@ -118,8 +118,8 @@ fn reports_are_the_derived_json() {
                 data: data.clone(),
             };
             assert_eq!(
-                report.clone().into_json(),
-                serde_json::to_value(&report).unwrap(),
+                report.to_json_string(),
+                serde_json::to_value(&report).unwrap().to_string(),
                 "{report:?}"
             );
         }
@@ -133,8 +133,8 @@ fn reports_are_the_derived_json() {
         data: None,
     };
     assert_eq!(
-        empty.clone().into_json(),
-        serde_json::to_value(&empty).unwrap()
+        empty.to_json_string(),
+        serde_json::to_value(&empty).unwrap().to_string()
     );
 }
 
@@ -269,10 +269,26 @@ fn errors() -> Vec<ActionError> {
 
 #[wasm_bindgen_test]
 fn errors_are_the_serialized_json() {
+    let shout = |text: &str| text.to_uppercase();
+    let hints = vec!["@e1 button \"Buy\"".to_owned(), "\u{e9}".to_owned()];
     for error in errors() {
+        let derived = serde_json::to_value(&error).unwrap();
         assert_eq!(
-            error.to_json(),
-            serde_json::to_value(&error).unwrap(),
+            error.to_json_string(&[], &str::to_owned),
+            derived.to_string(),
+            "{error:?}"
+        );
+        // With hints and a text filter: what the answer once did to the value (hints added,
+        // then every string edited).
+        let mut edited = derived;
+        edited
+            .as_object_mut()
+            .unwrap()
+            .insert("hints".into(), hints.clone().into());
+        bai::protocol::result::edit_json_strings(&mut edited, &mut |text| *text = shout(text));
+        assert_eq!(
+            error.to_json_string(&hints, &shout),
+            edited.to_string(),
             "{error:?}"
         );
     }
@@ -438,7 +454,7 @@ fn reasons_are_the_derived_json_and_their_message() {
             .as_object_mut()
             .unwrap()
             .insert("message".into(), reason.message().into());
-        assert_eq!(reason_json(&reason), derived, "{reason:?}");
+        assert_eq!(reason_json(&reason), derived.to_string(), "{reason:?}");
     }
 }
 

@@ -44,9 +44,12 @@ pub use perform::perform_action;
 pub use tabs::owned_tabs;
 
 /// Runs once when the module is instantiated: route Rust panics to the console with a stack,
-/// instead of an opaque "unreachable executed".
+/// instead of an opaque "unreachable executed". Not in the shipped modules: built with
+/// `-C panic=immediate-abort` (`scripts/lib/wasm-pkg.sh`), a panic traps before any hook could
+/// run, so the hook and its formatting of the panic were dead code there.
 #[wasm_bindgen(start)]
 pub fn start() {
+    #[cfg(not(panic = "immediate-abort"))]
     console_error_panic_hook::set_once();
 }
 
@@ -54,15 +57,6 @@ pub fn start() {
 #[wasm_bindgen]
 pub fn version() -> String {
     crate::VERSION.to_owned()
-}
-
-/// Replaces card-like numbers and token-like words in every string of `value`
-/// ([`crate::dom::redact::redact_secrets`]).
-#[cfg(feature = "role-exec")]
-pub(super) fn redact_strings(value: &mut serde_json::Value) {
-    crate::protocol::result::edit_json_strings(value, &mut |text| {
-        *text = crate::dom::redact::redact_secrets(text);
-    });
 }
 
 fn error_object(code: &str, message: &str) -> JsValue {

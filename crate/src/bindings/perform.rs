@@ -19,7 +19,8 @@ use crate::dom::review::activation_facts;
 use crate::dom::selector::{QueryRoot, resolve};
 use crate::policy::{AskReason, PolicySettings, TargetFacts, Verdict, review};
 use crate::protocol::Action;
-use serde_json::{Map, Value};
+use crate::protocol::join::join;
+use crate::protocol::json_write::SortedObject;
 
 /// Reviews and performs one validated action (JSON of [`crate::protocol::Action`]) on this
 /// page, under the user's policy settings (JSON of [`crate::policy::PolicySettings`]; missing
@@ -75,29 +76,33 @@ pub async fn perform_action(
 
 /// The answer of [`perform_action`] for what the call did.
 fn answer(action: &Action, outcome: Result<Ran, ActionError>) -> String {
-    // Built by hand as `serde_json::json!` built it (an object's keys sorted when written), with
-    // no serde serializer for the report, the error or the reasons.
-    let mut answer = Map::new();
-    let next_ref = Value::from(crate::dom::next_ref_number());
+    // Written field by field as the `serde_json::json!` value it once was (its keys sorted when
+    // written), with no serde serializer and no `Value` for the report, the error or the
+    // reasons (`browser_json_out` checks the bytes).
+    let mut answer = SortedObject::new();
+    let next_ref = u64::from(crate::dom::next_ref_number());
     match outcome {
         Ok(Ran {
             outcome: Outcome::Done(report),
             by_rule,
         }) => {
-            let mut result = report.into_json();
-            if let (Some(object), Some(by_rule)) = (result.as_object_mut(), by_rule) {
-                object.insert("allowed_by_rule".into(), by_rule);
+            let mut result = report.json_fields();
+            if let Some(by_rule) = by_rule {
+                result.json("allowed_by_rule", by_rule);
             }
-            answer.insert("result".into(), result);
-            answer.insert("next_ref".into(), next_ref);
+            answer.json("result", result.into_json());
+            answer.number("next_ref", next_ref);
         }
         Ok(Ran {
             outcome: Outcome::Navigate,
             by_rule,
         }) => {
-            answer.insert("navigate".into(), "allowed".into());
-            answer.insert("allowed_by_rule".into(), by_rule.unwrap_or_default());
-            answer.insert("next_ref".into(), next_ref);
+            answer.string("navigate", "allowed");
+            answer.json(
+                "allowed_by_rule",
+                by_rule.unwrap_or_else(|| "null".to_owned()),
+            );
+            answer.number("next_ref", next_ref);
         }
         Ok(Ran {
             outcome:
@@ -109,40 +114,43 @@ fn answer(action: &Action, outcome: Result<Ran, ActionError>) -> String {
                 },
             ..
         }) => {
-            let mut question = Map::new();
-            question.insert("reasons".into(), reasons_json(&reasons).into());
-            question.insert("target".into(), target.into());
+            let mut question = SortedObject::new();
+            let mut list = String::new();
+            crate::protocol::json_write::list(&mut list, &reasons, |out, reason| {
+                out.push_str(&reason_json(reason));
+            });
+            question.json("reasons", list);
+            question.string_or_null("target", target.as_deref());
             // What the target is called, for "Always allow this on this site".
-            question.insert("targetName".into(), target_name.into());
-            question.insert("hold".into(), hold.into());
-            answer.insert("needs_approval".into(), question.into());
+            question.string_or_null("targetName", target_name.as_deref());
+            question.string("hold", &hold);
+            answer.json("needs_approval", question.into_json());
         }
         Ok(Ran {
             outcome: Outcome::Denied { rule },
             ..
         }) => {
-            let mut error = Map::new();
-            error.insert("code".into(), Verdict::DENIED_BY_RULE.into());
-            error.insert("message".into(), Verdict::denied_message(&rule).into());
-            error.insert("rule".into(), rule.into());
-            answer.insert("error".into(), error.into());
-            answer.insert("next_ref".into(), next_ref);
+            let mut error = SortedObject::new();
+            error.string("code", Verdict::DENIED_BY_RULE);
+            error.string("message", &Verdict::denied_message(&rule));
+            error.string("rule", &rule);
+            answer.json("error", error.into_json());
+            answer.number("next_ref", next_ref);
         }
         Err(error) => {
-            answer.insert("error".into(), failure_with_hints(action, &error));
-            answer.insert("next_ref".into(), next_ref);
+            answer.json("error", failure_with_hints(action, &error));
+            answer.number("next_ref", next_ref);
         }
     }
-    // The crate's own writer (the same bytes as `Value::to_string`, checked in
-    // `json_write`'s tests): the executor's wasm then holds no serde_json serializer.
-    crate::protocol::json_write::value_json(&Value::Object(answer))
+    answer.into_json()
 }
 
 /// What one call did, and the user's rule that let it run without a question (for the audit
 /// log), if one did.
 struct Ran {
     outcome: Outcome,
-    by_rule: Option<Value>,
+    /// `{"rule", "waived"}` as JSON text.
+    by_rule: Option<String>,
 }
 
 impl From<Outcome> for Ran {
@@ -268,11 +276,11 @@ async fn first(
             .map(Ran::from),
         // The rule is named in the audit log, with the questions it waived.
         Verdict::AllowedByRule { rule, waived } => {
-            let mut by_rule = Map::new();
-            by_rule.insert("rule".into(), rule.into());
+            let mut by_rule = SortedObject::new();
+            by_rule.string("rule", &rule);
             let waived: Vec<String> = waived.iter().map(AskReason::message).collect();
-            by_rule.insert("waived".into(), waived.into());
-            let by_rule = Value::Object(by_rule);
+            by_rule.strings("waived", &waived, &str::to_owned);
+            let by_rule = by_rule.into_json();
             let outcome = act(action, settings, reviewed.pin, reviewed.facts, options).await?;
             Ok(Ran {
                 outcome,
@@ -439,7 +447,7 @@ impl Recheck<'_> {
         let why: Vec<String> = reasons.iter().map(AskReason::message).collect();
         Err(ActionError::TargetChanged {
             element: element.to_owned(),
-            reason: format!("{change}, and now {}", why.join("; ")),
+            reason: format!("{change}, and now {}", join(&why, "; ")),
         })
     }
 }
@@ -481,18 +489,12 @@ fn facts_of(action: &Action, element: &Element) -> Result<TargetFacts, ActionErr
     activation_facts(action, element.clone())
 }
 
-/// Each reason with its plain-language sentence, for the question shown to the user.
-fn reasons_json(reasons: &[AskReason]) -> Vec<Value> {
-    reasons.iter().map(reason_json).collect()
-}
-
-/// One reason as JSON: its serialized form (`code` and its fields, as the derived `Serialize`
-/// gives them; written by hand, `browser_json_out` checks both agree) and its `message`.
-pub fn reason_json(reason: &AskReason) -> Value {
-    let mut map = Map::new();
-    let mut put = |key: &str, value: &str| {
-        map.insert(key.to_owned(), value.into());
-    };
+/// One reason as JSON text, with its plain-language sentence for the question shown to the
+/// user: its serialized form (`code` and its fields, as the derived `Serialize` gives them;
+/// written by hand, `browser_json_out` checks both agree) and its `message`.
+pub fn reason_json(reason: &AskReason) -> String {
+    let mut object = SortedObject::new();
+    let mut put = |key: &'static str, value: &str| object.string(key, value);
     match reason {
         AskReason::EachActionMode => put("code", "each_action_mode"),
         AskReason::RiskyClick { word, name } => {
@@ -530,21 +532,16 @@ pub fn reason_json(reason: &AskReason) -> Value {
             put("origin", origin);
         }
     }
-    map.insert("message".into(), reason.message().into());
-    Value::Object(map)
+    put("message", &reason.message());
+    object.into_json()
 }
 
-/// A DOM failure as JSON for the glue. Where the page offers something close to what the
+/// A DOM failure as JSON text for the glue. Where the page offers something close to what the
 /// selector asked for, it carries `hints` (observation lines with refs): the model can act on
 /// those next instead of guessing again.
-fn failure_with_hints(action: &crate::protocol::Action, error: &crate::dom::ActionError) -> Value {
+fn failure_with_hints(action: &crate::protocol::Action, error: &crate::dom::ActionError) -> String {
     let hints = crate::dom::hints_for_failure(action, error);
-    let mut value = error.to_json();
-    if let (Some(object), false) = (value.as_object_mut(), hints.is_empty()) {
-        object.insert("hints".into(), hints.into());
-    }
     // The failure goes to the log, the panel and the model: text read from the page in it (a
     // field's actual value, a candidate's label) loses anything that looks like a secret.
-    super::redact_strings(&mut value);
-    value
+    error.to_json_string(&hints, &crate::dom::redact::redact_secrets)
 }

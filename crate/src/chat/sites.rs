@@ -6,6 +6,7 @@
 use web_sys::{Document, Element};
 
 use crate::protocol::Role;
+use crate::protocol::join::join;
 
 /// How to find things on one chat site. Each list is tried in order; the first selector that
 /// matches wins.
@@ -506,7 +507,7 @@ impl SiteProfile {
     /// browser rejects the list, each selector is tried alone, so one bad entry cannot make a
     /// streaming answer look complete.
     pub fn is_generating(&self, document: &Document) -> bool {
-        match document.query_selector(&self.stop_button_selectors.join(", ")) {
+        match document.query_selector(&join(self.stop_button_selectors, ", ")) {
             Ok(found) => found.is_some(),
             Err(_) => first_match(document, self.stop_button_selectors).is_some(),
         }
@@ -517,7 +518,7 @@ impl SiteProfile {
     /// Claude's `data-is-streaming=true`). The selector list is written once for the three
     /// queries (this runs on every poll whose last message is the assistant's).
     pub fn has_stop_indicator(&self, form: &Element, message: &Element) -> bool {
-        let stop = self.stop_button_selectors.join(", ");
+        let stop = join(self.stop_button_selectors, ", ");
         form.query_selector(&stop).ok().flatten().is_some()
             || message.query_selector(&stop).ok().flatten().is_some()
             || message.matches(&stop).unwrap_or(false)

@@ -23,6 +23,7 @@ use super::tree::{
     ShadowAccess, as_element, as_tag, assigned_or_fallback, composed_parent, element_by_id_near,
 };
 use super::visibility::is_hidden_for_accessibility;
+use crate::protocol::join::join;
 
 #[wasm_bindgen]
 extern "C" {
@@ -534,7 +535,7 @@ impl Computation<'_> {
                     }
                 }
                 if !parts.is_empty() {
-                    return parts.join(" ");
+                    return join(&parts, " ");
                 }
             }
         }
@@ -744,7 +745,7 @@ impl Computation<'_> {
         if parts.is_empty() {
             None
         } else {
-            Some(parts.join(" "))
+            Some(join(&parts, " "))
         }
     }
 
@@ -1171,7 +1172,7 @@ fn embedded_control_value(element: &Element, tag: &str, role: Option<&str>) -> O
                         ));
                     }
                 }
-                return Some(parts.join(" "));
+                return Some(join(&parts, " "));
             }
             if tag == "input" {
                 return js::get_string(element, "value");
@@ -1267,10 +1268,10 @@ fn parse_css_content(content: &str, attribute: impl Fn(&str) -> Option<String>) 
         Some(split) => (
             strings
                 .get(split..)
-                .map(|alt| alt.concat())
+                .map(|alt| join(alt, ""))
                 .unwrap_or_default(),
             true,
         ),
-        None => (strings.concat(), false),
+        None => (join(&strings, ""), false),
     }
 }

@@ -8,6 +8,9 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use super::js::number_text;
+use crate::protocol::join::join;
+use crate::protocol::json_write::SortedObject;
+use crate::protocol::quote::Quoted;
 
 /// Why an action failed. New reasons may be added; match on [`ActionError::code`] for display.
 #[derive(Debug, Clone, PartialEq)]
@@ -267,7 +270,7 @@ impl ActionError {
                 };
                 format!(
                     "{selector} matched {count} elements: {}{more}; add more words, use css, or pick one with \"index\"",
-                    candidates.join(", ")
+                    join(candidates, ", ")
                 )
             }
             Self::IndexOutOfRange {
@@ -301,7 +304,9 @@ impl ActionError {
                 actual,
             } => match (expected, actual) {
                 (Some(expected), Some(actual)) => format!(
-                    "{element} holds {actual:?} instead of {expected:?} after typing; the page rewrote or rejected the text (check its format rules)"
+                    "{element} holds {} instead of {} after typing; the page rewrote or rejected the text (check its format rules)",
+                    Quoted(actual),
+                    Quoted(expected)
                 ),
                 _ => format!(
                     "{element} does not hold the typed text after typing; the page rewrote or rejected it"
@@ -353,11 +358,15 @@ impl ActionError {
                     ""
                 };
                 if available.is_empty() {
-                    format!("{element} has no options, so it has no option {option:?}")
+                    format!(
+                        "{element} has no options, so it has no option {}",
+                        Quoted(option)
+                    )
                 } else {
                     format!(
-                        "{element} has no option {option:?}; use one of its options' values or labels: {}{more}",
-                        available.join(", ")
+                        "{element} has no option {}; use one of its options' values or labels: {}{more}",
+                        Quoted(option),
+                        join(available, ", ")
                     )
                 }
             }
@@ -366,8 +375,9 @@ impl ActionError {
                 option,
                 shown,
             } => format!(
-                "the option {option:?} of {element} was clicked but the widget shows {:?}; the page did not take the choice (it was closed again)",
-                truncate_chars(shown, ActionError::MAX_ACTUAL_CHARS)
+                "the option {} of {element} was clicked but the widget shows {}; the page did not take the choice (it was closed again)",
+                Quoted(option),
+                Quoted(&truncate_chars(shown, ActionError::MAX_ACTUAL_CHARS))
             ),
             Self::NotCheckable { element, hint } => {
                 format!("{element} cannot be checked or unchecked: {hint}")
@@ -460,66 +470,65 @@ impl std::fmt::Display for ActionError {
 impl std::error::Error for ActionError {}
 
 impl ActionError {
-    /// The error as JSON, the value [`Serialize`] gives (`serde_json::to_value`), built by hand
-    /// so the executor's wasm carries no serde serializer for it (`browser_json_out` checks
-    /// both agree).
-    pub fn to_json(&self) -> serde_json::Value {
-        use serde_json::Value;
-        let mut map = serde_json::Map::new();
-        let mut put = |key: &str, value: Value| {
-            map.insert(key.to_owned(), value);
-        };
-        put("code", self.code().into());
-        put("message", self.message().into());
+    /// The error as JSON text, what [`Serialize`] gives (`serde_json::to_value`, keys sorted
+    /// when written), written by hand so the executor's wasm carries no serde serializer for it
+    /// (`browser_json_out` checks both agree). `hints` are added when there are any; every
+    /// string (the hints' too) is passed through `text` first (the executor's answer redacts
+    /// what looks like a secret).
+    pub fn to_json_string(&self, hints: &[String], text: &dyn Fn(&str) -> String) -> String {
+        let mut object = SortedObject::new();
+        let mut put = |key: &'static str, value: &str| object.string(key, &text(value));
+        put("code", self.code());
+        put("message", &self.message());
         if let Some(element) = self.element() {
-            put("element", element.into());
+            put("element", element);
         }
-        let strings = |items: &[String]| Value::from(items.to_vec());
         match self {
-            Self::NotFound { selector } => put("selector", selector.as_str().into()),
+            Self::NotFound { selector }
+            | Self::Ambiguous { selector, .. }
+            | Self::IndexOutOfRange { selector, .. }
+            | Self::InvalidSelector { selector, .. } => put("selector", selector),
+            Self::Covered { by, .. } => put("covered_by", by),
+            Self::StaleRef { reference, .. } => put("ref", reference),
+            Self::SecretField { kind, .. } => put("secret", kind),
+            Self::OptionNotFound { option, .. } => put("option", option),
+            _ => {}
+        }
+        let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+        match self {
             Self::Ambiguous {
-                selector,
-                count,
+                count: found,
                 candidates,
-            } => {
-                put("selector", selector.as_str().into());
-                put("count", (*count).into());
-                put("candidates", strings(candidates));
-            }
-            Self::IndexOutOfRange {
-                selector,
-                index,
-                count,
-            } => {
-                put("selector", selector.as_str().into());
-                put("index", (*index).into());
-                put("count", (*count).into());
-            }
-            Self::Covered { by, .. } => put("covered_by", by.as_str().into()),
-            Self::InvalidSelector {
-                selector, position, ..
-            } => {
-                put("selector", selector.as_str().into());
-                if let Some(position) = position {
-                    put("position", (*position).into());
-                }
-            }
-            Self::Timeout { waited_ms, .. } => put("waited_ms", (*waited_ms).into()),
-            Self::StaleRef { reference, .. } => put("ref", reference.as_str().into()),
-            Self::SecretField { kind, .. } => put("secret", kind.as_str().into()),
-            Self::OptionNotFound {
-                option,
-                available,
-                total,
                 ..
             } => {
-                put("option", option.as_str().into());
-                put("available", strings(available));
-                put("total", (*total).into());
+                object.number("count", count(*found));
+                object.strings("candidates", candidates, text);
+            }
+            Self::IndexOutOfRange {
+                index,
+                count: found,
+                ..
+            } => {
+                object.number("index", u64::from(*index));
+                object.number("count", count(*found));
+            }
+            Self::InvalidSelector {
+                position: Some(position),
+                ..
+            } => object.number("position", count(*position)),
+            Self::Timeout { waited_ms, .. } => object.number("waited_ms", u64::from(*waited_ms)),
+            Self::OptionNotFound {
+                available, total, ..
+            } => {
+                object.strings("available", available, text);
+                object.number("total", count(*total));
             }
             _ => {}
         }
-        Value::Object(map)
+        if !hints.is_empty() {
+            object.strings("hints", hints, text);
+        }
+        object.into_json()
     }
 }
 

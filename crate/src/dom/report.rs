@@ -1,7 +1,9 @@
 //! What an action did, as data the extension shows and sends back to the model.
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use crate::protocol::json_write::{self, SortedObject};
 
 /// Options for [`crate::dom::execute`]. Deserializes from `{"timeout_ms": 3000}` (missing
 /// fields take their defaults).
@@ -166,23 +168,32 @@ impl ActionReport {
         self.effects.iter().any(|e| e.kind() == kind)
     }
 
-    /// The report as JSON, the value the derived `Serialize` gives (`serde_json::to_value`),
-    /// built by hand: the executor's wasm then carries no serde serializer for reports, effects
-    /// and errors (`browser_json_out` checks both agree, variant by variant).
-    pub fn into_json(self) -> Value {
-        let mut map = Map::new();
-        map.insert("action".into(), self.action.into());
-        if let Some(element) = self.element {
-            map.insert("element".into(), element.into());
+    /// The report's fields as JSON, what `serde_json::to_value` of the derived `Serialize` gives
+    /// (keys sorted when written), written by hand: the executor's wasm then carries no serde
+    /// serializer for reports, effects and errors (`browser_json_out` checks both agree, variant
+    /// by variant).
+    pub fn json_fields(&self) -> SortedObject {
+        let mut object = SortedObject::new();
+        object.string("action", self.action);
+        if let Some(element) = &self.element {
+            object.string("element", element);
         }
-        let effects = self.effects.iter().map(Effect::to_json).collect();
-        map.insert("effects".into(), Value::Array(effects));
-        map.insert("attempts".into(), self.attempts.into());
-        map.insert("elapsed_ms".into(), self.elapsed_ms.into());
-        if let Some(data) = self.data {
-            map.insert("data".into(), data);
+        let mut effects = String::new();
+        json_write::list(&mut effects, &self.effects, |out, effect| {
+            out.push_str(&effect.to_json_string());
+        });
+        object.json("effects", effects);
+        object.number("attempts", u64::from(self.attempts));
+        object.number("elapsed_ms", u64::from(self.elapsed_ms));
+        if let Some(data) = &self.data {
+            object.json("data", json_write::value_json(data));
         }
-        Value::Object(map)
+        object
+    }
+
+    /// The report as JSON text (see [`ActionReport::json_fields`]).
+    pub fn to_json_string(&self) -> String {
+        self.json_fields().into_json()
     }
 }
 
@@ -215,58 +226,59 @@ impl Effect {
         }
     }
 
-    /// The effect as JSON, the value the derived `Serialize` gives (see
-    /// [`ActionReport::into_json`]).
-    pub fn to_json(&self) -> Value {
-        let mut map = Map::new();
-        map.insert("kind".into(), self.kind().into());
-        let mut put = |key: &str, value: Value| {
-            map.insert(key.to_owned(), value);
-        };
+    /// The effect as JSON text, what the derived `Serialize` gives (see
+    /// [`ActionReport::json_fields`]).
+    pub fn to_json_string(&self) -> String {
+        let mut object = SortedObject::new();
+        object.string("kind", self.kind());
+        let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
         match self {
             Self::NavigationStarted { url } => {
                 if let Some(url) = url {
-                    put("url", url.as_str().into());
+                    object.string("url", url);
                 }
             }
             Self::FormSubmitted { handled_by_script } => {
-                put("handled_by_script", (*handled_by_script).into());
+                object.bool("handled_by_script", *handled_by_script);
             }
             Self::CheckedChanged { checked } | Self::AlreadyInState { checked } => {
-                put("checked", (*checked).into());
+                object.bool("checked", *checked);
             }
-            Self::ExpandedChanged { expanded } => put("expanded", (*expanded).into()),
-            Self::DomChanged { mutations } => put("mutations", (*mutations).into()),
-            Self::ValueSet { chars } | Self::TextDeleted { chars } => put("chars", (*chars).into()),
-            Self::OptionSelected { value } => put("value", value.as_str().into()),
+            Self::ExpandedChanged { expanded } => object.bool("expanded", *expanded),
+            Self::DomChanged { mutations } => object.number("mutations", u64::from(*mutations)),
+            Self::ValueSet { chars } | Self::TextDeleted { chars } => {
+                object.number("chars", count(*chars));
+            }
+            Self::OptionSelected { value } => object.string("value", value),
             Self::Scrolled { x, y } => {
-                put("x", (*x).into());
-                put("y", (*y).into());
+                // As serde_json writes an `f64` (`null` when not finite).
+                object.json("x", json_write::value_json(&Value::from(*x)));
+                object.json("y", json_write::value_json(&Value::from(*y)));
             }
-            Self::Waited { ms } => put("ms", (*ms).into()),
+            Self::Waited { ms } => object.number("ms", u64::from(*ms)),
             Self::KeyPressed {
                 key,
                 default_prevented,
             } => {
-                put("key", key.as_str().into());
-                put("default_prevented", (*default_prevented).into());
+                object.string("key", key);
+                object.bool("default_prevented", *default_prevented);
             }
-            Self::FocusMoved { to } => put("to", to.as_str().into()),
+            Self::FocusMoved { to } => object.string("to", to),
             Self::ConditionMet { waited_ms } | Self::NotSettled { waited_ms } => {
-                put("waited_ms", (*waited_ms).into());
+                object.number("waited_ms", u64::from(*waited_ms));
             }
             Self::Extracted {
-                count,
+                count: read,
                 matched,
                 truncated,
             } => {
-                put("count", (*count).into());
-                put("matched", (*matched).into());
-                put("truncated", (*truncated).into());
+                object.number("count", count(*read));
+                object.number("matched", count(*matched));
+                object.bool("truncated", *truncated);
             }
             Self::Observed { listed, total } => {
-                put("listed", (*listed).into());
-                put("total", (*total).into());
+                object.number("listed", count(*listed));
+                object.number("total", count(*total));
             }
             Self::ElementDetached
             | Self::Focused
@@ -274,6 +286,6 @@ impl Effect {
             | Self::AssertionHeld
             | Self::NothingObservable => {}
         }
-        Value::Object(map)
+        object.into_json()
     }
 }

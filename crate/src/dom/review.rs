@@ -17,6 +17,7 @@ use super::roles::role_of;
 use super::tree::{ShadowAccess, as_element, children, composed_contains, composed_parent};
 use crate::policy::TargetFacts;
 use crate::protocol::Action;
+use crate::protocol::join::join;
 
 /// Most inner control names gathered (a click can only land on one of them).
 const MAX_INNER_NAMES: usize = 12;
@@ -281,13 +282,9 @@ fn is_password_target(element: &Element) -> bool {
 /// Name, role, text and destination of the control that is activated.
 fn facts_of(element: &Element) -> TargetFacts {
     // A secret field's text (an editor's, a textarea's) never goes into the question or the log.
-    let text: String = super::secret::text_content_without_secrets(element)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .take(200)
-        .collect();
+    let content = super::secret::text_content_without_secrets(element);
+    let words: Vec<&str> = content.split_whitespace().collect();
+    let text: String = join(&words, " ").chars().take(200).collect();
     let tag = element.local_name();
     let mut destination = None;
     let mut submits_form = false;

@@ -8,6 +8,7 @@ use web_sys::{Element, Node};
 
 use super::js;
 use super::tree::{as_element, children, composed_parent, element_by_id_near};
+use crate::protocol::join::join;
 
 /// What kind of secret a field holds; says what the model reads instead of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -498,7 +499,7 @@ fn option_is_one_character(element: &Element) -> bool {
     let own_label = js::attribute(element, "aria-label").filter(|t| !t.trim().is_empty());
     let option = own_label
         .or_else(|| {
-            let labels = label_texts_of_field(element).join(" ");
+            let labels = join(&label_texts_of_field(element), " ");
             (!labels.trim().is_empty()).then_some(labels)
         })
         .or_else(|| {

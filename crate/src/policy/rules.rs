@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{AskReason, TargetFacts, words};
 use crate::protocol::Action;
+use crate::protocol::join::join;
 
 /// Most rules read from the settings; the rest are ignored (the panel keeps far fewer).
 const MAX_RULES: usize = 200;
@@ -77,7 +78,7 @@ impl ApprovalRule {
         let actions = if self.actions.is_empty() {
             "nothing".to_owned()
         } else {
-            self.actions.join(", ")
+            join(&self.actions, ", ")
         };
         let name = self.name.trim();
         let exact = name

@@ -13,6 +13,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::quote::Quoted;
+
 /// Longest excerpt of offending text carried by a rejection, in characters.
 pub const EXCERPT_MAX_CHARS: usize = 200;
 
@@ -355,13 +357,13 @@ impl std::fmt::Display for Rejection {
 #[non_exhaustive]
 pub enum EngineError {
     /// No workflow with this id.
-    #[error("no workflow {workflow_id:?} is known")]
+    #[error("no workflow {} is known", Quoted(.workflow_id))]
     UnknownWorkflow {
         /// The id passed in.
         workflow_id: String,
     },
     /// The workflow is not waiting for approval (already acknowledged, denied or over).
-    #[error("workflow {workflow_id:?} is not waiting for approval (it is {state})")]
+    #[error("workflow {} is not waiting for approval (it is {state})", Quoted(.workflow_id))]
     NotAwaitingApproval {
         /// The id passed in.
         workflow_id: String,
@@ -369,7 +371,7 @@ pub enum EngineError {
         state: crate::protocol::WorkflowState,
     },
     /// The workflow is already over.
-    #[error("workflow {workflow_id:?} is already over (it is {state})")]
+    #[error("workflow {} is already over (it is {state})", Quoted(.workflow_id))]
     AlreadyFinished {
         /// The id passed in.
         workflow_id: String,
@@ -377,13 +379,13 @@ pub enum EngineError {
         state: crate::protocol::WorkflowState,
     },
     /// The workflow's handshake did not negotiate `result_lines`, so no result may be posted.
-    #[error("workflow {workflow_id:?} did not negotiate the result_lines capability")]
+    #[error("workflow {} did not negotiate the result_lines capability", Quoted(.workflow_id))]
     ResultsNotNegotiated {
         /// The id passed in.
         workflow_id: String,
     },
     /// The workflow was never acknowledged, so a result would arrive before its ACK.
-    #[error("workflow {workflow_id:?} has not been acknowledged (it is {state})")]
+    #[error("workflow {} has not been acknowledged (it is {state})", Quoted(.workflow_id))]
     NotAcknowledged {
         /// The id passed in.
         workflow_id: String,
@@ -391,7 +393,7 @@ pub enum EngineError {
         state: crate::protocol::WorkflowState,
     },
     /// An outcome was reported for an action that is not running (not begun, or already over).
-    #[error("action {action_id} of workflow {workflow_id:?} is not running")]
+    #[error("action {action_id} of workflow {} is not running", Quoted(.workflow_id))]
     NotRunning {
         /// The id passed in.
         workflow_id: String,
@@ -399,7 +401,7 @@ pub enum EngineError {
         action_id: u64,
     },
     /// The nonce is not `n_` followed by 16 to 64 lowercase hex digits.
-    #[error("invalid nonce {nonce:?}: expected n_ followed by 16 to 64 lowercase hex digits")]
+    #[error("invalid nonce {}: expected n_ followed by 16 to 64 lowercase hex digits", Quoted(.nonce))]
     InvalidNonce {
         /// The nonce passed in (truncated).
         nonce: String,

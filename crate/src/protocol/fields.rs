@@ -7,6 +7,8 @@
 
 use serde_json::{Map, Value};
 
+use super::quote::Quoted;
+
 /// Why a value could not be read: a plain sentence naming the field.
 pub type FieldError = String;
 
@@ -27,7 +29,7 @@ pub fn fields<'a>(value: &'a Value, what: &'static str) -> Result<Fields<'a>, Fi
 }
 
 fn bad(what: &str, key: &str, expected: &str) -> FieldError {
-    format!("{what}: {key:?} must be {expected}")
+    format!("{what}: {} must be {expected}", Quoted(key))
 }
 
 impl<'a> Fields<'a> {
@@ -40,7 +42,7 @@ impl<'a> Fields<'a> {
     pub fn required(&self, key: &str) -> Result<&'a Value, FieldError> {
         self.map
             .get(key)
-            .ok_or_else(|| format!("{}: {key:?} is missing", self.what))
+            .ok_or_else(|| format!("{}: {} is missing", self.what, Quoted(key)))
     }
 
     /// An optional field: missing and `null` are `None`.
@@ -118,7 +120,7 @@ impl<'a> Fields<'a> {
             None => self.required(key)?,
             Some(value) => value,
         };
-        list(value, read).map_err(|error| format!("{}: {key:?}: {error}", self.what))
+        list(value, read).map_err(|error| format!("{}: {}: {error}", self.what, Quoted(key)))
     }
 }
 

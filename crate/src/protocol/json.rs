@@ -24,6 +24,7 @@
 
 use serde_json::{Map, Number, Value};
 
+use super::quote::QuotedChar;
 use super::refusal::{Disagreement, JsonProblem, Refusal};
 
 /// Deepest nesting of objects and arrays accepted (records need 4).
@@ -128,7 +129,7 @@ impl<'t> Reader<'t> {
             Some(c) if c.is_control() || c.is_whitespace() || c == '\u{feff}' => {
                 format!("U+{:04X}", u32::from(c))
             }
-            Some(c) => format!("{c:?}"),
+            Some(c) => QuotedChar(c).to_string(),
         };
         Refusal::InvalidJson(JsonProblem::Syntax {
             expected: what.to_owned(),

@@ -117,6 +117,76 @@ impl<'a> Object<'a> {
     }
 }
 
+/// A JSON object whose fields may come in any order and are written sorted by key, as
+/// serde_json writes its default map (a `BTreeMap`, `Value::to_string`): the executor's
+/// answers, once built as `serde_json::Map`s, are written through this with the same bytes and
+/// without the map's insertion and drop code and the `Value`s.
+#[derive(Debug, Default)]
+pub struct SortedObject {
+    /// Each key with its value already written as JSON, sorted by key.
+    fields: Vec<(&'static str, String)>,
+}
+
+impl SortedObject {
+    /// An object with no fields yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A field whose value is JSON text already; replaces an earlier field of the same key, as
+    /// a map's `insert` does.
+    pub fn json(&mut self, key: &'static str, json: String) {
+        let at = self.fields.partition_point(|(known, _)| *known < key);
+        match self.fields.get_mut(at) {
+            Some(field) if field.0 == key => field.1 = json,
+            _ => self.fields.insert(at, (key, json)),
+        }
+    }
+
+    /// A string field.
+    pub fn string(&mut self, key: &'static str, value: &str) {
+        let mut json = String::new();
+        string(&mut json, value);
+        self.json(key, json);
+    }
+
+    /// A string field, or `null`.
+    pub fn string_or_null(&mut self, key: &'static str, value: Option<&str>) {
+        match value {
+            Some(value) => self.string(key, value),
+            None => self.json(key, "null".to_owned()),
+        }
+    }
+
+    /// An unsigned integer field.
+    pub fn number(&mut self, key: &'static str, value: u64) {
+        self.json(key, value.to_string());
+    }
+
+    /// A boolean field.
+    pub fn bool(&mut self, key: &'static str, value: bool) {
+        self.json(key, if value { "true" } else { "false" }.to_owned());
+    }
+
+    /// A list of strings, each passed through `text` first.
+    pub fn strings(&mut self, key: &'static str, items: &[String], text: &dyn Fn(&str) -> String) {
+        let mut json = String::new();
+        list(&mut json, items, |out, item| string(out, &text(item)));
+        self.json(key, json);
+    }
+
+    /// The object as JSON text.
+    pub fn into_json(self) -> String {
+        let mut out = String::new();
+        let mut object = Object::new(&mut out);
+        for (key, json) in &self.fields {
+            object.key(key).push_str(json);
+        }
+        object.end();
+        out
+    }
+}
+
 /// Appends a JSON list, each item written by `write`.
 pub fn list<T>(out: &mut String, items: &[T], write: impl Fn(&mut String, &T)) {
     out.push('[');
@@ -147,6 +217,32 @@ mod tests {
             string(&mut ours, text);
             assert_eq!(ours, serde_json::to_string(text).unwrap(), "{text:?}");
         }
+    }
+
+    #[test]
+    fn sorted_objects_are_written_as_serde_json_writes_its_map() {
+        let mut ours = SortedObject::new();
+        let mut map = serde_json::Map::new();
+        ours.string("message", "a \"quoted\" \u{7}");
+        map.insert("message".into(), "a \"quoted\" \u{7}".into());
+        ours.number("next_ref", 12);
+        map.insert("next_ref".into(), 12.into());
+        ours.string_or_null("target", None);
+        map.insert("target".into(), serde_json::Value::Null);
+        ours.string_or_null("targetName", Some("Buy"));
+        map.insert("targetName".into(), "Buy".into());
+        ours.bool("checked", false);
+        map.insert("checked".into(), false.into());
+        let items = vec!["x".to_owned(), String::new()];
+        ours.strings("hints", &items, &|text| text.to_uppercase());
+        map.insert("hints".into(), vec!["X", ""].into());
+        ours.json("code", "1".to_owned());
+        ours.string("code", "again");
+        map.insert("code".into(), "again".into());
+        ours.json("a", "[]".to_owned());
+        map.insert("a".into(), serde_json::json!([]));
+        assert_eq!(ours.into_json(), serde_json::Value::Object(map).to_string());
+        assert_eq!(SortedObject::new().into_json(), "{}");
     }
 
     #[test]

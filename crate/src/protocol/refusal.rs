@@ -7,9 +7,11 @@
 //! adds context to the inner sentence and keeps (or deliberately changes) its code.
 
 use super::error::{RejectCode, excerpt};
+use super::join::join;
 use super::negotiation::{
     CAPABILITY_ACTION_LINES, Capability, ProtocolVersion, STATE_AWAITING_ACK,
 };
+use super::quote::Quoted;
 use super::workflow::WorkflowState;
 
 /// Why a `more` token was refused.
@@ -73,8 +75,8 @@ impl std::fmt::Display for OptionsProblem {
             }
             Self::UnknownOnError { written } => write!(
                 f,
-                "\"on_error\" {:?} is not known; use \"stop\", \"skip\" or \"retry\"",
-                excerpt(written)
+                "\"on_error\" {} is not known; use \"stop\", \"skip\" or \"retry\"",
+                Quoted(&excerpt(written))
             ),
             Self::OnErrorNotString { json_type } => write!(
                 f,
@@ -201,13 +203,13 @@ impl std::fmt::Display for JsonProblem {
             ),
             Self::EscapedKey { key } => write!(
                 f,
-                "the key {:?} is written with a \\ escape; write keys as plain text so every reader sees the same key",
-                excerpt(key)
+                "the key {} is written with a \\ escape; write keys as plain text so every reader sees the same key",
+                Quoted(&excerpt(key))
             ),
             Self::NonAsciiKey { key } => write!(
                 f,
-                "the key {:?} has characters other than printable ASCII; protocol keys are plain ASCII",
-                excerpt(key)
+                "the key {} has characters other than printable ASCII; protocol keys are plain ASCII",
+                Quoted(&excerpt(key))
             ),
         }
     }
@@ -302,8 +304,8 @@ impl std::fmt::Display for UrlProblem {
             ),
             Self::NotHttp { written } => write!(
                 f,
-                "\"url\" {:?} must be an absolute http:// or https:// URL, or a path starting with /",
-                excerpt(written)
+                "\"url\" {} must be an absolute http:// or https:// URL, or a path starting with /",
+                Quoted(&excerpt(written))
             ),
             Self::UserInfo => {
                 f.write_str("\"url\" must not contain a user name or password (user@host)")
@@ -350,14 +352,14 @@ impl std::fmt::Display for PayloadProblem {
             }
             Self::UnknownKey { written, known } => write!(
                 f,
-                "key {:?} is not known; use one of {} (exact spelling)",
-                excerpt(written),
-                known.join(", ")
+                "key {} is not known; use one of {} (exact spelling)",
+                Quoted(&excerpt(written)),
+                join(known, ", ")
             ),
             Self::NotAttributeName { written, max_chars } => write!(
                 f,
-                "\"attribute\" {:?} is not an attribute name (letters, digits, -, _, :, . and at most {max_chars} characters, e.g. \"href\"); leave it out to read the text",
-                excerpt(written)
+                "\"attribute\" {} is not an attribute name (letters, digits, -, _, :, . and at most {max_chars} characters, e.g. \"href\"); leave it out to read the text",
+                Quoted(&excerpt(written))
             ),
             Self::WaitForFields { given } => write!(
                 f,
@@ -365,18 +367,18 @@ impl std::fmt::Display for PayloadProblem {
                 if given.is_empty() {
                     "none".to_owned()
                 } else {
-                    given.join(" and ")
+                    join(given, " and ")
                 }
             ),
             Self::ValueNotExpected { expect } => write!(
                 f,
-                "\"value\" goes only with text_equals, text_contains or value_equals; remove it for {:?}",
-                excerpt(expect)
+                "\"value\" goes only with text_equals, text_contains or value_equals; remove it for {}",
+                Quoted(&excerpt(expect))
             ),
             Self::UnknownExpect { written } => write!(
                 f,
-                "\"expect\" {:?} is not known; use exists, absent, text_equals, text_contains, value_equals, checked or unchecked",
-                excerpt(written)
+                "\"expect\" {} is not known; use exists, absent, text_equals, text_contains, value_equals, checked or unchecked",
+                Quoted(&excerpt(written))
             ),
             Self::Url(problem) => write!(f, "{problem}"),
         }
@@ -418,14 +420,14 @@ impl std::fmt::Display for SelectorProblem {
             }
             Self::UnknownKind { written, allowed } => write!(
                 f,
-                "selector type {:?} is not known; use {allowed}",
-                excerpt(written)
+                "selector type {} is not known; use {allowed}",
+                Quoted(&excerpt(written))
             ),
             Self::NoValue => f.write_str("the selector needs a non-empty \"value\" string"),
             Self::NotARef { written } => write!(
                 f,
-                "ref {:?} is not an element ref; use a ref from the latest observe result, like \"@e12\"",
-                excerpt(written)
+                "ref {} is not an element ref; use a ref from the latest observe result, like \"@e12\"",
+                Quoted(&excerpt(written))
             ),
             Self::ExactNotBool => f.write_str("the selector's \"exact\" must be true or false"),
             Self::IndexNotWhole => {
@@ -726,18 +728,22 @@ impl Refusal {
             Self::InvalidJson(problem) => write!(f, "{problem}"),
             Self::DuplicateKey { key, column } => write!(
                 f,
-                "the key {:?} appears twice in one object (again at column {column}); readers disagree on which value counts, so write each key once",
-                excerpt(key)
+                "the key {} appears twice in one object (again at column {column}); readers disagree on which value counts, so write each key once",
+                Quoted(&excerpt(key))
             ),
             Self::JsonNotObject => f.write_str("the record is not a JSON object"),
             Self::UnknownActionType { type_name, allowed } => write!(
                 f,
-                "action type {:?} is not known; use one of {}",
-                excerpt(type_name),
-                allowed.join(", ")
+                "action type {} is not known; use one of {}",
+                Quoted(&excerpt(type_name)),
+                join(allowed, ", ")
             ),
             Self::UnlistedActionType { type_name } => {
-                write!(f, "action type {:?} is not known", excerpt(type_name))
+                write!(
+                    f,
+                    "action type {} is not known",
+                    Quoted(&excerpt(type_name))
+                )
             }
             Self::NotNegotiated { what, capability } => {
                 // `chunked_results` and `vision` count only beside `result_lines`.
@@ -754,7 +760,8 @@ impl Refusal {
             }
             Self::FieldNeedsV03 { field, capability } => write!(
                 f,
-                "the field {field:?} needs the \"{capability}\" capability, which only a BAI/0.3 handshake can list; remove it, or start a BAI/0.3 handshake with \"capabilities\":[\"{CAPABILITY_ACTION_LINES}\",\"{capability}\"]"
+                "the field {} needs the \"{capability}\" capability, which only a BAI/0.3 handshake can list; remove it, or start a BAI/0.3 handshake with \"capabilities\":[\"{CAPABILITY_ACTION_LINES}\",\"{capability}\"]",
+                Quoted(field)
             ),
             Self::InvalidPayload { type_name, problem } => {
                 write!(f, "{type_name} payload: {problem}")
@@ -807,8 +814,8 @@ impl std::fmt::Display for Refusal {
             Self::ProtocolNotString => f.write_str("the \"protocol\" field must be a string"),
             Self::UnsupportedProtocol { protocol } => write!(
                 f,
-                "protocol {:?} is not supported; use \"BAI/0.3\" (or \"BAI/0.2\")",
-                excerpt(protocol)
+                "protocol {} is not supported; use \"BAI/0.3\" (or \"BAI/0.2\")",
+                Quoted(&excerpt(protocol))
             ),
             Self::ProtocolMismatch { record, expected } => write!(
                 f,
@@ -816,7 +823,7 @@ impl std::fmt::Display for Refusal {
             ),
             Self::ExampleWorkflowId { workflow_id } => write!(
                 f,
-                "the workflow_id {workflow_id:?} is the protocol's worked example; use a fresh random id"
+                "the workflow_id {} is the protocol's worked example; use a fresh random id", Quoted(workflow_id)
             ),
             Self::PlaceholderWorkflowId => f.write_str(
                 "the workflow_id is still the template placeholder; replace {{RANDOM_UUID}} with a random id",
@@ -862,11 +869,11 @@ impl std::fmt::Display for Refusal {
             ),
             Self::StaleHandshake { workflow_id } => write!(
                 f,
-                "workflow {workflow_id:?} is from an earlier part of the conversation and was not acknowledged; ask the model for a new handshake with a new workflow_id"
+                "workflow {} is from an earlier part of the conversation and was not acknowledged; ask the model for a new handshake with a new workflow_id", Quoted(workflow_id)
             ),
             Self::HandshakeNotNewest { workflow_id } => write!(
                 f,
-                "the handshake for workflow {workflow_id:?} is not the newest message (an old conversation), so it was not acknowledged; ask the model for a new handshake"
+                "the handshake for workflow {} is not the newest message (an old conversation), so it was not acknowledged; ask the model for a new handshake", Quoted(workflow_id)
             ),
             Self::TooManyWorkflows { open } => write!(
                 f,
@@ -895,8 +902,8 @@ impl std::fmt::Display for Refusal {
                 };
                 write!(
                     f,
-                    "an ACK for workflow {:?} was ignored: {why}; only the extension's own ACK counts",
-                    excerpt(workflow_id)
+                    "an ACK for workflow {} was ignored: {why}; only the extension's own ACK counts",
+                    Quoted(&excerpt(workflow_id))
                 )
             }
             Self::AckNoWorkflowId => f.write_str("the ACK has no \"workflow_id\" string"),
@@ -916,8 +923,8 @@ impl std::fmt::Display for Refusal {
                 };
                 write!(
                     f,
-                    "a result line for workflow {:?} was ignored: {why}; only the extension's own results count",
-                    excerpt(workflow_id)
+                    "a result line for workflow {} was ignored: {why}; only the extension's own results count",
+                    Quoted(&excerpt(workflow_id))
                 )
             }
             Self::ActionNoWorkflowId => f.write_str(
@@ -925,19 +932,19 @@ impl std::fmt::Display for Refusal {
             ),
             Self::NotAcknowledged { workflow_id } => write!(
                 f,
-                "workflow {:?} was never acknowledged by this extension (its handshake is from an earlier conversation); ask the model for a new handshake",
-                excerpt(workflow_id)
+                "workflow {} was never acknowledged by this extension (its handshake is from an earlier conversation); ask the model for a new handshake",
+                Quoted(&excerpt(workflow_id))
             ),
             Self::UnknownWorkflow { workflow_id } => write!(
                 f,
-                "no handshake started workflow {:?}; use the workflow_id of the acknowledged handshake",
-                excerpt(workflow_id)
+                "no handshake started workflow {}; use the workflow_id of the acknowledged handshake",
+                Quoted(&excerpt(workflow_id))
             ),
             Self::WorkflowGone => f.write_str("the workflow is gone"),
             Self::WorkflowFinished { workflow_id, state } => write!(
                 f,
-                "workflow {:?} is already over (it is {state}); start a new handshake for more actions",
-                excerpt(workflow_id)
+                "workflow {} is already over (it is {state}); start a new handshake for more actions",
+                Quoted(&excerpt(workflow_id))
             ),
             Self::BeforeAck => f.write_str(
                 "this action was written before the extension's ACK and was ignored; wait for the BAI_ACK line, then resend the actions with its ack_nonce, starting at action_id 1",

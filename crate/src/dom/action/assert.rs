@@ -25,6 +25,7 @@ use crate::dom::secret::SecretScan;
 use crate::dom::selector::{QueryRoot, describe_selector, query_all_checked};
 use crate::protocol::Selector;
 use crate::protocol::action::Expectation;
+use crate::protocol::quote::Quoted;
 
 pub(super) async fn run(
     selector: &Selector,
@@ -106,14 +107,22 @@ fn check(selector: &Selector, expect: &Expectation) -> Result<Option<String>, Ac
             holds_or(
                 holds,
                 &element,
-                format!("the text of {} to {verb} {wanted:?}", describe(&element)),
+                format!(
+                    "the text of {} to {verb} {}",
+                    describe(&element),
+                    Quoted(&wanted)
+                ),
                 &text,
             )
         }
         Expectation::ValueEquals { value } => {
             let (_, element) = find_not_secret(selector, "value")?;
             let actual = value_of(&element);
-            let expected = format!("the value of {} to equal {value:?}", describe(&element));
+            let expected = format!(
+                "the value of {} to equal {}",
+                describe(&element),
+                Quoted(value)
+            );
             holds_or(actual == *value, &element, expected, &actual)
         }
         Expectation::Checked | Expectation::Unchecked => {
@@ -155,7 +164,7 @@ fn holds_or(
     }
     Err(ActionError::AssertionFailed {
         expected,
-        actual: Some(format!("{:?}", redact_secrets(actual))),
+        actual: Some(Quoted(&redact_secrets(actual)).to_string()),
     })
 }
 

@@ -31,6 +31,7 @@ use crate::protocol::Selector;
 use crate::protocol::action::{
     EXTRACT_LARGE_MAX_ELEMENTS, EXTRACT_MAX_CHARS, EXTRACT_MAX_ELEMENTS,
 };
+use crate::protocol::join::join;
 
 /// Marks text cut at the size limit.
 const TRUNCATED: &str = "…[truncated]";
@@ -128,7 +129,7 @@ fn is_form_field(element: &Element) -> bool {
 
 fn field_text(element: &Element) -> String {
     if element.local_name() == "select" {
-        selected_labels(element).join(", ")
+        join(&selected_labels(element), ", ")
     } else {
         js::get_string(element, "value").unwrap_or_default()
     }

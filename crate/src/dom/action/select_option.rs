@@ -51,6 +51,7 @@ use crate::dom::roles::role_of;
 use crate::dom::selector::QueryRoot;
 use crate::dom::tree::{as_element, as_tag, assigned_or_fallback, element_by_id_near};
 use crate::dom::visibility::{is_disabled, is_visible};
+use crate::protocol::quote::Quoted;
 
 enum Target {
     Native(HtmlSelectElement),
@@ -194,7 +195,7 @@ async fn type_to_filter(
         let result = match found {
             // Retriable while the list may still be filtering.
             Err(ActionError::OptionNotFound { .. }) => Err(ActionError::NotVisible {
-                element: format!("the option {text:?} in {}", describe(widget)),
+                element: format!("the option {} in {}", Quoted(&text), describe(widget)),
             }),
             other => other,
         };
@@ -599,7 +600,11 @@ async fn confirm(
         } else {
             // Retriable: a framework may re-render on the next frame.
             Err(ActionError::NotVisible {
-                element: format!("the choice {:?} in {}", chosen.name, describe(widget)),
+                element: format!(
+                    "the choice {} in {}",
+                    Quoted(&chosen.name),
+                    describe(widget)
+                ),
             })
         }
     })

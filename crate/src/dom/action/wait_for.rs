@@ -25,6 +25,8 @@ use crate::dom::selector::{QueryRoot, describe_selector, query_all_checked};
 use crate::dom::tree::as_document;
 use crate::dom::visibility::{is_disabled, is_visible};
 use crate::protocol::action::{ElementState, WaitCondition};
+use crate::protocol::join::join;
+use crate::protocol::quote::Quoted;
 
 /// Longest pause between two checks when the DOM does not change.
 const RECHECK_MS: u32 = 100;
@@ -83,7 +85,7 @@ fn check(root: &QueryRoot, until: &WaitCondition) -> Result<Option<String>, Acti
             if let Some(kind) = SecretScan::of(root).first_text_bearing() {
                 // The page's text would include the secret editor's or textarea's text.
                 return Err(ActionError::SecretField {
-                    what: format!("waiting for the text {text:?}"),
+                    what: format!("waiting for the text {}", Quoted(text)),
                     reason: "the page's text includes a secret text field's content".to_owned(),
                     kind: kind.label().to_owned(),
                 });
@@ -155,8 +157,8 @@ fn describe_condition(until: &WaitCondition) -> String {
             };
             format!("{} to be {state}", describe_selector(selector))
         }
-        WaitCondition::Text { text } => format!("the page to show the text {text:?}"),
-        WaitCondition::Url { contains } => format!("the URL to contain {contains:?}"),
+        WaitCondition::Text { text } => format!("the page to show the text {}", Quoted(text)),
+        WaitCondition::Url { contains } => format!("the URL to contain {}", Quoted(contains)),
         _ => "a condition".to_owned(),
     }
 }
@@ -180,5 +182,5 @@ pub(super) fn page_text(root: &QueryRoot) -> String {
             }
         }
     }
-    normalize_whitespace(&parts.join(" "))
+    normalize_whitespace(&join(&parts, " "))
 }

@@ -14,6 +14,7 @@ use crate::dom::tree::{QueryRoot, composed_parent};
 use crate::dom::visibility::{is_aria_hidden, is_disabled, is_visible};
 
 use super::widgets::{Widgets, clickable_role, custom_value, named_container};
+use crate::protocol::join::join;
 
 /// Roles an element is listed for (the widget roles a model acts on, plus `heading` and a named
 /// `grid` for context: a date picker's day grid is named by the month it shows, "June 2026",
@@ -447,7 +448,7 @@ fn states_of(
             states.push(state(
                 "selected",
                 &quote(&truncate_chars(
-                    &redact_secrets(&labels.join(", ")),
+                    &redact_secrets(&join(&labels, ", ")),
                     MAX_VALUE_CHARS,
                 )),
             ));
@@ -478,7 +479,7 @@ fn states_of(
             states.push(state(
                 "value",
                 &quote(&truncate_chars(
-                    &redact_secrets(&labels.join(", ")),
+                    &redact_secrets(&join(&labels, ", ")),
                     MAX_VALUE_CHARS,
                 )),
             ));

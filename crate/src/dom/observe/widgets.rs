@@ -11,6 +11,7 @@ use crate::dom::matching::normalize_whitespace;
 use crate::dom::roles::role_of;
 use crate::dom::tree::{QueryRoot, element_by_id_near};
 use crate::dom::visibility::{computed_style, is_visible};
+use crate::protocol::join::join;
 
 /// Roles of a container whose name is what a clickable element inside it stands for (a
 /// calendar's `gridcell "12 March"` around a bare `<div onclick>12</div>`).
@@ -244,7 +245,7 @@ pub(crate) fn custom_value(root: &QueryRoot, element: &Element, name: &str) -> O
     let role = role_of(element);
     if role.as_deref() == Some("listbox") {
         let selected = selected_option_names(root, element);
-        return (!selected.is_empty()).then(|| selected.join(", "));
+        return (!selected.is_empty()).then(|| join(&selected, ", "));
     }
     for attr in ["aria-controls", "aria-owns"] {
         let Some(ids) = element.get_attribute(attr) else {
@@ -254,7 +255,7 @@ pub(crate) fn custom_value(root: &QueryRoot, element: &Element, name: &str) -> O
             if let Some(list) = element_by_id_near(element, id) {
                 let selected = selected_option_names(root, &list);
                 if !selected.is_empty() {
-                    return Some(selected.join(", "));
+                    return Some(join(&selected, ", "));
                 }
             }
         }

@@ -19,6 +19,7 @@ use crate::dom::secret::{SecretScan, classify};
 use crate::dom::tree::{CssFilter, as_document, as_element};
 use crate::dom::visibility::is_hidden_for_accessibility;
 use crate::protocol::Selector;
+use crate::protocol::join::join;
 
 /// From how many names (role) or walked elements (aria) a query first reads the page's style
 /// sheets (see [`with_generated_content_scan`]).
@@ -179,8 +180,8 @@ impl TextOnlyLeaves {
                     .collect();
                 format!(
                     ":not({}, {}), {NAMING_ATTRIBUTES}",
-                    NAMELESS_TAGS.join(", "),
-                    leaves.join(", ")
+                    join(NAMELESS_TAGS, ", "),
+                    join(&leaves, ", ")
                 )
             })
             .filter(|css| selector_supported(scopes, css))
@@ -315,7 +316,7 @@ fn elements_in(scope: &Node, css: &str) -> Option<Vec<Element>> {
 pub fn name_candidates_css() -> String {
     format!(
         ":not({}), [aria-label], [aria-labelledby], [title], [role]",
-        NAMELESS_TAGS.join(", ")
+        join(NAMELESS_TAGS, ", ")
     )
 }
 

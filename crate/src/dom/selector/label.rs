@@ -10,6 +10,7 @@ use crate::dom::matching::TextMatcher;
 use crate::dom::secret::{SecretScan, text_without_secrets};
 use crate::dom::tree::{as_element, element_by_id_near};
 use crate::protocol::Selector;
+use crate::protocol::join::join;
 
 /// The label engine.
 #[derive(Debug, Clone, Copy)]
@@ -51,7 +52,7 @@ pub(crate) fn label_texts(scan: &SecretScan, element: &Element) -> Vec<String> {
                 }
             })
             .collect();
-        out.push(text.join(" "));
+        out.push(join(&text, " "));
     }
     if let Some(label) = element.get_attribute("aria-label") {
         out.push(label);

@@ -19,6 +19,7 @@ use crate::protocol::fingerprint::Fingerprint;
 use crate::protocol::json_write::{self, Object};
 use crate::protocol::negotiation::{Capability, ProtocolVersion};
 use crate::protocol::outcome::RunBook;
+use crate::protocol::quote::Quoted;
 use crate::protocol::validate::payload::action_from_record;
 use crate::protocol::workflow::{HeldAction, IssuedResult, Workflow, WorkflowState};
 
@@ -452,10 +453,10 @@ pub fn split_parts(mut state: Value) -> Vec<(String, String)> {
 #[non_exhaustive]
 pub enum JoinError {
     /// A part the head names is missing (the save was cut short, or the parts were deleted).
-    #[error("saved part {0:?} is missing")]
+    #[error("saved part {} is missing", Quoted(.0))]
     MissingPart(String),
     /// A part is not the JSON list it should be.
-    #[error("saved part {0:?} is unreadable")]
+    #[error("saved part {} is unreadable", Quoted(.0))]
     UnreadablePart(String),
 }
 

@@ -3,6 +3,7 @@
 
 use super::{Decision, Engine, MAX_REPORTED_PER_MESSAGE, Site};
 use crate::protocol::error::{Rejection, excerpt};
+use crate::protocol::quote::Quoted;
 use crate::protocol::refusal::Refusal;
 use crate::protocol::workflow::WorkflowState;
 
@@ -69,8 +70,10 @@ impl Engine {
         workflow.state = WorkflowState::Failed;
         workflow.held.clear();
         let code = refusal.code();
-        let reason =
-            format!("{refusal}; workflow {workflow_id:?} has failed and runs nothing more");
+        let reason = format!(
+            "{refusal}; workflow {} has failed and runs nothing more",
+            Quoted(&workflow_id)
+        );
         // A failure is reported even if the same record was reported before (under another
         // state): the state change must come with its cause.
         let rejection = Rejection {

@@ -3,6 +3,7 @@
 //! not negotiated.
 
 use crate::protocol::negotiation::Capability;
+use crate::protocol::quote::Quoted;
 use crate::protocol::refusal::Refusal;
 use crate::protocol::selector::SelectorKind;
 
@@ -137,7 +138,7 @@ pub(super) fn field_not_negotiated(
     negotiable: bool,
 ) -> Refusal {
     if negotiable {
-        return not_negotiated(&format!("the field {field:?}"), capability);
+        return not_negotiated(&format!("the field {}", Quoted(field)), capability);
     }
     Refusal::FieldNeedsV03 {
         field: field.to_owned(),

@@ -10,6 +10,7 @@ use crate::protocol::action::{
     WaitCondition,
 };
 use crate::protocol::negotiation::Capability;
+use crate::protocol::quote::Quoted;
 use crate::protocol::record::json_type;
 use crate::protocol::refusal::{ActionSentence, PayloadProblem, Refusal, UrlProblem};
 use crate::protocol::selector::Selector;
@@ -47,7 +48,7 @@ pub fn action_from_wire(
         None => return Err(unknown_type(type_name, capabilities)),
         Some(Some(capability)) if !capabilities.contains(&capability) => {
             return Err(not_negotiated(
-                &format!("action type {type_name:?}"),
+                &format!("action type {}", Quoted(type_name)),
                 capability,
             ));
         }

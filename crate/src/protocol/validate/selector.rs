@@ -7,7 +7,9 @@ use super::capabilities::{
     EXTENDED_SELECTOR_FIELDS, EXTENDED_SELECTOR_KINDS, WIRE_SELECTOR_KINDS, allowed_selector_kinds,
     field_not_negotiated, kind_capability, not_negotiated,
 };
+use crate::protocol::join::join;
 use crate::protocol::negotiation::Capability;
+use crate::protocol::quote::Quoted;
 use crate::protocol::record::json_type;
 use crate::protocol::refusal::{Refusal, SelectorProblem};
 use crate::protocol::selector::{Selector, SelectorKind};
@@ -37,8 +39,8 @@ pub fn selector_from_wire(
     let allowed = || {
         let kinds = allowed_selector_kinds(capabilities);
         match kinds.split_last() {
-            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-            _ => kinds.join(", "),
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", join(rest, ", ")),
+            _ => join(&kinds, ", "),
         }
     };
     match value {
@@ -67,7 +69,7 @@ pub fn selector_from_wire(
             if let Some(capability) = kind_capability(kind) {
                 if !capabilities.contains(&capability) {
                     return Err(not_negotiated(
-                        &format!("selector type {kind_name:?}"),
+                        &format!("selector type {}", Quoted(kind_name)),
                         capability,
                     ));
                 }
