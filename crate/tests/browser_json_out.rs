@@ -447,6 +447,13 @@ fn reasons_are_the_derived_json_and_their_message() {
         AskReason::Picture {
             origin: s("https://example.com"),
         },
+        AskReason::EnterMaySend {
+            element: s("div#composer"),
+        },
+        AskReason::UnknownChoice {
+            key: s("End"),
+            element: s("ul#list"),
+        },
     ];
     for reason in reasons {
         let mut derived = serde_json::to_value(&reason).unwrap();

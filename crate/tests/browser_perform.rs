@@ -217,3 +217,217 @@ async fn select_option_reviews_the_option_really_chosen() {
     assert!(answer["result"].is_object(), "{answer}");
     cancel_actions();
 }
+
+/// The code of the first reason `action` is asked about; `None` when it ran.
+async fn question_code(action: &Action) -> Option<String> {
+    let answer = perform(action, None, 500).await.unwrap();
+    let code = answer["needs_approval"]["reasons"][0]["code"]
+        .as_str()
+        .map(str::to_owned);
+    cancel_actions();
+    code
+}
+
+fn global(name: &str) -> Value {
+    let value = js_sys::Reflect::get(&js_sys::global(), &name.into()).unwrap();
+    serde_wasm_bindgen::from_value(value).unwrap_or(Value::Null)
+}
+
+/// The red team's WordPress Trash view (session 11): `input_text` "delete" on the bulk-action
+/// `<select>` chose "Delete permanently" with no question, and ArrowDown on a `<select
+/// onchange>` chose "Close account", on a radio "Delete my data". Each is judged by the option
+/// or button it will choose, as `select_option` and a click are.
+#[wasm_bindgen_test]
+async fn input_text_and_arrow_keys_that_choose_are_reviewed_by_what_they_choose() {
+    let f = Fixture::mount(
+        r#"<form id="posts-filter" method="get" action="/wp-admin/edit.php">
+  <input type="hidden" name="post_status" value="trash">
+  <label for="bulk-action-selector-top">Select bulk action</label>
+  <select name="action" id="bulk-action-selector-top">
+    <option value="-1">Bulk actions</option>
+    <option value="untrash">Restore</option>
+    <option value="delete">Delete permanently</option>
+  </select>
+  <input type="submit" id="doaction" value="Apply">
+</form>
+<select id="auto" aria-label="Account status" onchange="window.__changed = this.value">
+  <option value="active">Active</option><option value="close">Close account</option></select>
+<fieldset><legend>Data</legend>
+<label><input type=radio name=data value=keep id=keep checked onchange="window.__data=this.value"> Keep my data</label>
+<label><input type=radio name=data value=wipe id=wipe onchange="window.__data=this.value"> Delete my data</label></fieldset>
+<ul role="listbox" id="lb" tabindex="0" aria-label="Status"><li role="option" aria-selected="true">Open</li><li role="option">Delete</li></ul>"#,
+    )
+    .unwrap();
+    run_script("window.__changed = null; window.__data = null;").unwrap();
+    let typed = |text: &str| Action::InputText {
+        selector: Selector::css("#bulk-action-selector-top"),
+        text: text.into(),
+    };
+    assert_eq!(
+        question_code(&typed("delete")).await.as_deref(),
+        Some("risky_click")
+    );
+    let bulk = f.find("#bulk-action-selector-top").unwrap();
+    assert_eq!(js_sys::Reflect::get(&bulk, &"value".into()).unwrap(), "-1");
+    // A harmless option still runs without a question.
+    assert_eq!(question_code(&typed("untrash")).await, None);
+    assert_eq!(
+        js_sys::Reflect::get(&bulk, &"value".into()).unwrap(),
+        "untrash"
+    );
+
+    let press = |css: &str, key: bai::protocol::action::Key| Action::PressKey {
+        key,
+        selector: Some(Selector::css(css)),
+    };
+    use bai::protocol::action::Key;
+    assert_eq!(
+        question_code(&press("#auto", Key::ArrowDown))
+            .await
+            .as_deref(),
+        Some("risky_click")
+    );
+    assert_eq!(global("__changed"), Value::Null);
+    // ArrowUp from the first option moves nothing, and runs.
+    assert_eq!(question_code(&press("#auto", Key::ArrowUp)).await, None);
+    // A key BAI gives no meaning on a <select>: which option the page chooses is unknown.
+    assert_eq!(
+        question_code(&press("#auto", Key::End)).await.as_deref(),
+        Some("unknown_choice")
+    );
+    for key in [Key::ArrowDown, Key::ArrowRight] {
+        assert_eq!(
+            question_code(&press("#keep", key)).await.as_deref(),
+            Some("risky_click"),
+            "{key:?}"
+        );
+    }
+    assert_eq!(global("__data"), Value::Null);
+    // A custom list moves its choice in its own handlers: BAI cannot tell which, so it asks.
+    assert_eq!(
+        question_code(&press("#lb", Key::ArrowDown))
+            .await
+            .as_deref(),
+        Some("unknown_choice")
+    );
+    drop(f);
+}
+
+/// The red team's chat page: Enter in a `contenteditable role=textbox` and in a `<textarea>`
+/// whose keydown handler sends the message ran with no question, while the "Send" button asked.
+#[wasm_bindgen_test]
+async fn enter_in_a_message_box_asks() {
+    let f = Fixture::mount(
+        r#"<div role="log" id="msgs"></div>
+<div id="composer" contenteditable="true" role="textbox" aria-label="Message #general" aria-multiline="true"></div>
+<textarea id="ta" aria-label="Write a reply"></textarea>
+<input id="loose" aria-label="Chat">
+<form onsubmit="event.preventDefault()"><input id="q" aria-label="Query"><button id="go">Search</button></form>
+<button id="save" type="button">Save</button>"#,
+    )
+    .unwrap();
+    run_script(
+        "window.__sent = []; for (const id of ['composer', 'ta', 'loose']) document.getElementById(id).addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); window.__sent.push(id); } });",
+    )
+    .unwrap();
+    use bai::protocol::action::Key;
+    let typed = Action::InputText {
+        selector: Selector::css("#composer"),
+        text: "Hi all, here is the export".into(),
+    };
+    assert_eq!(question_code(&typed).await, None);
+    for css in ["#composer", "#ta", "#loose"] {
+        let enter = Action::PressKey {
+            key: Key::Enter,
+            selector: Some(Selector::css(css)),
+        };
+        let answer = perform(&enter, None, 500).await.unwrap();
+        let reason = &answer["needs_approval"]["reasons"][0];
+        assert_eq!(reason["code"], "enter_may_send", "{css}: {answer}");
+        assert!(
+            reason["message"].as_str().unwrap().contains(
+                "may send or submit what it holds; BAI cannot tell what the page does with it"
+            ),
+            "{reason}"
+        );
+        cancel_actions();
+    }
+    assert_eq!(global("__sent"), serde_json::json!([]));
+    // Enter in a single-line field of a form (its default button "Search" is judged) and on a
+    // button run as before.
+    for css in ["#q", "#save"] {
+        let enter = Action::PressKey {
+            key: Key::Enter,
+            selector: Some(Selector::css(css)),
+        };
+        assert_eq!(question_code(&enter).await, None, "{css}");
+    }
+    drop(f);
+}
+
+/// The red team's strength meter: Backspace on a password field whose page reacts to input
+/// reported `dom_changed`, a longer `elapsed_ms` and page changes only while the field held
+/// something (pressed again and again, it counted the length). The answer is now the same
+/// whether the field is empty or not; so is an arrow key on a secret `<select>` whichever
+/// option is chosen.
+#[wasm_bindgen_test]
+async fn a_key_on_a_secret_field_reports_the_same_whatever_it_holds() {
+    use bai::protocol::action::Key;
+    let f = Fixture::mount(
+        r#"<form><label for=pw>Password</label><input id=pw name=password type=password autocomplete=current-password>
+<div id=meter></div>
+<label for=exp>Expiry month</label><select id=exp autocomplete=cc-exp-month onchange="document.getElementById('meter').textContent = 'month ' + this.value"><option>01</option><option>02</option><option>12</option></select></form>"#,
+    )
+    .unwrap();
+    run_script(
+        "document.getElementById('pw').addEventListener('input', (e) => { e.target.setAttribute('value', e.target.value); document.getElementById('meter').textContent = e.target.value.length > 2 ? 'strong' : 'weak ' + e.target.value.length; });",
+    )
+    .unwrap();
+    let backspace = Action::PressKey {
+        key: Key::Backspace,
+        selector: Some(Selector::css("#pw")),
+    };
+    let pw = f.find("#pw").unwrap();
+    let mut answers = Vec::new();
+    for value in ["", "abcd"] {
+        js_sys::Reflect::set(&pw, &"value".into(), &value.into()).unwrap();
+        let _ = bai::dom::observe(0);
+        let answer = perform(&backspace, None, 500).await.unwrap();
+        let changes = bai::dom::observe_changes(0);
+        assert_eq!(changes, bai::dom::ObservationDiff::default(), "{value:?}");
+        answers.push(answer);
+    }
+    assert_eq!(answers[0], answers[1]);
+    assert_eq!(
+        answers[1]["result"]["effects"],
+        serde_json::json!([{"kind": "key_pressed", "key": "Backspace", "default_prevented": false}])
+    );
+    assert_eq!(answers[1]["result"]["elapsed_ms"], 0);
+    // The key did delete (the page saw it).
+    assert_eq!(js_sys::Reflect::get(&pw, &"value".into()).unwrap(), "abc");
+    // An arrow key on a secret <select>: asked whatever is chosen (the option it moves to
+    // depends on the choice), and reported alike after Allow.
+    let exp = f.find("#exp").unwrap();
+    let arrow = Action::PressKey {
+        key: Key::ArrowDown,
+        selector: Some(Selector::css("#exp")),
+    };
+    let mut results = Vec::new();
+    for index in [0, 2] {
+        js_sys::Reflect::set(&exp, &"selectedIndex".into(), &index.into()).unwrap();
+        let answer = perform(&arrow, None, 500).await.unwrap();
+        assert_eq!(
+            answer["needs_approval"]["reasons"][0]["code"], "unknown_choice",
+            "{answer}"
+        );
+        let hold = answer["needs_approval"]["hold"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let mut done = perform(&arrow, Some(&hold), 500).await.unwrap();
+        done.as_object_mut().unwrap().remove("next_ref");
+        results.push(done);
+    }
+    assert_eq!(results[0], results[1]);
+    drop(f);
+}

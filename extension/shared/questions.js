@@ -17,7 +17,7 @@ const SHOWN_FIELDS = [
 /** Reasons the rule "Always allow" makes waives (crate::policy::rules::allow_waives); for any
  * other reason (a password field, a target nobody could check or describe, a risky address
  * behind a control's name) BAI would ask again, so "Always allow" is not offered. */
-const WAIVABLE_REASONS = new Set(['each_action_mode', 'risky_click', 'risky_navigation']);
+const WAIVABLE_REASONS = new Set(['each_action_mode', 'risky_click', 'risky_navigation', 'enter_may_send']);
 
 /**
  * The rule "Always allow this on this site" makes for `question`, or null when it offers none:

@@ -527,6 +527,15 @@ pub fn reason_json(reason: &AskReason) -> String {
             put("key", key);
             put("element", element);
         }
+        AskReason::EnterMaySend { element } => {
+            put("code", "enter_may_send");
+            put("element", element);
+        }
+        AskReason::UnknownChoice { key, element } => {
+            put("code", "unknown_choice");
+            put("key", key);
+            put("element", element);
+        }
         AskReason::Picture { origin } => {
             put("code", "picture");
             put("origin", origin);

@@ -50,7 +50,50 @@ pub fn activation_facts(action: &Action, element: Element) -> Result<TargetFacts
             None => facts.option_unknown = true,
         }
     }
+    choice_facts(action, &element, &mut facts)?;
     Ok(facts)
+}
+
+/// What an action that is not `select_option` chooses (`input_text` on a `<select>`, a key on a
+/// list or radio group), and whether Enter is left to the page's handlers: computed the way the
+/// action will act, so the review judges what it will really do.
+fn choice_facts(
+    action: &Action,
+    element: &Element,
+    facts: &mut TargetFacts,
+) -> Result<(), ActionError> {
+    use super::action::{KeyChoice, enter_left_to_page, field_for, key_choice, option_preview};
+    match action {
+        Action::InputText { text, .. } => {
+            let field = field_for(element);
+            if field.local_name() == "select" {
+                // The option the text names, found as `input_text` finds it (a missing one
+                // fails here as the action would).
+                facts.chooses = true;
+                match option_preview(&field, text)? {
+                    Some(names) => facts.option_names = names,
+                    None => facts.option_unknown = true,
+                }
+            }
+        }
+        Action::PressKey { key, .. } => {
+            match key_choice(*key, element) {
+                KeyChoice::Nothing => {}
+                KeyChoice::Chooses(names) => {
+                    facts.chooses = true;
+                    facts.option_names = names;
+                }
+                KeyChoice::Unknown => {
+                    facts.chooses = true;
+                    facts.option_unknown = true;
+                }
+            }
+            facts.enter_left_to_page =
+                *key == crate::protocol::action::Key::Enter && enter_left_to_page(element);
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 fn element_facts(action: &Action, element: Element) -> TargetFacts {
@@ -314,6 +357,8 @@ fn facts_of(element: &Element) -> TargetFacts {
         inner_names: Vec::new(),
         option_names: Vec::new(),
         option_unknown: false,
+        chooses: false,
+        enter_left_to_page: false,
     }
 }
 

@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::Action;
+use crate::protocol::action::Key;
 pub use rules::{ApprovalRule, RuleVerdict};
 pub use words::{Position, find_risky, percent_decode, words};
 
@@ -243,6 +244,20 @@ pub struct TargetFacts {
     /// react-select, MUI or Headless UI choice, and still not show the user the option.
     #[serde(default)]
     pub option_unknown: bool,
+    /// The action chooses an option or a radio button although it is not `select_option`:
+    /// `input_text` on a `<select>` (which picks the option the text names), an arrow key on a
+    /// `<select>` or a radio button (which moves the choice to the next one). It is judged as
+    /// `select_option` of that option or button (`option_names`), whatever the action is
+    /// called; `option_unknown` then means BAI cannot tell which one the key will choose (a
+    /// custom list or group whose own key handlers move the choice), and it asks.
+    #[serde(default)]
+    pub chooses: bool,
+    /// `press_key` Enter goes to an element where it has no default action BAI performs: not a
+    /// button or link, not a single-line field of a form (whose default button is judged
+    /// instead). There only the page's key handlers give it a meaning, and message boxes send
+    /// what they hold on it.
+    #[serde(default)]
+    pub enter_left_to_page: bool,
 }
 
 /// Roles of elements whose text Delete and Backspace edit.
@@ -346,6 +361,21 @@ pub enum AskReason {
         /// The element that gets it, described.
         element: String,
     },
+    /// Enter pressed in a message box, an editor, a multi-line field or any element that is
+    /// neither a button or link nor a single-line field of a form: chat boxes send on Enter,
+    /// and BAI cannot tell what this page does with it.
+    EnterMaySend {
+        /// The element that gets it, described.
+        element: String,
+    },
+    /// A key on a `<select>`, a radio group or a list moves the choice, and BAI cannot tell to
+    /// which option or button (the page's own key handlers move it).
+    UnknownChoice {
+        /// The key.
+        key: String,
+        /// The element that gets it, described.
+        element: String,
+    },
     /// A `screenshot`: a picture of the page goes to the chat (and so to the model). Asked
     /// about unless the user's allow rule for `screenshot` on this site says yes.
     Picture {
@@ -379,6 +409,12 @@ impl AskReason {
             Self::Picture { origin } => {
                 format!("BAI will send a picture of {origin} to the chat")
             }
+            Self::EnterMaySend { element } => format!(
+                "Enter in {element} may send or submit what it holds; BAI cannot tell what the page does with it"
+            ),
+            Self::UnknownChoice { key, element } => format!(
+                "{key} on {element} may choose another option, and BAI cannot tell which one"
+            ),
             Self::PageBoundKey { key, element } => format!(
                 "it presses {key} on {element}, which is not a text field: only the page decides what that does, and pages use it to delete things"
             ),
@@ -440,7 +476,6 @@ enum Touch {
 }
 
 fn touch_of(action: &Action) -> Touch {
-    use crate::protocol::action::Key;
     match action {
         Action::Click { .. }
         | Action::Check { .. }
@@ -535,6 +570,11 @@ fn builtin_reasons(
                 _ => "",
             };
             reasons.extend(activation_reasons(target, option, &settings.risky_words));
+            if target.enter_left_to_page && is_key(action, Key::Enter) {
+                reasons.push(AskReason::EnterMaySend {
+                    element: shorten(&target.description, 60),
+                });
+            }
         }
         (Touch::Types, Some(target)) if target.is_password => {
             reasons.push(AskReason::PasswordField);
@@ -555,6 +595,24 @@ fn builtin_reasons(
         }
         _ => {}
     }
+    // `input_text` on a `<select>` and arrow keys on a `<select>` or a radio button choose an
+    // option as `select_option` and a click do: the option they will choose is judged the same
+    // way, whatever the action is called.
+    if let Some(target) = target.filter(|target| target.chooses) {
+        if touch != Touch::Activates {
+            reasons.extend(activation_reasons(target, "", &settings.risky_words));
+        }
+        if target.option_unknown {
+            let key = match action {
+                Action::PressKey { key, .. } => key.as_str(),
+                _ => "the action",
+            };
+            reasons.push(AskReason::UnknownChoice {
+                key: key.to_owned(),
+                element: shorten(&target.description, 60),
+            });
+        }
+    }
     // A picture shows whatever the page shows: never sent without the question or the user's
     // own allow rule for this site.
     if let Action::Screenshot { .. } = action {
@@ -574,6 +632,10 @@ fn builtin_reasons(
         }
     }
     reasons
+}
+
+fn is_key(action: &Action, wanted: Key) -> bool {
+    matches!(action, Action::PressKey { key, .. } if *key == wanted)
 }
 
 /// Why activating `target` (choosing `option`, when not empty) needs a question, if it does.
@@ -1532,6 +1594,183 @@ mod tests {
             codes(&choose("Delete everything"), &select(&[], true)),
             ["risky_click"]
         );
+    }
+
+    /// The codes of the questions `review` asks (none when it allows or denies).
+    fn asked(settings: &PolicySettings, action: &Action, target: &TargetFacts) -> Vec<String> {
+        match review(settings, action, Some(target)) {
+            Verdict::Allow | Verdict::AllowedByRule { .. } | Verdict::Deny { .. } => Vec::new(),
+            Verdict::Ask { reasons } => reasons
+                .iter()
+                .map(|r| {
+                    serde_json::to_value(r).unwrap()["code"]
+                        .as_str()
+                        .unwrap()
+                        .to_owned()
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn input_text_and_keys_that_choose_are_judged_by_the_option_they_choose() {
+        use crate::protocol::action::Key;
+        let settings = PolicySettings {
+            approval_mode: ApprovalMode::Auto,
+            ..Default::default()
+        };
+        let chooses = |role: &str, name: &str, option: &[&str], unknown: bool| TargetFacts {
+            option_names: option.iter().map(|n| (*n).to_owned()).collect(),
+            option_unknown: unknown,
+            chooses: true,
+            ..facts(role, name)
+        };
+        let typed = Action::InputText {
+            selector: Selector::css("#bulk-action-selector-top"),
+            text: "delete".into(),
+        };
+        // WordPress's bulk action: the text "delete" chooses "Delete permanently".
+        let bulk = chooses(
+            "combobox",
+            "Select bulk action",
+            &["Delete permanently"],
+            false,
+        );
+        assert_eq!(asked(&settings, &typed, &bulk), ["risky_click"]);
+        assert_eq!(
+            asked(
+                &settings,
+                &typed,
+                &chooses("combobox", "Select bulk action", &["Restore"], false)
+            ),
+            Vec::<String>::new()
+        );
+        let press = |key: Key| Action::PressKey {
+            key,
+            selector: Some(Selector::css("#auto")),
+        };
+        for key in [Key::ArrowDown, Key::ArrowUp] {
+            assert_eq!(
+                asked(
+                    &settings,
+                    &press(key),
+                    &chooses("combobox", "Account status", &["Close account"], false)
+                ),
+                ["risky_click"]
+            );
+        }
+        // A radio's arrow key chooses the next radio of its group.
+        assert_eq!(
+            asked(
+                &settings,
+                &press(Key::ArrowRight),
+                &chooses("radio", "Keep my data", &["Delete my data"], false)
+            ),
+            ["risky_click"]
+        );
+        // Which option a custom list's own handlers choose cannot be told: ask, and no rule
+        // waives it.
+        for key in [
+            Key::ArrowDown,
+            Key::Home,
+            Key::End,
+            Key::PageDown,
+            Key::Space,
+        ] {
+            assert!(
+                asked(
+                    &settings,
+                    &press(key),
+                    &chooses("listbox", "Status", &[], true)
+                )
+                .contains(&"unknown_choice".to_owned()),
+                "{key:?}"
+            );
+        }
+        let allow_keys = PolicySettings {
+            site: Some("https://a.test".into()),
+            rules: vec![ApprovalRule {
+                id: String::new(),
+                site: "https://a.test".into(),
+                actions: vec!["press_key".into()],
+                name: String::new(),
+                verdict: RuleVerdict::Allow,
+                expires_at_ms: None,
+            }],
+            ..settings.clone()
+        };
+        assert_eq!(
+            asked(
+                &allow_keys,
+                &press(Key::End),
+                &chooses("listbox", "Status", &[], true)
+            ),
+            ["unknown_choice"]
+        );
+        // Without the fact (a key that chooses nothing), arrows still only move.
+        assert_eq!(
+            asked(
+                &settings,
+                &press(Key::ArrowDown),
+                &facts("combobox", "Status")
+            ),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn enter_left_to_the_page_asks_unless_an_allow_rule_covers_it() {
+        use crate::protocol::action::Key;
+        let settings = PolicySettings {
+            approval_mode: ApprovalMode::Auto,
+            site: Some("https://chat.test".into()),
+            ..Default::default()
+        };
+        let enter = Action::PressKey {
+            key: Key::Enter,
+            selector: Some(Selector::css("#composer")),
+        };
+        let composer = TargetFacts {
+            enter_left_to_page: true,
+            description: "div#composer".into(),
+            ..facts("textbox", "Message #general")
+        };
+        assert_eq!(asked(&settings, &enter, &composer), ["enter_may_send"]);
+        let Verdict::Ask { reasons } = review(&settings, &enter, Some(&composer)) else {
+            panic!("Enter in a message box must ask");
+        };
+        assert_eq!(
+            reasons[0].message(),
+            "Enter in div#composer may send or submit what it holds; BAI cannot tell what the page does with it"
+        );
+        // A single-line field of a form: its default button is judged (the facts are the
+        // button's), nothing more.
+        assert_eq!(
+            asked(&settings, &enter, &facts("button", "Search")),
+            Vec::<String>::new()
+        );
+        // Other keys in the message box do not ask.
+        let tab = Action::PressKey {
+            key: Key::Tab,
+            selector: Some(Selector::css("#composer")),
+        };
+        assert_eq!(asked(&settings, &tab, &composer), Vec::<String>::new());
+        // The user's allow rule for press_key on this message box covers it.
+        let allowed = PolicySettings {
+            rules: vec![ApprovalRule {
+                id: String::new(),
+                site: "https://chat.test".into(),
+                actions: vec!["press_key".into()],
+                name: "Message #general".into(),
+                verdict: RuleVerdict::Allow,
+                expires_at_ms: None,
+            }],
+            ..settings.clone()
+        };
+        assert!(matches!(
+            review(&allowed, &enter, Some(&composer)),
+            Verdict::AllowedByRule { .. }
+        ));
     }
 
     #[test]

@@ -322,7 +322,12 @@ pub(super) fn allow_waives(rule: &ApprovalRule, reason: &AskReason) -> bool {
         // A key only the page gives a meaning to: what it does is unknown, as for an unknown
         // activation.
         | AskReason::PageBoundKey { .. }
+        // A key whose choice nobody can tell: unknown, as for an unknown activation.
+        | AskReason::UnknownChoice { .. }
         | AskReason::Rule { .. } => false,
+        // The rule covers `press_key` on this element by name (or any name) on this site: the
+        // user said Enter there may do what the page does with it.
+        AskReason::EnterMaySend { .. } => true,
         AskReason::RiskyClick { name, .. } => NamePattern::parse(&rule.name).matches(name),
         // Where a control goes is not what it is called: a rule for the name "Next" does not
         // cover a "Next" whose form goes to /account/delete, unless its pattern names that.

@@ -75,7 +75,7 @@ async fn prepare(
     if element.local_name() == "option" {
         return Err(ActionError::UnsupportedElement {
             element: describe(&element),
-            hint: "options of a drop-down cannot be clicked; use input_text on the <select> with the option's label".to_owned(),
+            hint: "options of a drop-down cannot be clicked; use select_option on the <select> with the option's label".to_owned(),
         });
     }
     let (hit, point) = pointer_target(&root, &element, attempt).await?;

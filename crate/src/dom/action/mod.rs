@@ -37,7 +37,7 @@ use super::visibility::{is_disabled, is_visible};
 use crate::protocol::{Action, Selector};
 
 pub use input_text::{field_for, targets_password_explicitly};
-pub use press_key::activation_target;
+pub use press_key::{KeyChoice, activation_target, enter_left_to_page, key_choice};
 pub use select_option::option_preview;
 
 /// One action's run, boxed: each action's future keeps its own poll function instead of all of
@@ -157,7 +157,12 @@ pub async fn execute_on(
     };
     // A note left by an action that failed before it was read must not reach this one.
     crate::dom::secret::take_pressed_secret_choice();
+    press_key::take_key_on_secret();
     let mut result = run.await;
+    // A key on a secret field: how long the page takes to settle after it, and whether it
+    // settles, depend on what the field holds (a page reacts to a Backspace only while there is
+    // something to delete), so nothing is waited for and nothing of it is reported.
+    let key_on_secret = press_key::take_key_on_secret();
     let activating = matches!(
         action,
         Action::Click { .. }
@@ -166,7 +171,7 @@ pub async fn execute_on(
             | Action::Check { .. }
             | Action::Uncheck { .. }
     );
-    if let (Ok(report), true) = (&mut result, activating) {
+    if let (Ok(report), true) = (&mut result, activating && !key_on_secret) {
         super::settle::after(report, options).await;
     }
     // A press on a secret group's radio button: whether the page reacted (it does only when
@@ -175,7 +180,7 @@ pub async fn execute_on(
     // either way: the key, and that the button is checked now.
     let pressed_secret_choice = crate::dom::secret::take_pressed_secret_choice();
     result.map(|mut report| {
-        if pressed_secret_choice {
+        if pressed_secret_choice || key_on_secret {
             report.effects.retain(|e| {
                 matches!(
                     e,

@@ -101,7 +101,15 @@ pub(super) async fn run(
     crate::dom::focus::baseline(&root.document);
 
     let (name, _, _) = key_info(key);
-    crate::dom::secret::note_pressed(&target);
+    // A key on a secret field (or in one, or on a secret group's button): how the page reacts
+    // (a strength meter, a mirrored value attribute), how long it takes to settle and what
+    // changes would tell the secret's length or choice, one press at a time. The report keeps
+    // only that the key was pressed (see `execute_on`), and the next page changes are withheld.
+    if crate::dom::secret::note_pressed(&target) || crate::dom::secret::is_secret_or_inside(&target)
+    {
+        KEY_ON_SECRET.with(|k| k.set(true));
+        crate::dom::observe::withhold_next_changes();
+    }
     let mut effects = Vec::new();
     let mut allowed = dispatch_key(&target, "keydown", key)?;
     if allowed && matches!(key, Key::Enter | Key::Space) {
@@ -159,6 +167,144 @@ pub(super) async fn run(
         elapsed_ms: 0,
         data: None,
     })
+}
+
+thread_local! {
+    /// Whether the running `press_key` went to a secret field or a secret group's button.
+    static KEY_ON_SECRET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the action that just ran pressed a key on a secret field or choice; clears the note
+/// for the next action.
+pub(super) fn take_key_on_secret() -> bool {
+    KEY_ON_SECRET.with(|k| k.replace(false))
+}
+
+/// What a key on an element chooses, for the safety review.
+#[derive(Debug)]
+pub enum KeyChoice {
+    /// It chooses nothing (not a choosing key, not a list or group, or nothing to move to).
+    Nothing,
+    /// It chooses this option or radio button (its names, as the page shows them).
+    Chooses(Vec<String>),
+    /// It may choose another option, and BAI cannot tell which one: the page's own key handlers
+    /// move the choice (a custom list or group), or a key BAI gives no meaning on a `<select>`.
+    Unknown,
+}
+
+/// What `key` on `target` chooses, computed as [`default_action`] will: ArrowUp / ArrowDown on a
+/// `<select>` the next enabled option ([`next_select_option`]), an arrow on a radio button the
+/// next radio of its group ([`next_radio`]). Other moving keys there, and any moving key on a
+/// custom list, option or radio group, move a choice only through the page's handlers:
+/// unknown. Space on a radio button checks that very button and is reviewed as its click.
+pub fn key_choice(key: Key, target: &Element) -> KeyChoice {
+    let moves = matches!(
+        key,
+        Key::ArrowUp
+            | Key::ArrowDown
+            | Key::ArrowLeft
+            | Key::ArrowRight
+            | Key::Home
+            | Key::End
+            | Key::PageUp
+            | Key::PageDown
+            | Key::Space
+    );
+    if !moves {
+        return KeyChoice::Nothing;
+    }
+    let tag = target.local_name();
+    let forward = matches!(key, Key::ArrowDown | Key::ArrowRight);
+    if tag == "select" {
+        // On a secret `<select>` the option an arrow moves to depends on the one chosen now:
+        // asking or not would tell it. Such a key always asks.
+        if !matches!(key, Key::ArrowUp | Key::ArrowDown)
+            || crate::dom::secret::classify(target).is_some()
+        {
+            return KeyChoice::Unknown;
+        }
+        return match next_select_option(target, forward) {
+            Some((_, option)) => KeyChoice::Chooses(option_names(&option)),
+            None => KeyChoice::Nothing,
+        };
+    }
+    if tag == "input" && input_type(target) == "radio" {
+        return match key {
+            Key::Space => KeyChoice::Nothing,
+            Key::ArrowUp | Key::ArrowDown | Key::ArrowLeft | Key::ArrowRight => {
+                match next_radio(target, forward) {
+                    Some(next) => {
+                        KeyChoice::Chooses(vec![crate::dom::accname::accessible_name(&next)])
+                    }
+                    None => KeyChoice::Nothing,
+                }
+            }
+            _ => KeyChoice::Unknown,
+        };
+    }
+    // A custom list or group: the element itself, an option or radio in it, or anything inside
+    // one (focus kept on a child with `aria-activedescendant` on the list).
+    let mut current = Some(target.clone());
+    for _ in 0..64 {
+        let Some(element) = current else {
+            break;
+        };
+        if let Some(role) = crate::dom::roles::role_of(&element) {
+            if matches!(
+                role.as_str(),
+                "listbox" | "option" | "radiogroup" | "radio" | "menuitemradio"
+            ) {
+                return KeyChoice::Unknown;
+            }
+        }
+        current = crate::dom::tree::composed_parent(&element);
+    }
+    KeyChoice::Nothing
+}
+
+/// A native option's names as the page shows them: its label, its text, its `label` attribute.
+fn option_names(option: &Element) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    let texts = [
+        js::get_string(option, "label").unwrap_or_default(),
+        option.text_content().unwrap_or_default(),
+        option.get_attribute("label").unwrap_or_default(),
+    ];
+    for text in texts {
+        let text = crate::dom::matching::normalize_whitespace(&text);
+        if !text.is_empty() && !names.contains(&text) {
+            names.push(text);
+        }
+    }
+    names
+}
+
+/// Whether Enter on `target` is left to the page: it is not a button, link or `<summary>`
+/// (which Enter activates), not a single-line field of a form (whose default button is judged),
+/// and not a control whose role says Enter activates it (a custom button, link, menu item, tab,
+/// option…, judged as a click on it). A message box, an editor, a textarea, a field outside a
+/// form, any other element: only the page's key handlers decide what Enter does there.
+pub fn enter_left_to_page(target: &Element) -> bool {
+    if activation_target(Key::Enter, target).is_some() {
+        return false;
+    }
+    let activated_by_role = crate::dom::roles::role_of(target).is_some_and(|role| {
+        matches!(
+            role.as_str(),
+            "button"
+                | "link"
+                | "menuitem"
+                | "menuitemcheckbox"
+                | "menuitemradio"
+                | "tab"
+                | "option"
+                | "treeitem"
+                | "checkbox"
+                | "radio"
+                | "switch"
+        )
+    });
+    !activated_by_role
 }
 
 /// The focused element, through shadow roots and same-origin frames; `<body>` when nothing is.
@@ -466,6 +612,21 @@ fn delete_in_field(field: &Element, forward: bool) -> Result<Option<usize>, Acti
 
 /// The next (or previous) enabled option of a `<select>`, then `input` and `change`.
 fn step_select(select: &Element, forward: bool) -> Result<(), ActionError> {
+    if let Some((index, _)) = next_select_option(select, forward) {
+        let _ = Reflect::set(
+            select,
+            &"selectedIndex".into(),
+            &JsValue::from(index as f64),
+        );
+        dispatch_plain(select, "input")?;
+        dispatch_plain(select, "change")?;
+    }
+    Ok(())
+}
+
+/// The next (or previous) enabled option of a `<select>` after its selected one, with its
+/// index: the one [`step_select`] chooses and the review judges.
+fn next_select_option(select: &Element, forward: bool) -> Option<(i64, Element)> {
     let options = js::get(select, "options");
     let length = js::get(&options, "length").as_f64().unwrap_or(0.0) as i64;
     let current = js::get(select, "selectedIndex").as_f64().unwrap_or(-1.0) as i64;
@@ -474,19 +635,12 @@ fn step_select(select: &Element, forward: bool) -> Result<(), ActionError> {
     while (0..length).contains(&index) {
         if let Some(option) = as_element(&js::get(&options, &index.to_string())) {
             if !is_disabled(option) {
-                let _ = Reflect::set(
-                    select,
-                    &"selectedIndex".into(),
-                    &JsValue::from(index as f64),
-                );
-                dispatch_plain(select, "input")?;
-                dispatch_plain(select, "change")?;
-                return Ok(());
+                return Some((index, option.clone()));
             }
         }
         index += step;
     }
-    Ok(())
+    None
 }
 
 /// The next (or previous) enabled radio of the same group, wrapping.

@@ -166,6 +166,9 @@ pub fn observe_listed(max_elements: u32) -> (Observation, Vec<(u32, web_sys::Ele
         by_number.insert(item.number, line.clone());
     }
     swap_last_lines(by_number);
+    // The baseline is now the page after any key on a secret field: later changes are not
+    // the page's reaction to it.
+    CHANGES_WITHHELD.with(|w| w.set(false));
     let max = budget(max_elements);
     let total = lines.len();
     let (url, title) = page_identity(&root);
@@ -184,6 +187,19 @@ pub fn observe_listed(max_elements: u32) -> (Observation, Vec<(u32, web_sys::Ele
     (observation, listed)
 }
 
+thread_local! {
+    /// Whether a key went to a secret field since the last observation: the page's reaction to
+    /// it (a strength meter, a counter) can depend on what the field holds.
+    static CHANGES_WITHHELD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The next [`observe_changes`] reports no change (it still makes the page as it is then the
+/// new baseline): a key was pressed on a secret field, and what changed after it could tell
+/// the secret's length or choice.
+pub fn withhold_next_changes() {
+    CHANGES_WITHHELD.with(|w| w.set(true));
+}
+
 /// Observes again and reports what changed since the previous observation of this document
 /// (everything is `added` when there was none), then makes this the new baseline. At most
 /// `max_elements` entries (0 means the default) across `added`, `changed` and `removed`, in that
@@ -199,6 +215,9 @@ pub fn observe_changes(max_elements: u32) -> ObservationDiff {
         lines.insert(*number, line.clone());
     }
     let previous = swap_last_lines(lines.clone()).unwrap_or_default();
+    if CHANGES_WITHHELD.with(|w| w.replace(false)) {
+        return ObservationDiff::default();
+    }
     diff(&previous, &now, &lines, budget(max_elements))
 }
 
