@@ -1070,3 +1070,26 @@ async fn a_customizable_secret_select_shows_its_choice_nowhere() {
     assert!(!lines.contains("\"03\""), "{lines}");
     assert!(lines.contains("combobox selected=<hidden>"), "{lines}");
 }
+
+/// An autosizing input's measuring box keeps an invisible copy of what was typed (as
+/// react-input-autosize does): a description of that box in a report or an error must not
+/// carry its text (second red team, session 11).
+#[wasm_bindgen_test]
+async fn an_invisible_copy_of_a_secret_is_not_described() {
+    let _f = Fixture::mount(
+        r#"<label for="pw">PIN</label>
+        <div style="display:inline-block;position:relative"><input id="pw" name="pin" type="password">
+        <div id="sizer" style="position:absolute;top:0;left:0;visibility:hidden;height:0;overflow:scroll;white-space:pre"></div></div>"#,
+    )
+    .unwrap();
+    run_script("document.getElementById('pw').value = '4821'; document.getElementById('sizer').textContent = '4821';").unwrap();
+    let report = execute(
+        &assert_action(Selector::css("#pw + div"), Expectation::Exists),
+        &opts(),
+    )
+    .await
+    .unwrap();
+    let text = serde_json::to_string(&report).unwrap();
+    assert!(!text.contains("4821"), "{text}");
+    assert!(text.contains("div#sizer"), "{text}");
+}

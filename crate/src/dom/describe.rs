@@ -1,10 +1,12 @@
 //! Short element descriptions for reports and error messages: `input#email[name=email]`,
-//! `button.primary "Sign in"`. Never includes a field's value, nor a secret field's text.
+//! `button.primary "Sign in"`. Never includes a field's value, nor a secret field's text, nor
+//! the text of an element the user cannot see.
 
 use web_sys::Element;
 
 use super::matching::normalize_whitespace;
 use super::secret::{is_secret_choice, text_content_without_secrets};
+use super::visibility::is_visible;
 
 const MAX_TEXT: usize = 30;
 
@@ -41,10 +43,13 @@ pub fn describe(element: &Element) -> String {
             }
         }
     }
+    // Text only of an element the user can see: a page may keep an invisible copy of what was
+    // typed (an autosizing input's measuring box), and a description must not carry it out.
     if !matches!(
         tag.as_str(),
         "input" | "textarea" | "select" | "html" | "body"
-    ) {
+    ) && is_visible(element)
+    {
         let text = normalize_whitespace(&text_content_without_secrets(element));
         if !text.is_empty() {
             out.push_str(&format!(" \"{}\"", truncate(&text)));
