@@ -431,6 +431,7 @@ fn reasons_are_the_derived_json_and_their_message() {
             url: s("https://shop.example/checkout"),
         },
         AskReason::PasswordField,
+        AskReason::SecretInAddress,
         AskReason::TargetUnchecked,
         AskReason::RiskyDestination {
             word: s("pay"),

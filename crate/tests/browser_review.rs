@@ -309,3 +309,39 @@ async fn roles_and_verb_position_decide_and_unknown_means_ask() {
         ask("unknown_activation")
     );
 }
+
+/// A form sent by GET writes its fields into the address, and the address goes back to the
+/// model: submitting one that holds a secret field asks (`secret_in_address`), by Enter in a
+/// field or by its harmless "Sign in" button, filled or empty. POST, `dialog`, a `formmethod`
+/// that overrides, a hidden input, a disabled or nameless field decide as the browser would.
+#[wasm_bindgen_test]
+async fn a_get_form_holding_a_secret_field_asks_before_it_is_sent() {
+    let _f = Fixture::mount(
+        r#"<form id="get"><input id="u" name="email" value="ann@example.com"><input id="p" name="password" type="password"><button id="in">Sign in</button></form>
+           <form id="post" method="POST"><input id="u2" name="email"><input name="password" type="password"><button id="in2">Sign in</button></form>
+           <form method="dialog"><input id="u3" name="email"><input name="password" type="password"><button>Sign in</button></form>
+           <form method="post"><input id="u4" name="email"><input name="password" type="password"><button id="get4" formmethod="get">Sign in</button></form>
+           <form><input id="u5" name="email"><input name="password" type="password"><button id="post5" formmethod="post">Sign in</button></form>
+           <form><input id="code" name="c" autocomplete="one-time-code"><button id="verify">Verify</button></form>
+           <form><input id="q" name="q"><input type="hidden" name="token" value="abc"><button id="search">Search</button></form>
+           <form><input id="u6" name="email"><input type="password" disabled name="password"><input type="password"><button id="in6">Sign in</button></form>
+           <form id="f7"><input id="u7" name="email"><button id="in7">Sign in</button></form><input type="password" name="pw" form="f7">"#,
+    )
+    .unwrap();
+    run_script("document.getElementById('p').value = 'hunter2'").unwrap();
+    let secret = ask("secret_in_address");
+    // The red team's page: Enter in the e-mail field, and the button itself.
+    assert_eq!(review_auto(&press(Key::Enter, Some("#u"))).await, secret);
+    assert_eq!(review_auto(&click("#in")).await, secret);
+    // An empty password asks the same: whether it is empty is a bit of it.
+    run_script("document.getElementById('p').value = ''").unwrap();
+    assert_eq!(review_auto(&click("#in")).await, secret);
+    assert_eq!(review_auto(&press(Key::Enter, Some("#u2"))).await, allow());
+    assert_eq!(review_auto(&press(Key::Enter, Some("#u3"))).await, allow());
+    assert_eq!(review_auto(&click("#get4")).await, secret);
+    assert_eq!(review_auto(&click("#post5")).await, allow());
+    assert_eq!(review_auto(&click("#verify")).await, secret);
+    assert_eq!(review_auto(&press(Key::Enter, Some("#q"))).await, allow());
+    assert_eq!(review_auto(&click("#in6")).await, allow());
+    assert_eq!(review_auto(&press(Key::Enter, Some("#u7"))).await, secret);
+}

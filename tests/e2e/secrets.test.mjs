@@ -160,6 +160,48 @@ for (const name of browserNames()) {
       await chat.screenshot('secrets-results');
     });
 
+    test('a login form sent by GET asks first, and no address the model reads holds the password', async () => {
+      // The red team's page (session 11): a login form whose script never attached goes by GET,
+      // so Enter in the e-mail field would put the password into the address, and the address
+      // comes back to the model in the result.
+      const targetUrl = `${server.origin}/secrets/get-login.html`;
+      const target = await browser.newTab(targetUrl);
+      await target.waitFor(() => Boolean(document.getElementById('password')), { what: 'the login page' });
+      await target.evaluate(() => { document.getElementById('password').value = 'hunter2-GET'; });
+
+      const panel = await browser.openExtensionPage(`extension/panel/panel.html?tabUrl=${encodeURIComponent(targetUrl)}`);
+      await panel.waitFor(() => document.body.dataset.ready);
+      await panel.click('#copy-prompt');
+      const workflowId = await panel.waitFor(() => document.body.dataset.lastPromptWorkflow, { what: 'the copied prompt' });
+      const chat = await openChat(browser, `${server.origin}/chat/c/get-login-${name}`);
+      await chat.evaluate((text) => window.chatFixture.addUserMessage(text), protocolPrompt(workflowId));
+      await chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshake(workflowId));
+      await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
+      await answerBanner(chat, 'allow');
+      const ackText = await chat.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text, { what: 'the ACK' });
+      const nonce = JSON.parse(ackText.slice('BAI_ACK '.length)).ack_nonce;
+      let nextId = 1;
+      const say = (actions) => chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), actions.map(([type, payload]) => `BAI_ACTION ${JSON.stringify({ protocol: 'BAI/0.3', workflow_id: workflowId, kind: 'action', ack_nonce: nonce, action_id: nextId++, type, payload, on_error: 'stop', timeout_ms: 2000 })}`).join('\n'));
+
+      // "Sign in" is harmless and the mode asks once per workflow: only the GET form asks.
+      await say([['press_key', { selector: '#email', key: 'Enter' }]]);
+      const question = await shownQuestion(chat);
+      assert.match(question.text, /sends the form by GET, which puts what the secret field holds into the address/);
+      await answerBanner(chat, 'allow');
+      const first = await nextResult(chat, 1);
+      // The browser did send the password in the address; the model never reads it.
+      await target.waitFor(() => location.search.includes('password='), { what: 'the GET submission' });
+      assert.match(await target.evaluate(() => location.href), /password=hunter2-GET/);
+      assert.ok(!first.line.includes('hunter2'), first.line);
+      assert.match(first.result.page.url, /\?email=ann%40example\.com&password=\[redacted\]$/, first.line);
+
+      // Observing the new page and reading a link that carries a reset token show neither.
+      await say([['observe', {}], ['extract', { selector: '#reset', attribute: 'href' }]]);
+      const second = await nextResult(chat, 2);
+      assert.ok(!second.line.includes('hunter2') && !second.line.includes('zq81'), second.line);
+      assert.deepEqual(second.result.actions[1].data, ['?reset_token=[redacted]&lang=en'], second.line);
+    });
+
     test('typed text stays off the disk, the log masks escaped keys, and saved conversations are deleted', async () => {
       const workflowId = `wf-held-${name}`;
       const chatUrl = `${server.origin}/chat/c/held-${name}`;

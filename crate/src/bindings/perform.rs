@@ -508,6 +508,7 @@ pub fn reason_json(reason: &AskReason) -> String {
             put("url", url);
         }
         AskReason::PasswordField => put("code", "password_field"),
+        AskReason::SecretInAddress => put("code", "secret_in_address"),
         AskReason::TargetUnchecked => put("code", "target_unchecked"),
         AskReason::RiskyDestination { word, url } => {
             put("code", "risky_destination");

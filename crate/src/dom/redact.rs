@@ -19,6 +19,9 @@
 //!   part of a word between `/`, `?`, `&`, `=`, `#` of at least 20 letters and digits (other
 //!   than `-_`) with at least 6 digits and 6 letters (hex keys, lower- or upper-case recovery
 //!   codes, UUID-like ids).
+//! - **Secret parameters in addresses**: the value of a parameter whose name looks secret
+//!   (`?password=…`, `#access_token=…`, `&otp=…`) becomes `[redacted]`
+//!   ([`crate::protocol::secret_query`]); first, so the other patterns see the marker only.
 
 const KEY_PREFIXES: &[&str] = &[
     "sk-",
@@ -41,7 +44,8 @@ const MIN_TOKEN_CHARS: usize = 24;
 
 /// `text` with card-like numbers, IBANs and token-like words replaced.
 pub fn redact_secrets(text: &str) -> String {
-    redact_tokens(&redact_numbers(&redact_ibans(text)))
+    let text = crate::protocol::secret_query::redact_secret_query_values(text, &[]);
+    redact_tokens(&redact_numbers(&redact_ibans(&text)))
 }
 
 /// Whether `candidate` (letters and digits only, upper case) is an IBAN by its checksum.

@@ -331,11 +331,13 @@ fn facts_of(element: &Element) -> TargetFacts {
     let tag = element.local_name();
     let mut destination = None;
     let mut submits_form = false;
+    let mut sends_secret_in_address = false;
     if matches!(tag.as_str(), "a" | "area") && element.has_attribute("href") {
         destination = js::get_string(element, "href");
     } else if is_submit_button(element) {
         if let Some(form) = form_of(element) {
             submits_form = true;
+            sends_secret_in_address = sends_by_get(&form, Some(element)) && holds_secret(&form);
             destination = if element.has_attribute("formaction") {
                 js::get_string(element, "formAction")
             } else {
@@ -344,6 +346,7 @@ fn facts_of(element: &Element) -> TargetFacts {
         }
     } else if tag == "form" {
         submits_form = true;
+        sends_secret_in_address = sends_by_get(element, None) && holds_secret(element);
         destination = form_action(element);
     }
     TargetFacts {
@@ -354,6 +357,7 @@ fn facts_of(element: &Element) -> TargetFacts {
         role: role_of(element).unwrap_or_default(),
         destination,
         submits_form,
+        sends_secret_in_address,
         inner_names: Vec::new(),
         option_names: Vec::new(),
         option_unknown: false,
@@ -375,4 +379,48 @@ fn form_action(form: &Element) -> Option<String> {
     let resolver = document.create_element("a").ok()?;
     resolver.set_attribute("href", &action).ok()?;
     js::get_string(&resolver, "href")
+}
+
+/// Whether submitting `form` (by `button`, whose `formmethod` overrides the form's `method`)
+/// sends it by GET, which writes every field into the address. Read from the attributes, not
+/// from `form.method`, which a control named `method` inside the form hides; a missing or
+/// unknown method is GET, as in the browser, and `dialog` sends nothing anywhere.
+fn sends_by_get(form: &Element, button: Option<&Element>) -> bool {
+    let method = button
+        .and_then(|b| b.get_attribute("formmethod"))
+        .or_else(|| form.get_attribute("method"))
+        .unwrap_or_default();
+    !matches!(
+        method.trim().to_ascii_lowercase().as_str(),
+        "post" | "dialog"
+    )
+}
+
+/// Whether `form` sends a secret field: one it owns (`form.elements`, so `form=` counts), with a
+/// `name` (a field without one is not sent) and not disabled, that is a password or any other
+/// secret field (`dom::secret`). Hidden inputs are left out: the page wrote their values, the
+/// user did not type them, and a GET search form often has one; a token among them is still
+/// redacted from the address by its name. The fields' values are never read: an empty password
+/// asks too, since whether it is empty is a bit of it.
+fn holds_secret(form: &Element) -> bool {
+    let elements = js::get(form, "elements");
+    let length = js::get(&elements, "length").as_f64().unwrap_or(0.0) as u32;
+    (0..length.min(10_000))
+        .filter_map(|i| as_element(&js::get(&elements, &i.to_string())).cloned())
+        .any(|field| {
+            let named = field
+                .get_attribute("name")
+                .is_some_and(|n| !n.trim().is_empty());
+            let is_hidden = field.local_name() == "input"
+                && field
+                    .get_attribute("type")
+                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("hidden"));
+            named
+                && !is_hidden
+                && !field.has_attribute("disabled")
+                && (field
+                    .get_attribute("type")
+                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("password"))
+                    || super::secret::classify(&field).is_some())
+        })
 }

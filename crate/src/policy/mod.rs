@@ -33,7 +33,8 @@ pub enum ApprovalMode {
 }
 
 /// Words that make a click risky, matched case-insensitively as whole words (or phrases) in the
-/// target's accessible name and text. The user can edit this list in the panel.
+/// target's accessible name and text: the English ones; with [`OTHER_LANGUAGE_RISKY_WORDS`] the
+/// default list, which the user can edit in the panel.
 pub const DEFAULT_RISKY_WORDS: &[&str] = &[
     "pay",
     "buy",
@@ -61,6 +62,159 @@ pub const DEFAULT_RISKY_WORDS: &[&str] = &[
     "authorize",
     "publish",
     "book",
+    // Emptying a trash deletes its contents for good.
+    "empty trash",
+    "empty the trash",
+    "empty bin",
+    "empty the bin",
+    "empty recycle bin",
+    "empty deleted items",
+    "erase",
+    "wipe",
+];
+
+/// The same verbs in the main languages of the secret-field classifier (`dom::secret`): German,
+/// French, Spanish, Italian, Portuguese, Dutch. Infinitives and the imperatives buttons use;
+/// accents do not matter (`words` folds them). Part of the default list the user edits.
+pub const OTHER_LANGUAGE_RISKY_WORDS: &[&str] = &[
+    "löschen",
+    "entfernen",
+    "bezahlen",
+    "kaufen",
+    "verkaufen",
+    "bestellen",
+    "zur kasse",
+    "überweisen",
+    "senden",
+    "absenden",
+    "abschicken",
+    "versenden",
+    "abonnieren",
+    "abbestellen",
+    "kündigen",
+    "spenden",
+    "abheben",
+    "bestätigen",
+    "deaktivieren",
+    "autorisieren",
+    "veröffentlichen",
+    "buchen",
+    "konto schließen",
+    "papierkorb leeren",
+    "supprimer",
+    "effacer",
+    "retirer",
+    "payer",
+    "acheter",
+    "commander",
+    "passer commande",
+    "valider la commande",
+    "valider ma commande",
+    "virer",
+    "envoyer",
+    "abonner",
+    "désabonner",
+    "désinscrire",
+    "résilier",
+    "faire un don",
+    "vendre",
+    "fermer le compte",
+    "fermer mon compte",
+    "confirmer",
+    "désactiver",
+    "autoriser",
+    "publier",
+    "réserver",
+    "vider la corbeille",
+    "eliminar",
+    "borrar",
+    "quitar",
+    "pagar",
+    "comprar",
+    "finalizar compra",
+    "realizar pedido",
+    "hacer pedido",
+    "tramitar pedido",
+    "transferir",
+    "enviar",
+    "suscribir",
+    "suscribirse",
+    "darse de baja",
+    "donar",
+    "retirar",
+    "vender",
+    "cerrar cuenta",
+    "cerrar mi cuenta",
+    "confirmar",
+    "desactivar",
+    "autorizar",
+    "publicar",
+    "reservar",
+    "vaciar papelera",
+    "elimina",
+    "eliminare",
+    "cancella",
+    "cancellare",
+    "rimuovi",
+    "rimuovere",
+    "paga",
+    "pagare",
+    "acquista",
+    "acquistare",
+    "compra",
+    "invia",
+    "inviare",
+    "iscriviti",
+    "abbonati",
+    "annulla iscrizione",
+    "annulla abbonamento",
+    "donare",
+    "preleva",
+    "prelevare",
+    "vendi",
+    "vendere",
+    "chiudi account",
+    "chiudi il conto",
+    "conferma",
+    "confermare",
+    "disattiva",
+    "disattivare",
+    "autorizza",
+    "pubblicare",
+    "prenota",
+    "prenotare",
+    "svuota cestino",
+    "excluir",
+    "apagar",
+    "remover",
+    "fazer pedido",
+    "finalizar pedido",
+    "assinar",
+    "cancelar assinatura",
+    "doar",
+    "sacar",
+    "encerrar conta",
+    "fechar conta",
+    "desativar",
+    "esvaziar lixeira",
+    "verwijderen",
+    "betalen",
+    "afrekenen",
+    "kopen",
+    "overmaken",
+    "verzenden",
+    "versturen",
+    "abonneren",
+    "opzeggen",
+    "doneren",
+    "verkopen",
+    "bevestigen",
+    "deactiveren",
+    "publiceren",
+    "boeken",
+    "reserveren",
+    "account opheffen",
+    "prullenbak legen",
 ];
 
 /// The user's policy settings.
@@ -91,6 +245,7 @@ impl Default for PolicySettings {
             approval_mode: ApprovalMode::default(),
             risky_words: DEFAULT_RISKY_WORDS
                 .iter()
+                .chain(OTHER_LANGUAGE_RISKY_WORDS)
                 .map(|w| (*w).to_owned())
                 .collect(),
             max_actions_per_workflow: 200,
@@ -227,6 +382,12 @@ pub struct TargetFacts {
     /// Activating it submits a form (a submit button, Enter in a form field).
     #[serde(default)]
     pub submits_form: bool,
+    /// The form it submits goes by GET (the default when a form names no method, as when the
+    /// page's script never attached) and holds a secret field: the browser puts that field's
+    /// value into the address, which the model reads back. Set whether the field is filled or
+    /// not, since whether it is empty is a bit of the secret too.
+    #[serde(default)]
+    pub sends_secret_in_address: bool,
     /// Names of the controls inside it that a click on it may press (descendants, shadow
     /// content), such as an icon-only "Delete" button in a nameless toolbar.
     #[serde(default)]
@@ -259,6 +420,12 @@ pub struct TargetFacts {
     #[serde(default)]
     pub enter_left_to_page: bool,
 }
+
+/// Field roles whose name is a choice, not what a field holds: choosing "Permanently delete" or
+/// "Konto löschen" can do it (German and Dutch put the verb last), so a risky verb counts
+/// anywhere in their short names ([`Position::ShortName`]). The other field roles keep "Amount
+/// to pay" a plain field.
+const CHOICE_ROLES: &[&str] = &["option", "radio", "tab", "treeitem"];
 
 /// Roles of elements whose text Delete and Backspace edit.
 const TEXT_ROLES: &[&str] = &["textbox", "searchbox", "combobox", "spinbutton"];
@@ -332,6 +499,9 @@ pub enum AskReason {
     },
     /// Typing into a password field.
     PasswordField,
+    /// Activating it sends a form by GET that holds a secret field: the secret would land in
+    /// the page's address, where the model can read it.
+    SecretInAddress,
     /// The target could not be found in time to be checked; it might be anything.
     TargetUnchecked,
     /// Activating the target goes to an address that reads like a risky operation (a link's
@@ -390,17 +560,21 @@ impl AskReason {
         match self {
             Self::EachActionMode => "you asked to approve every action".to_owned(),
             Self::RiskyClick { word, name } => {
-                format!("the button “{name}” looks like it will {word} something")
+                format!("the button “{name}” {}", looks_risky(word))
             }
             Self::RiskyNavigation { word, url } => {
-                format!("it opens {url}, which looks like it will {word} something")
+                format!("it opens {url}, which {}", looks_risky(word))
             }
             Self::PasswordField => "it types into a password field".to_owned(),
+            Self::SecretInAddress => {
+                "it sends the form by GET, which puts what the secret field holds into the address"
+                    .to_owned()
+            }
             Self::TargetUnchecked => {
                 "its target was not on the page yet, so BAI could not check what it is".to_owned()
             }
             Self::RiskyDestination { word, url } => {
-                format!("it goes to {url}, which looks like it will {word} something")
+                format!("it goes to {url}, which {}", looks_risky(word))
             }
             Self::UnknownActivation { element } => {
                 format!("BAI cannot tell what {element} does (no role, name, text or address)")
@@ -419,6 +593,16 @@ impl AskReason {
                 "it presses {key} on {element}, which is not a text field: only the page decides what that does, and pages use it to delete things"
             ),
         }
+    }
+}
+
+/// How a question says that `word` is risky: "looks like it will delete something" reads well
+/// for an English verb only, so a word of another language is quoted as what it is.
+fn looks_risky(word: &str) -> String {
+    if OTHER_LANGUAGE_RISKY_WORDS.contains(&word) {
+        format!("has “{word}” in it, a risky word (pay, buy, delete, send…)")
+    } else {
+        format!("looks like it will {word} something")
     }
 }
 
@@ -575,6 +759,9 @@ fn builtin_reasons(
                     element: shorten(&target.description, 60),
                 });
             }
+            if target.sends_secret_in_address {
+                reasons.push(AskReason::SecretInAddress);
+            }
         }
         (Touch::Types, Some(target)) if target.is_password => {
             reasons.push(AskReason::PasswordField);
@@ -643,6 +830,8 @@ fn activation_reasons(target: &TargetFacts, option: &str, risky: &[String]) -> V
     let mut reasons = Vec::new();
     let own = if target.is_command() {
         Position::Anywhere
+    } else if CHOICE_ROLES.contains(&target.role.as_str()) {
+        Position::ShortName
     } else {
         Position::VerbOnly
     };
@@ -661,11 +850,11 @@ fn activation_reasons(target: &TargetFacts, option: &str, risky: &[String]) -> V
                 find_risky(inner, risky, Position::Anywhere).map(|w| (w, inner.clone()))
             })
         })
-        .or_else(|| find_risky(option, risky, Position::VerbOnly).map(|w| (w, option.to_owned())))
+        .or_else(|| find_risky(option, risky, Position::ShortName).map(|w| (w, option.to_owned())))
         .or_else(|| {
             // The option really chosen, whatever value the model named it by.
             target.option_names.iter().find_map(|name| {
-                find_risky(name, risky, Position::VerbOnly).map(|w| (w, name.clone()))
+                find_risky(name, risky, Position::ShortName).map(|w| (w, name.clone()))
             })
         });
     if let Some((word, name)) = found {
@@ -1796,5 +1985,145 @@ mod tests {
         );
         // Another workflow has its own count.
         limiter.admit(&settings, "other", 61_002).unwrap();
+    }
+
+    /// Risky verbs in other languages, after the verb position, and the false friends that
+    /// must stay quiet: `(role, name, option chosen, asks)`.
+    #[test]
+    fn risky_words_in_other_languages_and_anywhere_in_a_short_choice() {
+        let settings = PolicySettings {
+            approval_mode: ApprovalMode::Auto,
+            ..Default::default()
+        };
+        let table: &[(&str, &str, &str, bool)] = &[
+            // Found by the red team: no question before session 11.
+            ("button", "Konto löschen", "", true),
+            ("button", "Zahlungspflichtig bestellen", "", true),
+            ("button", "Supprimer le compte", "", true),
+            ("button", "Empty trash", "", true),
+            // The same verbs, other languages and spellings.
+            ("button", "KONTO LÖSCHEN", "", true),
+            ("button", "Konto lo\u{308}schen", "", true),
+            ("button", "Jetzt kaufen", "", true),
+            ("button", "Passer commande", "", true),
+            ("button", "Eliminar cuenta", "", true),
+            ("button", "Vaciar papelera", "", true),
+            ("button", "Elimina account", "", true),
+            ("button", "Svuota cestino", "", true),
+            ("button", "Excluir conta", "", true),
+            ("button", "Account verwijderen", "", true),
+            ("button", "Empty the bin", "", true),
+            ("menuitem", "Permanently delete", "", true),
+            // A choice: the verb counts anywhere in a short name (verb last in German).
+            ("option", "Permanently delete", "", true),
+            ("radio", "Für immer löschen", "", true),
+            ("tab", "Konto löschen", "", true),
+            ("treeitem", "Papierkorb leeren", "", true),
+            ("combobox", "Bulk actions", "Permanently delete", true),
+            ("combobox", "Aktion", "Auswahl löschen", true),
+            // Undone or negated: keeps or restores.
+            ("button", "Undo delete", "", false),
+            ("button", "Undo send", "", false),
+            ("button", "Don't delete", "", false),
+            ("button", "Nicht löschen", "", false),
+            // Nouns and descriptions, not commands.
+            ("button", "Move to trash", "", false),
+            ("treeitem", "Deleted items", "", false),
+            ("tab", "Payment history", "", false),
+            ("tab", "Bestellungen", "", false),
+            ("link", "Mis compras", "", false),
+            ("link", "Abonnement", "", false),
+            ("textbox", "Amount to pay", "", false),
+            ("combobox", "Mail folder", "Deleted items", false),
+            (
+                "radio",
+                "Keep my messages for 30 days and then delete them",
+                "",
+                false,
+            ),
+        ];
+        for &(role, name, option, asks) in table {
+            let action = if option.is_empty() {
+                click()
+            } else {
+                Action::SelectOption {
+                    selector: Selector::css("#s"),
+                    option: option.into(),
+                }
+            };
+            let verdict = review(&settings, &action, Some(&facts(role, name)));
+            assert_eq!(
+                matches!(verdict, Verdict::Ask { .. }),
+                asks,
+                "{role} {name:?} {option:?}: {verdict:?}"
+            );
+        }
+        // The question quotes a word of another language instead of "it will löschen".
+        let Verdict::Ask { reasons } = review(&settings, &click(), Some(&button("Konto löschen")))
+        else {
+            panic!("Konto löschen asks");
+        };
+        assert_eq!(
+            reasons[0].message(),
+            "the button “Konto löschen” has “löschen” in it, a risky word (pay, buy, delete, send…)"
+        );
+    }
+
+    /// A form sent by GET puts its fields into the address, which the model reads back: a
+    /// secret field in it asks, whatever the mode and whatever the button is called, and an
+    /// allow rule cannot waive it.
+    #[test]
+    fn a_get_form_with_a_secret_field_asks_and_no_rule_waives_it() {
+        let settings = PolicySettings {
+            approval_mode: ApprovalMode::Auto,
+            ..Default::default()
+        };
+        let sign_in = TargetFacts {
+            submits_form: true,
+            sends_secret_in_address: true,
+            destination: Some("https://site.example/login".into()),
+            ..facts("button", "Sign in")
+        };
+        let enter = Action::PressKey {
+            key: crate::protocol::action::Key::Enter,
+            selector: Some(Selector::css("#email")),
+        };
+        for action in [click(), enter] {
+            let Verdict::Ask { reasons } = review(&settings, &action, Some(&sign_in)) else {
+                panic!("{action:?} must ask");
+            };
+            assert_eq!(reasons, vec![AskReason::SecretInAddress]);
+            assert_eq!(
+                serde_json::to_value(&reasons[0]).unwrap()["code"],
+                "secret_in_address"
+            );
+            assert_eq!(
+                reasons[0].message(),
+                "it sends the form by GET, which puts what the secret field holds into the address"
+            );
+        }
+        // The same button of a POST form (or one without a secret field) asks nothing.
+        let plain = TargetFacts {
+            sends_secret_in_address: false,
+            ..sign_in.clone()
+        };
+        assert_eq!(review(&settings, &click(), Some(&plain)), Verdict::Allow);
+        // The user's allow rule for the site does not waive it.
+        let allowing = PolicySettings {
+            rules: vec![ApprovalRule {
+                id: "r".into(),
+                site: "https://site.example".into(),
+                actions: vec!["click".into()],
+                name: String::new(),
+                verdict: RuleVerdict::Allow,
+                expires_at_ms: None,
+            }],
+            site: Some("https://site.example".into()),
+            ..settings
+        };
+        assert!(matches!(
+            review(&allowing, &click(), Some(&sign_in)),
+            Verdict::Ask { .. }
+        ));
     }
 }

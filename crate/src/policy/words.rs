@@ -6,9 +6,40 @@
 //! Where a word stands matters for words that are nouns as often as verbs: "Book now" books,
 //! "Favourite book" names a book. Such a word counts only at the verb position (the first word)
 //! or in its plain verb forms in an address (`/book`, not `/books`).
+//!
+//! Accents are folded (`Löschen`, `lo\u{308}schen` and `loschen` are one word), so a word in
+//! another language matches however the page composed its letters. A risky verb right after a
+//! word that undoes or negates it ("Undo delete", "Undo send", "Don't delete", "Nicht löschen")
+//! does not count: that button keeps or restores. A page could lie that way, but it could as
+//! well call its delete button "OK"; the list is there for honest pages' risky buttons.
 
 /// Risky words that are as often nouns as verbs: they count only at the verb position.
-const NOUN_OR_VERB: &[&str] = &["book", "order", "transfer", "check out", "checkout"];
+/// ("compra" is Italian "buy!" and Spanish and Portuguese "purchase", as in "Mis compras".)
+const NOUN_OR_VERB: &[&str] = &[
+    "book",
+    "order",
+    "transfer",
+    "check out",
+    "checkout",
+    "compra",
+];
+
+/// Words that, right before a one-word risky verb, undo or negate it ("Undo send").
+const NEGATIONS: &[&[&str]] = &[
+    &["undo"],
+    &["not"],
+    &["dont"],
+    &["don", "t"],
+    &["never"],
+    &["nicht"],
+    &["pas"],
+];
+
+/// Names of at most this many words are short: in a choice's name (an option, a radio button,
+/// a tab) a risky verb counts anywhere in a short name ("Permanently delete", German "Konto
+/// löschen" with its verb last), and only first in a longer one, which describes more than it
+/// commands.
+const SHORT_NAME_WORDS: usize = 5;
 
 /// Endings that keep a word's meaning: "delete" also catches "deletion", "pay" also "payment".
 const WORD_ENDINGS: &[&str] = &[
@@ -58,8 +89,12 @@ pub enum Position {
     /// Anywhere (the name of a command: a button, a link, a menu item).
     Anywhere,
     /// Only as the text's first word, where an English command puts its verb (the name of a
-    /// field, a combobox, an option).
+    /// field, a combobox).
     VerbOnly,
+    /// In a choice (an option, a radio button, a tab): as [`Position::VerbOnly`], and also
+    /// anywhere in a short name for a word that is only a verb ("Permanently delete", "Konto
+    /// löschen"); in verb forms only ("Payment history" is no "pay").
+    ShortName,
     /// In an address: every word counts, noun-or-verb words only in their verb forms.
     Address,
 }
@@ -97,11 +132,49 @@ pub fn percent_decode(text: &str) -> String {
 }
 
 /// Characters that render as nothing: a page can put them inside a word to break matching.
+/// Combining accents count too: they are folded away with the letters that carry them
+/// ([`fold_accents`]), so `o` plus U+0308 reads as `ö` does.
 fn is_invisible(c: char) -> bool {
     matches!(
         c,
         '\u{00ad}' | '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}'
+            | '\u{0300}'..='\u{036f}'
     )
+}
+
+/// A lowercase word with the accents of Latin letters removed (`löschen` -> `loschen`,
+/// `réserver` -> `reserver`, `ß` -> `ss`), so precomposed, decomposed and unaccented spellings
+/// are one word.
+fn fold_accents(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    for c in word.chars() {
+        let base = match c {
+            'à'..='å' | 'ā' | 'ă' | 'ą' => "a",
+            'æ' => "ae",
+            'ç' | 'ć' | 'č' => "c",
+            'ď' => "d",
+            'è'..='ë' | 'ē' | 'ė' | 'ę' | 'ě' => "e",
+            'ğ' => "g",
+            'ì'..='ï' | 'ī' | 'į' | 'ı' => "i",
+            'ł' => "l",
+            'ñ' | 'ń' | 'ň' => "n",
+            'ò'..='ö' | 'ø' | 'ō' | 'ő' => "o",
+            'œ' => "oe",
+            'ř' => "r",
+            'ß' => "ss",
+            'ś' | 'š' | 'ş' => "s",
+            'ť' | 'ţ' => "t",
+            'ù'..='ü' | 'ū' | 'ů' | 'ű' | 'ų' => "u",
+            'ý' | 'ÿ' => "y",
+            'ź' | 'ż' | 'ž' => "z",
+            other => {
+                out.push(other);
+                continue;
+            }
+        };
+        out.push_str(base);
+    }
+    out
 }
 
 /// The words of `text`, lowercased: split at anything that is not a letter or digit, and at
@@ -126,7 +199,7 @@ fn split_words(text: &str, at_case_changes: bool) -> Vec<String> {
     for (i, &c) in chars.iter().enumerate() {
         if !c.is_alphanumeric() {
             if !word.is_empty() {
-                out.push(std::mem::take(&mut word).to_lowercase());
+                out.push(fold_accents(&std::mem::take(&mut word).to_lowercase()));
             }
             continue;
         }
@@ -144,12 +217,12 @@ fn split_words(text: &str, at_case_changes: bool) -> Vec<String> {
             _ => false,
         };
         if boundary && !word.is_empty() {
-            out.push(std::mem::take(&mut word).to_lowercase());
+            out.push(fold_accents(&std::mem::take(&mut word).to_lowercase()));
         }
         word.push(c);
     }
     if !word.is_empty() {
-        out.push(word.to_lowercase());
+        out.push(fold_accents(&word.to_lowercase()));
     }
     out
 }
@@ -197,13 +270,18 @@ fn find_in_tokens<'w>(
         };
         let noun_or_verb = NOUN_OR_VERB.iter().any(|n| words(n) == phrase);
         // At the verb position only verb forms count: "Payment history" is no "pay".
-        let endings = if noun_or_verb || position == Position::VerbOnly {
-            VERB_ENDINGS
-        } else {
-            WORD_ENDINGS
+        let endings =
+            if noun_or_verb || matches!(position, Position::VerbOnly | Position::ShortName) {
+                VERB_ENDINGS
+            } else {
+                WORD_ENDINGS
+            };
+        let verb_only = match position {
+            Position::VerbOnly => true,
+            Position::Anywhere => noun_or_verb,
+            Position::ShortName => noun_or_verb || tokens.len() > SHORT_NAME_WORDS,
+            Position::Address => false,
         };
-        let verb_only =
-            position == Position::VerbOnly || (noun_or_verb && position == Position::Anywhere);
         let matches_at = |start: usize| {
             let Some(window) = tokens.get(start..start + phrase.len()) else {
                 return false;
@@ -213,11 +291,25 @@ fn find_in_tokens<'w>(
             };
             window_head.iter().zip(head).all(|(a, b)| a == b)
                 && token_is(window_last, last, endings)
+                && !(phrase.len() == 1 && position != Position::Address && negated(tokens, start))
         };
         if verb_only {
             return matches_at(0);
         }
         (0..tokens.len()).any(matches_at)
+    })
+}
+
+/// Whether the words right before `tokens[start]` undo or negate it ("Undo send").
+fn negated(tokens: &[String], start: usize) -> bool {
+    let before = tokens.get(..start).unwrap_or_default();
+    NEGATIONS.iter().any(|negation| {
+        before.len() >= negation.len()
+            && before
+                .iter()
+                .rev()
+                .zip(negation.iter().rev())
+                .all(|(token, word)| token == word)
     })
 }
 

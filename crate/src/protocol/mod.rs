@@ -39,6 +39,7 @@ pub mod refusal;
 pub mod replay;
 pub mod result;
 pub mod scanner;
+pub mod secret_query;
 pub mod selector;
 pub mod small_sort;
 pub mod sorted_map;
