@@ -242,6 +242,12 @@ pub struct TargetFacts {
     /// react-select, MUI or Headless UI choice, and still not show the user the option.
     #[serde(default)]
     pub option_unknown: bool,
+    /// What the same press activates besides this control, each judged as if it were pressed
+    /// itself (the most severe verdict wins): the links, buttons and other controls around
+    /// what is pressed (a button inside a link follows the link too), a label's control, a
+    /// link's `ping` addresses. Only the control itself says "unknown".
+    #[serde(default)]
+    pub also_activates: Vec<TargetFacts>,
 }
 
 /// Roles of elements whose text Delete and Backspace edit.
@@ -617,6 +623,14 @@ fn activation_reasons(target: &TargetFacts, option: &str, risky: &[String]) -> V
                 word: word.to_owned(),
                 url: shorten(url, 80),
             });
+        }
+    }
+    for other in &target.also_activates {
+        for reason in activation_reasons(other, "", risky) {
+            if !matches!(reason, AskReason::UnknownActivation { .. }) && !reasons.contains(&reason)
+            {
+                reasons.push(reason);
+            }
         }
     }
     if reasons.is_empty() && target.is_unknown() && option.trim().is_empty() {
