@@ -27,8 +27,9 @@ const MAX_AROUND: usize = 12;
 const MAX_REST_CHARS: usize = 4_000;
 /// Most elements [`around`] starts a walk up from (what is pressed, labels, their controls).
 const MAX_AROUND_STARTS: usize = 8;
-/// Most ancestors [`around`] looks at in all.
-const MAX_AROUND_STEPS: usize = 1024;
+/// Most ancestors [`around`] looks at in all (a page nests a few dozen; past this, the review
+/// fails rather than miss a link around the rest).
+const MAX_AROUND_STEPS: usize = 20_000;
 /// Most `ping` addresses read from one link.
 const MAX_PINGS: usize = 4;
 
@@ -53,7 +54,7 @@ const ACTIVATING_ROLES: &[&str] = &[
 /// For `select_option`, the option that will be chosen is part of them; it fails as the action
 /// would when a `<select>` has no such option.
 pub fn activation_facts(action: &Action, element: Element) -> Result<TargetFacts, ActionError> {
-    let mut facts = element_facts(action, element.clone());
+    let mut facts = element_facts(action, element.clone())?;
     if let Action::SelectOption { option, .. } = action {
         match super::action::option_preview(&element, option)? {
             Some(names) => facts.option_names = names,
@@ -63,7 +64,7 @@ pub fn activation_facts(action: &Action, element: Element) -> Result<TargetFacts
     Ok(facts)
 }
 
-fn element_facts(action: &Action, element: Element) -> TargetFacts {
+fn element_facts(action: &Action, element: Element) -> Result<TargetFacts, ActionError> {
     let shadow = ShadowAccess::detect();
     let acted = acted_on(action, element.clone());
     let pressed = match action {
@@ -101,9 +102,14 @@ fn element_facts(action: &Action, element: Element) -> TargetFacts {
     }
     facts.inner_names = inner;
     if presses(action) {
-        facts.also_activates = around(&pressed, &activated);
+        // Fail closed: what a press activates that the review could not reach might be risky.
+        facts.also_activates =
+            around(&pressed, &activated).ok_or_else(|| ActionError::UnsupportedElement {
+                element: describe(&acted),
+                hint: "it is nested deeper than BAI follows to check what a press on it activates; act on an element near the top of the page".to_owned(),
+            })?;
     }
-    facts
+    Ok(facts)
 }
 
 /// Whether `action` presses its target as a click does (a click, `check`, Enter or Space).
@@ -131,7 +137,9 @@ fn presses(action: &Action) -> bool {
 /// - the labels of `activated` and what is around them (a click may land on a label of its
 ///   target: `click::hit_target`);
 /// - each link's `ping` addresses (the browser posts to them when it follows the link).
-fn around(pressed: &Element, activated: &Element) -> Vec<TargetFacts> {
+///
+/// `None` when the ancestors are too many to walk ([`MAX_AROUND_STEPS`]).
+fn around(pressed: &Element, activated: &Element) -> Option<Vec<TargetFacts>> {
     let mut starts = vec![pressed.clone(), activated.clone()];
     starts.extend(labels_of(activated));
     let mut found: Vec<Element> = Vec::new();
@@ -143,7 +151,7 @@ fn around(pressed: &Element, activated: &Element) -> Vec<TargetFacts> {
         while let Some(element) = current {
             steps += 1;
             if steps > MAX_AROUND_STEPS {
-                break;
+                return None;
             }
             if let Some(control) = label_control(&element) {
                 if !starts.contains(&control) && starts.len() < MAX_AROUND_STARTS {
@@ -198,7 +206,7 @@ fn around(pressed: &Element, activated: &Element) -> Vec<TargetFacts> {
             ..TargetFacts::default()
         });
     }
-    also
+    Some(also)
 }
 
 /// The labels of a labelable control (`labels`), at most a few.

@@ -350,12 +350,12 @@ fn plain_within(hit: &Element, container: &Element, target: &Element) -> Result<
         composed_contains(target, control) || target_control.as_ref() == Some(control)
     };
     let mut current = Some(hit.clone());
-    for _ in 0..256 {
+    for _ in 0..MAX_PLAIN_DEPTH {
         let Some(element) = current else {
             break;
         };
         if element == *container {
-            break;
+            return Ok(());
         }
         let plain = element == *target
             || !acts_on_click(&element)
@@ -366,8 +366,12 @@ fn plain_within(hit: &Element, container: &Element, target: &Element) -> Result<
         }
         current = composed_parent(&element);
     }
-    Ok(())
+    // Fail closed: a control further up than this walk goes would take the click unjudged.
+    Err(Refused::Nested(hit.clone()))
 }
+
+/// Most ancestors [`plain_within`] walks from the hit to its container.
+const MAX_PLAIN_DEPTH: usize = 20_000;
 
 fn first_at(array: &js_sys::Array) -> Option<Element> {
     array.iter().find_map(|v| as_element(&v).cloned())
