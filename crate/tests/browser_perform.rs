@@ -431,3 +431,58 @@ async fn a_key_on_a_secret_field_reports_the_same_whatever_it_holds() {
     assert_eq!(results[0], results[1]);
     drop(f);
 }
+
+const LABEL_LINK: &str = include_str!("fixtures/review/label_link.html");
+
+/// Keeps the test page where it is: a press on a link with `data-press` is recorded (by
+/// [`record_presses`]) and its navigation canceled.
+fn cancel_link_navigation() {
+    run_script(
+        "if (!window.__noLinkNav) { window.__noLinkNav = true; \
+         document.addEventListener('click', (e) => { const a = e.target.closest && e.target.closest('a[data-press]'); \
+         if (a) e.preventDefault(); }); }",
+    )
+    .unwrap();
+}
+
+fn checked(f: &Fixture, css: &str) -> bool {
+    let element = f.find(css).unwrap();
+    if element.local_name() == "input" {
+        js_sys::Reflect::get(&element, &"checked".into())
+            .unwrap()
+            .as_bool()
+            .unwrap()
+    } else {
+        element.get_attribute("aria-checked").as_deref() == Some("true")
+    }
+}
+
+#[wasm_bindgen_test]
+async fn check_never_presses_a_link_in_the_label_it_clicks() {
+    record_presses();
+    cancel_link_navigation();
+    let f = Fixture::mount(LABEL_LINK).unwrap();
+    let check = |css: &str| Action::Check {
+        selector: Selector::css(css),
+    };
+    // The red team's page: the label's middle is the link; its plain text is pressed instead.
+    let answer = perform(&check("#keep"), None, 1000).await.unwrap();
+    assert!(answer["result"].is_object(), "{answer}");
+    assert!(checked(&f, "#keep"));
+    // A custom checkbox with a link inside: its own text is pressed.
+    let answer = perform(&check("#custom"), None, 1000).await.unwrap();
+    assert!(answer["result"].is_object(), "{answer}");
+    assert!(checked(&f, "#custom"));
+    // A visible checkbox under its label's link, and a label that is all link: nowhere to
+    // press but the link, so nothing is pressed.
+    let error = perform(&check("#covered"), None, 300).await.unwrap_err();
+    assert_eq!(error["code"], "covered", "{error}");
+    assert!(!checked(&f, "#covered"));
+    let error = perform(&check("#alllink"), None, 300).await.unwrap_err();
+    assert_eq!(error["code"], "covered", "{error}");
+    // `click` on the covered checkbox: the hit in its label is accepted only on plain text.
+    let error = perform(&click("#covered"), None, 300).await.unwrap_err();
+    assert_eq!(error["code"], "covered", "{error}");
+    assert_eq!(pressed(), Vec::<String>::new());
+    cancel_actions();
+}

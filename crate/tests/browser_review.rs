@@ -345,3 +345,91 @@ async fn a_get_form_holding_a_secret_field_asks_before_it_is_sent() {
     assert_eq!(review_auto(&click("#in6")).await, allow());
     assert_eq!(review_auto(&press(Key::Enter, Some("#u7"))).await, secret);
 }
+
+const NESTED: &str = include_str!("fixtures/review/nested_activation.html");
+const LABEL_LINK: &str = include_str!("fixtures/review/label_link.html");
+
+#[wasm_bindgen_test]
+async fn a_press_is_judged_by_everything_it_activates_up_the_ancestors() {
+    let f = Fixture::mount(NESTED).unwrap();
+    // A link inside a link (the parser never builds one): the outer one goes somewhere risky.
+    let outer = f.find("#card1").unwrap();
+    outer.set_attribute("href", "/account/delete").unwrap();
+    outer.set_inner_html(
+        r#"<a id="inner-ok" href="/ok" style="display:inline-block;padding:10px"><button id="b-deep" type="button">Next</button></a>"#,
+    );
+    // The red team's pages: a button or a role=button inside a link to a risky address.
+    assert_eq!(review_auto(&click("#b2")).await, ask("risky_destination"));
+    assert_eq!(review_auto(&click("#s3")).await, ask("risky_destination"));
+    assert_eq!(
+        review_auto(&click("#b-deep")).await,
+        ask("risky_destination")
+    );
+    // A link inside a button named for what it does; role=link in a named onclick or
+    // role=button wrapper.
+    assert_eq!(review_auto(&click("#inner-link")).await, ask("risky_click"));
+    assert_eq!(review_auto(&click("#role-link")).await, ask("risky_click"));
+    assert_eq!(review_auto(&click("#role-link2")).await, ask("risky_click"));
+    // An SVG link's address (its `href` property is not a string), `href` or `xlink:href`.
+    assert_eq!(
+        review_auto(&click("#svg-rect")).await,
+        ask("risky_destination")
+    );
+    assert_eq!(
+        review_auto(&click("#svg-xrect")).await,
+        ask("risky_destination")
+    );
+    // A summary inside a link; a link that pings a risky address.
+    assert_eq!(
+        review_auto(&click("#summary")).await,
+        ask("risky_destination")
+    );
+    assert_eq!(
+        review_auto(&click("#pinged")).await,
+        ask("risky_destination")
+    );
+    // Enter on a button inside a risky link is judged as the click is.
+    assert_eq!(
+        review_auto(&press(Key::Enter, Some("#b2"))).await,
+        ask("risky_destination")
+    );
+    // However many harmless controls a page nests between the button and the risky link.
+    let wrappers = "<span role=\"button\" aria-label=\"Open\">".repeat(20);
+    f.container().insert_adjacent_html(
+        "beforeend",
+        &format!(r#"<a href="/account/delete">{wrappers}<button id="buried" type="button">Next</button></a>"#),
+    ).unwrap();
+    assert_eq!(
+        review_auto(&click("#buried")).await,
+        ask("risky_destination")
+    );
+    // Still without a question: a button in a harmless link, a button in a plain onclick
+    // wrapper.
+    assert_eq!(review_auto(&click("#add")).await, allow());
+    assert_eq!(review_auto(&click("#next")).await, allow());
+}
+
+#[wasm_bindgen_test]
+async fn check_is_judged_by_what_its_label_activates_not_by_a_link_it_never_presses() {
+    let f = Fixture::mount(LABEL_LINK).unwrap();
+    let check = |css: &str| Action::Check {
+        selector: Selector::css(css),
+    };
+    // The action clicks plain text of the label, never the link in it (browser_perform):
+    // the checkbox is what it activates.
+    assert_eq!(review_auto(&check("#keep")).await, allow());
+    assert_eq!(review_auto(&check("#custom")).await, allow());
+    // A label inside a risky link: clicking the label follows the link too.
+    f.container().insert_adjacent_html(
+        "beforeend",
+        r#"<input type="checkbox" id="k2" style="position:absolute;opacity:0;width:0;height:0"><a href="/account/delete" style="display:inline-block"><label for="k2">Keep</label></a>"#,
+    ).unwrap();
+    assert_eq!(review_auto(&check("#k2")).await, ask("risky_destination"));
+    // A checkbox inside a risky link, checked through its label elsewhere: the label's click
+    // on the checkbox bubbles up to the link.
+    f.container().insert_adjacent_html(
+        "beforeend",
+        r#"<a href="/account/delete"><input type="checkbox" id="k3" style="position:absolute;opacity:0;width:0;height:0"></a><label for="k3">Keep</label>"#,
+    ).unwrap();
+    assert_eq!(review_auto(&check("#k3")).await, ask("risky_destination"));
+}

@@ -22,6 +22,18 @@ use crate::protocol::join::join;
 /// Most inner control names gathered (a click can only land on one of them).
 const MAX_INNER_NAMES: usize = 12;
 
+/// Most controls judged one by one besides the one pressed ([`around`]); the rest together.
+const MAX_AROUND: usize = 12;
+/// Most characters of the names, and of the addresses, of the rest read together.
+const MAX_REST_CHARS: usize = 4_000;
+/// Most elements [`around`] starts a walk up from (what is pressed, labels, their controls).
+const MAX_AROUND_STARTS: usize = 8;
+/// Most ancestors [`around`] looks at in all (a page nests a few dozen; past this, the review
+/// fails rather than miss a link around the rest).
+const MAX_AROUND_STEPS: usize = 20_000;
+/// Most `ping` addresses read from one link.
+const MAX_PINGS: usize = 4;
+
 /// Roles a click lands on as a whole: the click activates the nearest one around the element
 /// under the pointer.
 const ACTIVATING_ROLES: &[&str] = &[
@@ -43,7 +55,7 @@ const ACTIVATING_ROLES: &[&str] = &[
 /// For `select_option`, the option that will be chosen is part of them; it fails as the action
 /// would when a `<select>` has no such option.
 pub fn activation_facts(action: &Action, element: Element) -> Result<TargetFacts, ActionError> {
-    let mut facts = element_facts(action, element.clone());
+    let mut facts = element_facts(action, element.clone())?;
     if let Action::SelectOption { option, .. } = action {
         match super::action::option_preview(&element, option)? {
             Some(names) => facts.option_names = names,
@@ -96,14 +108,16 @@ fn choice_facts(
     Ok(())
 }
 
-fn element_facts(action: &Action, element: Element) -> TargetFacts {
+fn element_facts(action: &Action, element: Element) -> Result<TargetFacts, ActionError> {
     let shadow = ShadowAccess::detect();
     let acted = acted_on(action, element.clone());
     let pressed = match action {
         // A pointer click goes to the deepest element at the middle of the target.
-        Action::Click { .. } | Action::Check { .. } | Action::Uncheck { .. } => {
-            under_pointer(&shadow, &acted).unwrap_or_else(|| acted.clone())
-        }
+        Action::Click { .. } => under_pointer(&shadow, &acted).unwrap_or_else(|| acted.clone()),
+        // `check` clicks the control, or a visually hidden input's label, only where that
+        // element or plain content inside it takes the click (never a link or button inside
+        // it: `click::Interior::Plain`), so what it presses is that element.
+        Action::Check { .. } | Action::Uncheck { .. } => super::action::check_click_target(&acted),
         _ => acted.clone(),
     };
     // The nearest button, link or other activating control around what is pressed (or a
@@ -131,7 +145,174 @@ fn element_facts(action: &Action, element: Element) -> TargetFacts {
         }
     }
     facts.inner_names = inner;
-    facts
+    if presses(action) {
+        // Fail closed: what a press activates that the review could not reach might be risky.
+        facts.also_activates =
+            around(&pressed, &activated).ok_or_else(|| ActionError::UnsupportedElement {
+                element: describe(&acted),
+                hint: "it is nested deeper than BAI follows to check what a press on it activates; act on an element near the top of the page".to_owned(),
+            })?;
+    }
+    Ok(facts)
+}
+
+/// Whether `action` presses its target as a click does (a click, `check`, Enter or Space).
+fn presses(action: &Action) -> bool {
+    use crate::protocol::action::Key;
+    matches!(
+        action,
+        Action::Click { .. }
+            | Action::Check { .. }
+            | Action::Uncheck { .. }
+            | Action::PressKey {
+                key: Key::Enter | Key::Space,
+                ..
+            }
+    )
+}
+
+/// Everything else one press on `pressed` activates, besides `activated` (the control judged
+/// first), each described as if pressed itself:
+/// - every link, button, other activating control and `onclick` element around `pressed`: the
+///   click bubbles up through them, and Chromium follows a link around a button, or around a
+///   link, that does not cancel it;
+/// - a label's control, and what is around that control (the label clicks it, and that click
+///   bubbles up from the control);
+/// - the labels of `activated` and what is around them (a click may land on a label of its
+///   target: `click::hit_target`);
+/// - each link's `ping` addresses (the browser posts to them when it follows the link).
+///
+/// `None` when the ancestors are too many to walk ([`MAX_AROUND_STEPS`]).
+fn around(pressed: &Element, activated: &Element) -> Option<Vec<TargetFacts>> {
+    let mut starts = vec![pressed.clone(), activated.clone()];
+    starts.extend(labels_of(activated));
+    let mut found: Vec<Element> = Vec::new();
+    let mut steps = 0;
+    let mut next = 0;
+    while let Some(start) = starts.get(next).cloned() {
+        next += 1;
+        let mut current = Some(start);
+        while let Some(element) = current {
+            steps += 1;
+            if steps > MAX_AROUND_STEPS {
+                return None;
+            }
+            if let Some(control) = label_control(&element) {
+                if !starts.contains(&control) && starts.len() < MAX_AROUND_STARTS {
+                    starts.push(control);
+                }
+            }
+            if acts_on_click(&element) && !found.contains(&element) {
+                found.push(element.clone());
+            }
+            current = composed_parent(&element);
+        }
+    }
+    let mut also = Vec::new();
+    for element in std::iter::once(activated).chain(found.iter().filter(|e| *e != activated)) {
+        // A label does what its control does; its control is walked above.
+        if element.local_name() == "label" {
+            continue;
+        }
+        if element != activated {
+            also.push(facts_of(element));
+        }
+        for url in pings(element) {
+            also.push(TargetFacts {
+                description: format!("the ping of {}", describe(element)),
+                destination: Some(url),
+                ..TargetFacts::default()
+            });
+        }
+    }
+    if also.len() > MAX_AROUND {
+        // A page can nest any number of harmless controls around the risky one: the rest are
+        // read together, so none of their words or addresses goes unjudged.
+        let rest = also.split_off(MAX_AROUND - 1);
+        let joined = |part: fn(&TargetFacts) -> Option<&str>| {
+            let all: Vec<&str> = rest.iter().filter_map(part).collect();
+            all.join(" ")
+                .chars()
+                .take(MAX_REST_CHARS)
+                .collect::<String>()
+        };
+        let destinations = joined(|facts| facts.destination.as_deref());
+        also.push(TargetFacts {
+            description: format!("{} more controls around it", rest.len()),
+            text: joined(|facts| {
+                Some(if facts.name.trim().is_empty() {
+                    facts.text.as_str()
+                } else {
+                    facts.name.as_str()
+                })
+            }),
+            destination: (!destinations.is_empty()).then_some(destinations),
+            ..TargetFacts::default()
+        });
+    }
+    Some(also)
+}
+
+/// The labels of a labelable control (`labels`), at most a few.
+fn labels_of(element: &Element) -> Vec<Element> {
+    let labels = js::get(element, "labels");
+    let length = js::get(&labels, "length").as_f64().unwrap_or(0.0) as u32;
+    (0..length.min(4))
+        .filter_map(|i| as_element(&js::get(&labels, &i.to_string())).cloned())
+        .collect()
+}
+
+/// Whether a click on or inside `element` makes it do something of its own: an activating
+/// control (a link, an SVG link included, a button, a label…), or an element with an `onclick`
+/// handler attribute, other than the page's `<body>` and `<html>` (which name no action).
+pub(crate) fn acts_on_click(element: &Element) -> bool {
+    is_activating(element)
+        || (element.has_attribute("onclick")
+            && !matches!(element.local_name().as_str(), "body" | "html"))
+}
+
+/// Whether `element` is a link: an HTML `<a>` or `<area>` with an `href`, or an SVG `<a>` with
+/// an `href` or `xlink:href`.
+fn is_link(element: &Element) -> bool {
+    match element.local_name().as_str() {
+        "a" => element.has_attribute("href") || element.has_attribute("xlink:href"),
+        "area" => element.has_attribute("href"),
+        _ => false,
+    }
+}
+
+/// The absolute address a link goes to. An SVG link's `href` property is not a string, so
+/// its attribute is resolved instead.
+fn link_address(element: &Element) -> Option<String> {
+    if let Some(href) = js::get_string(element, "href") {
+        return Some(href);
+    }
+    let raw = element
+        .get_attribute("href")
+        .or_else(|| element.get_attribute("xlink:href"))?;
+    resolve_address(element, &raw)
+}
+
+/// The addresses of a link's `ping` attribute, resolved (at most [`MAX_PINGS`]).
+fn pings(element: &Element) -> Vec<String> {
+    if !is_link(element) {
+        return Vec::new();
+    }
+    let Some(ping) = element.get_attribute("ping") else {
+        return Vec::new();
+    };
+    ping.split_ascii_whitespace()
+        .take(MAX_PINGS)
+        .filter_map(|raw| resolve_address(element, raw))
+        .collect()
+}
+
+/// `raw` resolved against the document of `element`, as a link's `href` is.
+fn resolve_address(element: &Element, raw: &str) -> Option<String> {
+    let document = element.owner_document()?;
+    let resolver = document.create_element("a").ok()?;
+    resolver.set_attribute("href", raw).ok()?;
+    js::get_string(&resolver, "href")
 }
 
 fn push_name(names: &mut Vec<String>, name: String) {
@@ -236,7 +417,7 @@ fn is_activating(element: &Element) -> bool {
     if tag == "button"
         || tag == "summary"
         || tag == "label"
-        || (matches!(tag.as_str(), "a" | "area") && element.has_attribute("href"))
+        || is_link(element)
         || (tag == "input"
             && !matches!(
                 element
@@ -265,12 +446,13 @@ fn activating_ancestor(element: &Element) -> Option<Element> {
     None
 }
 
-/// A `<label>`'s control (a click on the label toggles or focuses it).
-fn label_control(element: &Element) -> Option<Element> {
-    element
-        .dyn_ref::<web_sys::HtmlLabelElement>()
-        .and_then(web_sys::HtmlLabelElement::control)
-        .map(|control| control.unchecked_into::<Element>())
+/// A `<label>`'s control (a click on the label toggles or focuses it). Read as a property, so
+/// a label in a frame (another realm) counts too.
+pub(crate) fn label_control(element: &Element) -> Option<Element> {
+    if element.local_name() != "label" {
+        return None;
+    }
+    as_element(&js::get(element, "control")).cloned()
 }
 
 /// The activating controls inside `element`, its shadow root included, in tree order.
@@ -332,8 +514,8 @@ fn facts_of(element: &Element) -> TargetFacts {
     let mut destination = None;
     let mut submits_form = false;
     let mut sends_secret_in_address = false;
-    if matches!(tag.as_str(), "a" | "area") && element.has_attribute("href") {
-        destination = js::get_string(element, "href");
+    if is_link(element) {
+        destination = link_address(element);
     } else if is_submit_button(element) {
         if let Some(form) = form_of(element) {
             submits_form = true;
@@ -363,6 +545,7 @@ fn facts_of(element: &Element) -> TargetFacts {
         option_unknown: false,
         chooses: false,
         enter_left_to_page: false,
+        also_activates: Vec::new(),
     }
 }
 
@@ -376,9 +559,7 @@ fn form_action(form: &Element) -> Option<String> {
     else {
         return js::get_string(&document, "URL");
     };
-    let resolver = document.create_element("a").ok()?;
-    resolver.set_attribute("href", &action).ok()?;
-    js::get_string(&resolver, "href")
+    resolve_address(form, &action)
 }
 
 /// Whether submitting `form` (by `button`, whose `formmethod` overrides the form's `method`)

@@ -419,6 +419,12 @@ pub struct TargetFacts {
     /// what they hold on it.
     #[serde(default)]
     pub enter_left_to_page: bool,
+    /// What the same press activates besides this control, each judged as if it were pressed
+    /// itself (the most severe verdict wins): the links, buttons and other controls around
+    /// what is pressed (a button inside a link follows the link too), a label's control, a
+    /// link's `ping` addresses. Only the control itself says "unknown".
+    #[serde(default)]
+    pub also_activates: Vec<TargetFacts>,
 }
 
 /// Field roles whose name is a choice, not what a field holds: choosing "Permanently delete" or
@@ -759,7 +765,13 @@ fn builtin_reasons(
                     element: shorten(&target.description, 60),
                 });
             }
-            if target.sends_secret_in_address {
+            // A form sent by what the same press activates around the control counts too.
+            if target.sends_secret_in_address
+                || target
+                    .also_activates
+                    .iter()
+                    .any(|other| other.sends_secret_in_address)
+            {
                 reasons.push(AskReason::SecretInAddress);
             }
         }
@@ -869,6 +881,14 @@ fn activation_reasons(target: &TargetFacts, option: &str, risky: &[String]) -> V
                 word: word.to_owned(),
                 url: shorten(url, 80),
             });
+        }
+    }
+    for other in &target.also_activates {
+        for reason in activation_reasons(other, "", risky) {
+            if !matches!(reason, AskReason::UnknownActivation { .. }) && !reasons.contains(&reason)
+            {
+                reasons.push(reason);
+            }
         }
     }
     if reasons.is_empty() && target.is_unknown() && option.trim().is_empty() {

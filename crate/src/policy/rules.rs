@@ -215,6 +215,15 @@ fn subject_of<'a>(action: &'a Action, target: Option<&'a TargetFacts>) -> Subjec
             subject.others.push(destination.as_str());
             subject.addresses.push(destination.as_str());
         }
+        // What the same press activates around it says what it does too, and where it goes.
+        for other in &target.also_activates {
+            subject.others.push(other.name.as_str());
+            subject.others.push(other.text.as_str());
+            if let Some(destination) = &other.destination {
+                subject.others.push(destination.as_str());
+                subject.addresses.push(destination.as_str());
+            }
+        }
     }
     subject
 }
@@ -649,6 +658,69 @@ mod tests {
             assert_eq!(
                 codes(&review(&settings, &click(), Some(&link))),
                 ["each_action_mode", "risky_destination"]
+            );
+        }
+
+        #[test]
+        fn what_a_press_also_activates_is_judged_and_keeps_rules_honest() {
+            // A harmless button inside a link to a risky address: the link's address asks; a
+            // nameless wrapper around it does not make the press "unknown".
+            let button = TargetFacts {
+                also_activates: vec![
+                    TargetFacts {
+                        destination: Some("https://shop.example/account/delete".into()),
+                        ..control("link", "Continue")
+                    },
+                    control("", ""),
+                ],
+                ..control("button", "Continue")
+            };
+            let auto = settings(ApprovalMode::Auto, Vec::new());
+            assert_eq!(
+                codes(&review(&auto, &click(), Some(&button))),
+                ["risky_destination"]
+            );
+            // The name of an onclick wrapper around it counts as a command's.
+            let wrapped = TargetFacts {
+                also_activates: vec![TargetFacts {
+                    text: "Delete my account Continue".into(),
+                    ..control("", "")
+                }],
+                ..control("link", "Continue")
+            };
+            assert_eq!(
+                codes(&review(&auto, &click(), Some(&wrapped))),
+                ["risky_click"]
+            );
+            // Nothing around it: no question.
+            assert_eq!(
+                review(&auto, &click(), Some(&control("button", "Continue"))),
+                Verdict::Allow
+            );
+            // A deny rule sees the names around it; an allow rule never waives a press whose
+            // surrounding link leaves the site.
+            let deny = settings(
+                ApprovalMode::Auto,
+                vec![rule(RuleVerdict::Deny, &["click"], "delete")],
+            );
+            assert!(matches!(
+                review(&deny, &click(), Some(&wrapped)),
+                Verdict::Deny { .. }
+            ));
+            let allow = settings(
+                ApprovalMode::EachAction,
+                vec![rule(RuleVerdict::Allow, &["click"], "Continue")],
+            );
+            let offsite = TargetFacts {
+                also_activates: vec![TargetFacts {
+                    destination: Some("https://evil.example/next".into()),
+                    ..control("link", "Continue")
+                }],
+                ..control("button", "Continue")
+            };
+            assert_eq!(
+                codes(&review(&allow, &click(), Some(&offsite))),
+                ["each_action_mode"]
             );
         }
 

@@ -12,7 +12,7 @@
 
 use web_sys::Element;
 
-use super::click::{checked_state, click_found};
+use super::click::{Interior, checked_state, click_found};
 use super::{Target, find, retry};
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
@@ -47,7 +47,8 @@ pub(super) async fn run(
             data: None,
         });
     }
-    let (_, mut effects, more) = click_found(options, &|| {
+    // Only the control, its label, or plain content in them: never a link in the label.
+    let (_, mut effects, more) = click_found(options, Interior::Plain, &|| {
         let (root, element, _) = checkable(target, wanted)?;
         // A disabled control's label is clickable but changes nothing: say why up front.
         if is_disabled(&element) {
@@ -142,6 +143,12 @@ pub(super) fn current_state(element: &Element) -> Option<bool> {
         return checked_state(element).or(Some(false));
     }
     None
+}
+
+/// The element `check` clicks for what its selector found (a label stands for its control):
+/// what the review judges as pressed.
+pub fn check_click_target(found: &Element) -> Element {
+    click_target(&super::label_control_or_self(found.clone()))
 }
 
 /// The element to click: the control itself, or for a visually hidden native input its first

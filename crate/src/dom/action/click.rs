@@ -2,6 +2,11 @@
 //! hit-test the middle of its visible box (through shadow roots) and fail with `covered` when
 //! something else is on top; dispatch the pointer/mouse/focus/click sequence Playwright's
 //! synthetic backend sends; report what the click caused.
+//!
+//! A link, button or other control that the review did not judge never takes the click in
+//! place of the target, even inside it, inside its label or inside the button around it: the
+//! click goes to another point where only the target or plain content is, or fails `covered`
+//! ([`Interior`]).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -21,6 +26,7 @@ use crate::dom::error::ActionError;
 use crate::dom::focus;
 use crate::dom::js;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
+use crate::dom::review::{acts_on_click, label_control};
 use crate::dom::secret::note_pressed;
 use crate::dom::selector::QueryRoot;
 use crate::dom::tree::{
@@ -31,7 +37,10 @@ pub(super) async fn run(
     target: Target<'_>,
     options: &ExecOptions,
 ) -> Result<ActionReport, ActionError> {
-    let (element, effects, attempts) = click_found(options, &|| find(target)).await?;
+    // The review judged what is under the pointer at the middle of this very element, checked
+    // again right before the press: any control inside it may take the click.
+    let (element, effects, attempts) =
+        click_found(options, Interior::Any, &|| find(target)).await?;
     let description = describe(&element);
     Ok(ActionReport {
         action: "click",
@@ -43,18 +52,31 @@ pub(super) async fn run(
     })
 }
 
+/// Which elements inside the clicked element may take the click.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Interior {
+    /// Any element inside it: the review judged what is under the pointer at this very point
+    /// (`click` on the element it reviewed), or the pointer activates nothing (`hover`).
+    Any,
+    /// Only the element itself and plain content inside it (text, a span, an icon): the review
+    /// judged the element, not a link or button inside it (`check` through a label, an option
+    /// or an opener of a custom list).
+    Plain,
+}
+
 /// Clicks the element `finder` returns (called afresh on every attempt) through the whole click
 /// path: actionability, scrolling, hit test, events. Returns the element, the effects and the
 /// number of attempts. `check` and ARIA `select_option` click through this too.
 pub(super) fn click_found<'a>(
     options: &'a ExecOptions,
+    interior: Interior,
     finder: &'a dyn Fn() -> Result<(QueryRoot, Element), ActionError>,
 ) -> Clicked<'a> {
     // One boxed, non-generic future for every caller (click, check, select_option's options
     // and openers): its poll function is compiled once instead of inlined into each.
     Box::pin(async move {
         let ((element, hit, point), attempts) =
-            retry(options, |attempt| prepare(finder, attempt)).await?;
+            retry(options, |attempt| prepare(finder, attempt, interior)).await?;
         let effects = press(&element, &hit, point).await?;
         Ok((element, effects, attempts))
     })
@@ -70,6 +92,7 @@ pub(super) type Clicked<'a> = std::pin::Pin<
 async fn prepare(
     finder: &dyn Fn() -> Result<(QueryRoot, Element), ActionError>,
     attempt: u32,
+    interior: Interior,
 ) -> Result<(Element, Element, (f64, f64)), ActionError> {
     let (root, element) = finder()?;
     if element.local_name() == "option" {
@@ -78,7 +101,7 @@ async fn prepare(
             hint: "options of a drop-down cannot be clicked; use select_option on the <select> with the option's label".to_owned(),
         });
     }
-    let (hit, point) = pointer_target(&root, &element, attempt).await?;
+    let (hit, point) = pointer_target(&root, &element, attempt, interior).await?;
     // The page had frames to change things while the element settled: look again, with nothing
     // awaited between this look and the press (a reviewed element is checked against its
     // review here, with what is under the pointer now).
@@ -92,18 +115,137 @@ async fn prepare(
 }
 
 /// Actionable, stable, scrolled into view, and not covered: the element under the pointer at
-/// the middle of `element`'s visible box, and that point (shared with `hover`).
+/// the middle of `element`'s visible box, and that point (shared with `hover`). When a control
+/// nobody reviewed is there (a link in the label, say), another point of the element where
+/// only it or plain content is, or `covered`.
 pub(super) async fn pointer_target(
     root: &QueryRoot,
     element: &Element,
     attempt: u32,
+    interior: Interior,
 ) -> Result<(Element, (f64, f64)), ActionError> {
     check_actionable(element)?;
     check_stable(element).await?;
     scroll_into_view(element, attempt);
     let point = visible_center(element)?;
-    let hit = hit_target(&root.shadow, element, point)?;
-    Ok((hit, point))
+    let nested = match hit_target(&root.shadow, element, point, interior) {
+        Ok(hit) => return Ok((hit, point)),
+        Err(Refused::Nested(nested)) => nested,
+        Err(Refused::Failed(error)) => return Err(error),
+    };
+    // Away from the middle, nothing was reviewed but the element itself: only plain content.
+    for other in plain_points(&root.shadow, element) {
+        if let Ok(hit) = hit_target(&root.shadow, element, other, Interior::Plain) {
+            return Ok((hit, other));
+        }
+    }
+    Err(ActionError::Covered {
+        element: describe(element),
+        by: describe(&nested),
+    })
+}
+
+/// Why the element under the pointer may not take the click.
+enum Refused {
+    /// A control inside the target (or inside its label or the button around it) that the
+    /// review did not judge.
+    Nested(Element),
+    /// Something else is there, or nothing is (the error to report).
+    Failed(ActionError),
+}
+
+/// Most points [`plain_points`] offers.
+const MAX_PLAIN_POINTS: usize = 24;
+
+/// Other points of `element`'s visible box to press instead of its middle: first the middle
+/// of each line of its own text (outside any control inside it), then a grid over its box.
+fn plain_points(shadow: &ShadowAccess, element: &Element) -> Vec<(f64, f64)> {
+    let Ok(window) = window_of(element) else {
+        return Vec::new();
+    };
+    let size = |value: Result<JsValue, JsValue>| value.ok().and_then(|v| v.as_f64());
+    let width = size(window.inner_width()).unwrap_or(0.0);
+    let height = size(window.inner_height()).unwrap_or(0.0);
+    let inside = |(x, y): (f64, f64)| x >= 0.0 && y >= 0.0 && x < width && y < height;
+    let mut points = Vec::new();
+    if let Some(document) = element.owner_document() {
+        for text in plain_text_nodes(shadow, element) {
+            let Ok(range) = document.create_range() else {
+                break;
+            };
+            if range.select_node_contents(&text).is_err() {
+                continue;
+            }
+            // One box per line the text runs over.
+            let Ok(Some(rects)) = js::call(range.as_ref(), "getClientRects", &[]) else {
+                continue;
+            };
+            let length = js::get(&rects, "length").as_f64().unwrap_or(0.0) as u32;
+            for i in 0..length.min(8) {
+                let Some(rect) = js::get(&rects, &i.to_string())
+                    .dyn_into::<web_sys::DomRect>()
+                    .ok()
+                else {
+                    continue;
+                };
+                let point = (
+                    rect.left() + rect.width() / 2.0,
+                    rect.top() + rect.height() / 2.0,
+                );
+                if rect.width() > 0.0 && inside(point) && points.len() < MAX_PLAIN_POINTS {
+                    points.push(point);
+                }
+            }
+        }
+    }
+    let rect = element.get_bounding_client_rect();
+    let (left, right) = (rect.left().max(0.0), rect.right().min(width));
+    let (top, bottom) = (rect.top().max(0.0), rect.bottom().min(height));
+    for row in [0.5, 0.25, 0.75] {
+        for column in [0.1, 0.3, 0.5, 0.7, 0.9] {
+            let point = (left + (right - left) * column, top + (bottom - top) * row);
+            if right > left && bottom > top && points.len() < MAX_PLAIN_POINTS {
+                points.push(point);
+            }
+        }
+    }
+    points
+}
+
+/// The text nodes with something to read inside `element` (its open shadow root included), not
+/// inside a link, button or other control in it.
+fn plain_text_nodes(shadow: &ShadowAccess, element: &Element) -> Vec<web_sys::Node> {
+    let mut found = Vec::new();
+    let mut stack: Vec<web_sys::Node> = Vec::new();
+    let push_from = |stack: &mut Vec<web_sys::Node>, el: &Element| {
+        if let Some(root) = shadow.shadow_root(el) {
+            stack.extend(crate::dom::tree::children(root.as_ref()).into_iter().rev());
+        }
+        stack.extend(crate::dom::tree::children(el.as_ref()).into_iter().rev());
+    };
+    push_from(&mut stack, element);
+    let mut visited = 0;
+    while let Some(node) = stack.pop() {
+        visited += 1;
+        if visited > 500 || found.len() >= MAX_PLAIN_POINTS {
+            break;
+        }
+        if node.node_type() == web_sys::Node::TEXT_NODE {
+            if node
+                .text_content()
+                .is_some_and(|text| !text.trim().is_empty())
+            {
+                found.push(node);
+            }
+            continue;
+        }
+        if let Some(el) = as_element(node.as_ref()) {
+            if !acts_on_click(el) {
+                push_from(&mut stack, el);
+            }
+        }
+    }
+    found
 }
 
 /// The middle of the part of the element's box inside its viewport.
@@ -142,22 +284,25 @@ pub(super) fn window_of(element: &Element) -> Result<Window, ActionError> {
 }
 
 /// The deepest element at `point` (descending through shadow roots); it must be the target, in
-/// the target, in the same button or link as the target, or in a label of the target.
+/// the target, in the same button or link as the target, or in a label of the target. Inside
+/// the button or link or the label, and inside the target unless `interior` is
+/// [`Interior::Any`], only plain content may take the click ([`plain_within`]).
 fn hit_target(
     shadow: &ShadowAccess,
     target: &Element,
     point: (f64, f64),
-) -> Result<Element, ActionError> {
+    interior: Interior,
+) -> Result<Element, Refused> {
     let Some(document) = target.owner_document() else {
-        return Err(ActionError::Detached {
+        return Err(Refused::Failed(ActionError::Detached {
             element: describe(target),
-        });
+        }));
     };
     let Some(mut hit) = first_at(&document.elements_from_point(point.0 as f32, point.1 as f32))
     else {
-        return Err(ActionError::NotVisible {
+        return Err(Refused::Failed(ActionError::NotVisible {
             element: describe(target),
-        });
+        }));
     };
     // Descend through shadow roots: the document only reports the host.
     for _ in 0..32 {
@@ -170,25 +315,63 @@ fn hit_target(
         }
     }
     if composed_contains(target, &hit) {
+        if interior == Interior::Plain {
+            plain_within(&hit, target, target)?;
+        }
         return Ok(hit);
     }
     if let Some(control_of) = button_or_link(target) {
         if composed_contains(&control_of, &hit) {
+            plain_within(&hit, &control_of, target)?;
             return Ok(hit);
         }
     }
-    if in_label_of(&hit, target) {
+    if let Some(label) = label_of(&hit, target) {
+        plain_within(&hit, &label, target)?;
         return Ok(hit);
     }
     // A shadow root we may not open: the document can only report its host.
     if hosts_closed_root_of(&hit, target) {
         return Ok(target.clone());
     }
-    Err(ActionError::Covered {
+    Err(Refused::Failed(ActionError::Covered {
         element: describe(target),
         by: describe(&hit),
-    })
+    }))
 }
+
+/// `Ok` when nothing from `hit` up to `container` (not included) does anything of its own on a
+/// click but `target`: plain content, the target itself, a label of the target or of a control
+/// inside it (a web component's own label), and, when the target is a label, its control.
+/// Anything else (a link in a label, a button in a link) would do what nobody reviewed.
+fn plain_within(hit: &Element, container: &Element, target: &Element) -> Result<(), Refused> {
+    let target_control = label_control(target);
+    let serves_target = |control: &Element| {
+        composed_contains(target, control) || target_control.as_ref() == Some(control)
+    };
+    let mut current = Some(hit.clone());
+    for _ in 0..MAX_PLAIN_DEPTH {
+        let Some(element) = current else {
+            break;
+        };
+        if element == *container {
+            return Ok(());
+        }
+        let plain = element == *target
+            || !acts_on_click(&element)
+            || target_control.as_ref() == Some(&element)
+            || label_control(&element).is_some_and(|control| serves_target(&control));
+        if !plain {
+            return Err(Refused::Nested(element));
+        }
+        current = composed_parent(&element);
+    }
+    // Fail closed: a control further up than this walk goes would take the click unjudged.
+    Err(Refused::Nested(hit.clone()))
+}
+
+/// Most ancestors [`plain_within`] walks from the hit to its container.
+const MAX_PLAIN_DEPTH: usize = 20_000;
 
 fn first_at(array: &js_sys::Array) -> Option<Element> {
     array.iter().find_map(|v| as_element(&v).cloned())
@@ -228,17 +411,16 @@ fn button_or_link(element: &Element) -> Option<Element> {
     None
 }
 
-/// Whether `hit` is inside a `<label>` whose control is `target` (clicking it clicks the target).
-fn in_label_of(hit: &Element, target: &Element) -> bool {
+/// The `<label>` around `hit` whose control is `target` (clicking it clicks the target).
+fn label_of(hit: &Element, target: &Element) -> Option<Element> {
     let mut current = Some(hit.clone());
     while let Some(el) = current {
         if el.local_name() == "label" {
-            let control = js::get(&el, "control");
-            return as_element(&control).is_some_and(|c| c == target);
+            return (label_control(&el).as_ref() == Some(target)).then_some(el);
         }
         current = composed_parent(&el);
     }
-    false
+    None
 }
 
 /// What the page looked like before the click, to tell what changed.

@@ -9,7 +9,7 @@
 
 use web_sys::{Element, EventTarget};
 
-use super::click::{Sequence, Watch, pointer_target, window_of};
+use super::click::{Interior, Sequence, Watch, pointer_target, window_of};
 use super::{Target, find, retry};
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
@@ -23,7 +23,8 @@ pub(super) async fn run(
 ) -> Result<ActionReport, ActionError> {
     let ((element, hit, point), attempts) = retry(options, |attempt| async move {
         let (root, element) = find(target)?;
-        let (hit, point) = pointer_target(&root, &element, attempt).await?;
+        // Hovering activates nothing: anything inside the element may be under the pointer.
+        let (hit, point) = pointer_target(&root, &element, attempt, Interior::Any).await?;
         Ok((element, hit, point))
     })
     .await?;

@@ -36,6 +36,7 @@ use super::selector::{QueryRoot, resolve};
 use super::visibility::{is_disabled, is_visible};
 use crate::protocol::{Action, Selector};
 
+pub use check::check_click_target;
 pub use input_text::{field_for, targets_password_explicitly};
 pub use press_key::{KeyChoice, activation_target, enter_left_to_page, key_choice};
 pub use select_option::option_preview;

@@ -36,7 +36,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::{Element, HtmlOptionElement, HtmlSelectElement, KeyboardEvent, KeyboardEventInit};
 
 use super::Target as ActionTarget;
-use super::click::click_found;
+use super::click::{Interior, click_found};
 use super::{
     check_actionable, dispatch_input, dispatch_plain, find, focus, retry, scroll_into_view,
     set_native_value,
@@ -96,9 +96,10 @@ pub(super) async fn run(
             } else {
                 let opener_root = root.clone();
                 let target = opener.clone();
-                let (_, _, more) =
-                    click_found(options, &move || Ok((opener_root.clone(), target.clone())))
-                        .await?;
+                let (_, _, more) = click_found(options, Interior::Plain, &move || {
+                    Ok((opener_root.clone(), target.clone()))
+                })
+                .await?;
                 attempts += more;
                 true
             };
@@ -574,8 +575,10 @@ async fn click_option(
     }
     let click_root = root.clone();
     let target = option.clone();
-    let (_, _, attempts) =
-        click_found(options, &move || Ok((click_root.clone(), target.clone()))).await?;
+    let (_, _, attempts) = click_found(options, Interior::Plain, &move || {
+        Ok((click_root.clone(), target.clone()))
+    })
+    .await?;
     Ok((
         Chosen {
             value: value_of(&option),
@@ -705,7 +708,10 @@ async fn close_popup(root: &QueryRoot, opener: &Element, before: &[Element]) {
     let click_root = root.clone();
     let target = opener.clone();
     let quick = ExecOptions { timeout_ms: 500 };
-    let _ = click_found(&quick, &move || Ok((click_root.clone(), target.clone()))).await;
+    let _ = click_found(&quick, Interior::Plain, &move || {
+        Ok((click_root.clone(), target.clone()))
+    })
+    .await;
 }
 
 /// The deepest focused element, through open shadow roots.
