@@ -15,26 +15,6 @@ pub(crate) fn get(obj: &JsValue, name: &str) -> JsValue {
     Reflect::get(obj, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
 }
 
-/// A form's controls (`form.elements`) read through `HTMLFormElement.prototype`'s own getter,
-/// from the form's realm: a control named `elements` shadows the property itself, and a page
-/// would then choose which controls BAI sees. `undefined` when the getter cannot be reached
-/// (callers then see no controls and must fail closed).
-pub(crate) fn form_elements(form: &web_sys::Element) -> JsValue {
-    let Some(view) = form.owner_document().and_then(|d| d.default_view()) else {
-        return JsValue::UNDEFINED;
-    };
-    let prototype = get(&get(&view, "HTMLFormElement"), "prototype");
-    let Ok(prototype) = prototype.dyn_into::<js_sys::Object>() else {
-        return JsValue::UNDEFINED;
-    };
-    let descriptor =
-        js_sys::Object::get_own_property_descriptor(&prototype, &JsValue::from_str("elements"));
-    match get(&descriptor, "get").dyn_ref::<Function>() {
-        Some(getter) => getter.call0(form).unwrap_or(JsValue::UNDEFINED),
-        None => JsValue::UNDEFINED,
-    }
-}
-
 /// `obj[name]` as a string, if it is one.
 pub(crate) fn get_string(obj: &JsValue, name: &str) -> Option<String> {
     get(obj, name).as_string()

@@ -14,7 +14,7 @@ use super::describe::describe;
 use super::error::ActionError;
 use super::js;
 use super::roles::role_of;
-use super::tree::{ShadowAccess, as_element, children, event_contains, event_parent};
+use super::tree::{ShadowAccess, as_element, children, composed_contains, composed_parent};
 use crate::policy::TargetFacts;
 use crate::protocol::Action;
 use crate::protocol::join::join;
@@ -63,26 +63,6 @@ pub fn activation_facts(action: &Action, element: Element) -> Result<TargetFacts
         }
     }
     choice_facts(action, &element, &mut facts)?;
-    // A choice can send its form at once: `onchange="this.form.submit()"` on a select or a
-    // checkbox, or a listener BAI cannot see. The form's address is judged as if it were
-    // submitted; not its words (a settings form's other buttons would make every checkbox in
-    // it ask), nor the secret it would put into an address (an unlabelled login form's
-    // "Remember me" would ask each time; sending it is judged when it is really submitted).
-    let chooses = facts.chooses
-        || matches!(
-            action,
-            Action::SelectOption { .. } | Action::Check { .. } | Action::Uncheck { .. }
-        );
-    if chooses {
-        let form = form_of(&element).or_else(|| element.closest("form").ok().flatten());
-        if let Some(form) = form {
-            let mut sent = facts_of(&form);
-            sent.name.clear();
-            sent.text.clear();
-            sent.sends_secret_in_address = false;
-            facts.also_activates.push(sent);
-        }
-    }
     Ok(facts)
 }
 
@@ -225,7 +205,7 @@ fn around(pressed: &Element, activated: &Element) -> Option<Vec<TargetFacts>> {
             if acts_on_click(&element) && !found.contains(&element) {
                 found.push(element.clone());
             }
-            current = event_parent(&element);
+            current = composed_parent(&element);
         }
     }
     let mut also = Vec::new();
@@ -376,7 +356,7 @@ fn acted_on(action: &Action, element: Element) -> Element {
 
 /// The first submit button a form owns, in tree order (`form.elements`).
 fn default_button(form: &Element) -> Option<Element> {
-    let elements = js::form_elements(form);
+    let elements = js::get(form, "elements");
     let length = js::get(&elements, "length").as_f64().unwrap_or(0.0) as u32;
     (0..length.min(10_000))
         .filter_map(|i| as_element(&js::get(&elements, &i.to_string())).cloned())
@@ -428,7 +408,7 @@ fn under_pointer(shadow: &ShadowAccess, target: &Element) -> Option<Element> {
             _ => break,
         }
     }
-    event_contains(target, &hit).then_some(hit)
+    composed_contains(target, &hit).then_some(hit)
 }
 
 /// Whether `element` is a control a click activates as a whole.
@@ -461,7 +441,7 @@ fn activating_ancestor(element: &Element) -> Option<Element> {
         if is_activating(&el) {
             return Some(el);
         }
-        current = event_parent(&el);
+        current = composed_parent(&el);
     }
     None
 }
@@ -604,13 +584,14 @@ fn sends_by_get(form: &Element, button: Option<&Element>) -> bool {
 /// redacted from the address by its name. The fields' values are never read: an empty password
 /// asks too, since whether it is empty is a bit of it.
 fn holds_secret(form: &Element) -> bool {
-    let elements = js::form_elements(form);
+    let elements = js::get(form, "elements");
     let length = js::get(&elements, "length").as_f64().unwrap_or(0.0) as u32;
     (0..length.min(10_000))
         .filter_map(|i| as_element(&js::get(&elements, &i.to_string())).cloned())
         .any(|field| {
-            // The browser sends any non-empty name, `" "` too (as `+=value`).
-            let named = field.get_attribute("name").is_some_and(|n| !n.is_empty());
+            let named = field
+                .get_attribute("name")
+                .is_some_and(|n| !n.trim().is_empty());
             let is_hidden = field.local_name() == "input"
                 && field
                     .get_attribute("type")

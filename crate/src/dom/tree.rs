@@ -368,35 +368,6 @@ pub fn composed_parent(element: &Element) -> Option<Element> {
     None
 }
 
-/// The parent an event passes through on its way up (the flat tree): the `<slot>` an element is
-/// assigned to, else [`composed_parent`]. A click on a light-DOM child of a shadow host goes
-/// through the link, button or form the shadow tree wraps around its slot: the review and the
-/// click's hit test must see those, which the parent element (the host) skips.
-pub fn event_parent(element: &Element) -> Option<Element> {
-    if let Ok(slot) = js::get(element, "assignedSlot").dyn_into::<Element>() {
-        return Some(slot);
-    }
-    composed_parent(element)
-}
-
-/// Whether `ancestor` is `node` or contains it on the way an event goes up ([`event_parent`]).
-pub fn event_contains(ancestor: &Element, node: &Element) -> bool {
-    let mut current = Some(node.clone());
-    let mut steps = 0;
-    while let Some(element) = current {
-        if &element == ancestor {
-            return true;
-        }
-        steps += 1;
-        // A page cannot build a deeper tree that a click should be allowed through.
-        if steps > 20_000 {
-            return false;
-        }
-        current = event_parent(&element);
-    }
-    false
-}
-
 /// Whether `ancestor` is `node` or contains it in the composed tree (across shadow roots and
 /// frames).
 pub fn composed_contains(ancestor: &Element, node: &Element) -> bool {

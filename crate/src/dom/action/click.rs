@@ -29,7 +29,9 @@ use crate::dom::report::{ActionReport, Effect, ExecOptions};
 use crate::dom::review::{acts_on_click, label_control};
 use crate::dom::secret::note_pressed;
 use crate::dom::selector::QueryRoot;
-use crate::dom::tree::{ShadowAccess, as_element, as_shadow_root, event_contains, event_parent};
+use crate::dom::tree::{
+    ShadowAccess, as_element, as_shadow_root, composed_contains, composed_parent,
+};
 
 pub(super) async fn run(
     target: Target<'_>,
@@ -312,14 +314,14 @@ fn hit_target(
             _ => break,
         }
     }
-    if event_contains(target, &hit) {
+    if composed_contains(target, &hit) {
         if interior == Interior::Plain {
             plain_within(&hit, target, target)?;
         }
         return Ok(hit);
     }
     if let Some(control_of) = button_or_link(target) {
-        if event_contains(&control_of, &hit) {
+        if composed_contains(&control_of, &hit) {
             plain_within(&hit, &control_of, target)?;
             return Ok(hit);
         }
@@ -345,7 +347,7 @@ fn hit_target(
 fn plain_within(hit: &Element, container: &Element, target: &Element) -> Result<(), Refused> {
     let target_control = label_control(target);
     let serves_target = |control: &Element| {
-        event_contains(target, control) || target_control.as_ref() == Some(control)
+        composed_contains(target, control) || target_control.as_ref() == Some(control)
     };
     let mut current = Some(hit.clone());
     for _ in 0..MAX_PLAIN_DEPTH {
@@ -362,7 +364,7 @@ fn plain_within(hit: &Element, container: &Element, target: &Element) -> Result<
         if !plain {
             return Err(Refused::Nested(element));
         }
-        current = event_parent(&element);
+        current = composed_parent(&element);
     }
     // Fail closed: a control further up than this walk goes would take the click unjudged.
     Err(Refused::Nested(hit.clone()))
@@ -404,7 +406,7 @@ fn button_or_link(element: &Element) -> Option<Element> {
         {
             return Some(el);
         }
-        current = event_parent(&el);
+        current = composed_parent(&el);
     }
     None
 }
@@ -416,7 +418,7 @@ fn label_of(hit: &Element, target: &Element) -> Option<Element> {
         if el.local_name() == "label" {
             return (label_control(&el).as_ref() == Some(target)).then_some(el);
         }
-        current = event_parent(&el);
+        current = composed_parent(&el);
     }
     None
 }
@@ -568,7 +570,7 @@ pub(super) fn focus_within(document: &Document, target: &Element) -> bool {
             _ => break,
         }
     }
-    active.is_some_and(|a| event_contains(target, &a))
+    active.is_some_and(|a| composed_contains(target, &a))
 }
 
 /// The URL a click on `hit` follows, if it is inside a link that navigates away.
@@ -595,7 +597,7 @@ fn focus_for_click(hit: &Element) {
             focus(&el);
             return;
         }
-        current = event_parent(&el);
+        current = composed_parent(&el);
     }
     if let Some(document) = hit.owner_document() {
         focus::release_focus(&document);

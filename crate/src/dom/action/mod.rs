@@ -188,16 +188,6 @@ pub async fn execute_on(
                     Effect::KeyPressed { .. } | Effect::CheckedChanged { checked: true }
                 )
             });
-            // Whether the page's handler blocked the key's default can depend on what the
-            // field holds (Backspace in an empty one-time-code box moves back and blocks it).
-            for effect in &mut report.effects {
-                if let Effect::KeyPressed {
-                    default_prevented, ..
-                } = effect
-                {
-                    *default_prevented = false;
-                }
-            }
             report.elapsed_ms = 0;
         } else {
             report.elapsed_ms = elapsed_since(started);

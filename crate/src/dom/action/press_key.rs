@@ -257,7 +257,7 @@ pub fn key_choice(key: Key, target: &Element) -> KeyChoice {
                 return KeyChoice::Unknown;
             }
         }
-        current = crate::dom::tree::event_parent(&element);
+        current = crate::dom::tree::composed_parent(&element);
     }
     KeyChoice::Nothing
 }
@@ -483,7 +483,7 @@ pub fn activation_target(key: Key, target: &Element) -> Option<Element> {
             // (`form.elements`: buttons outside it that name it with `form=` included), the
             // one implicit submission clicks; without one, the form itself.
             let form = as_element(&js::get(target, "form"))?.clone();
-            let elements = js::form_elements(&form);
+            let elements = js::get(&form, "elements");
             let length = js::get(&elements, "length").as_f64().unwrap_or(0.0) as u32;
             let button = (0..length.min(10_000))
                 .filter_map(|i| as_element(&js::get(&elements, &i.to_string())).cloned())
@@ -509,7 +509,7 @@ fn implicit_submission(field: &Element) -> Result<(), ActionError> {
     let Some(form) = as_element(&form) else {
         return Ok(());
     };
-    let elements = js::form_elements(form);
+    let elements = js::get(form, "elements");
     let length = js::get(&elements, "length").as_f64().unwrap_or(0.0) as u32;
     let mut blocking = 0;
     for i in 0..length {
