@@ -380,7 +380,7 @@ async fn a_key_on_a_secret_field_reports_the_same_whatever_it_holds() {
     )
     .unwrap();
     run_script(
-        "document.getElementById('pw').addEventListener('input', (e) => { e.target.setAttribute('value', e.target.value); document.getElementById('meter').textContent = e.target.value.length > 2 ? 'strong' : 'weak ' + e.target.value.length; });",
+        "document.getElementById('pw').addEventListener('input', (e) => { e.target.setAttribute('value', e.target.value); document.getElementById('meter').textContent = e.target.value.length > 2 ? 'strong' : 'weak ' + e.target.value.length; }); document.getElementById('pw').addEventListener('keydown', (e) => { if (e.key === 'Backspace' && e.target.value === '') e.preventDefault(); });",
     )
     .unwrap();
     let backspace = Action::PressKey {

@@ -433,3 +433,43 @@ async fn check_is_judged_by_what_its_label_activates_not_by_a_link_it_never_pres
     ).unwrap();
     assert_eq!(review_auto(&check("#k3")).await, ask("risky_destination"));
 }
+
+/// Third red team (session 11): ways around the review of what a press activates.
+#[wasm_bindgen_test]
+async fn slots_shadowed_form_lists_blank_names_and_choices_that_submit_are_judged() {
+    let f = Fixture::mount(
+        r#"<x-card id="card"><span id="s">Continue</span></x-card>
+           <form id="g" action="/landing"><input name="user" value="ann"><input type="password" id="p" name="p"><input type="hidden" name="elements" value="1"><button id="go">Sign in</button></form>
+           <form action="/landing"><input name="user" value="ann"><input type="password" name=" "><button id="go2">Sign in</button></form>
+           <form method="post" action="/account/delete"><select id="plan" onchange="this.form.submit()"><option>Monthly</option><option>Yearly</option></select>
+             <input type="checkbox" id="c" onchange="this.form.submit()"><label for="c">Remind me</label></form>
+           <form method="post" action="/settings"><select id="plan2"><option>Monthly</option><option>Yearly</option></select></form>"#,
+    )
+    .unwrap();
+    // A light-DOM child slotted into a link inside the host's shadow root: the click goes
+    // through the link.
+    run_script(
+        "const host = document.getElementById('card'); host.attachShadow({mode: 'open'}).innerHTML = '<a href=\"/account/delete?confirm=1\"><slot></slot></a>';",
+    )
+    .unwrap();
+    assert_eq!(review_auto(&click("#s")).await, ask("risky_destination"));
+    // A control named `elements` hides `form.elements`: the password field is still seen.
+    assert_eq!(review_auto(&click("#go")).await, ask("secret_in_address"));
+    // A name of one space is sent (`+=…`).
+    assert_eq!(review_auto(&click("#go2")).await, ask("secret_in_address"));
+    // A choice whose change submits the form is judged by where the form goes.
+    let choose = |css: &str| Action::SelectOption {
+        selector: Selector::css(css),
+        option: "Yearly".into(),
+    };
+    assert_eq!(
+        review_auto(&choose("#plan")).await,
+        ask("risky_destination")
+    );
+    let check = Action::Check {
+        selector: Selector::css("#c"),
+    };
+    assert_eq!(review_auto(&check).await, ask("risky_destination"));
+    assert_eq!(review_auto(&choose("#plan2")).await, allow());
+    drop(f);
+}

@@ -463,6 +463,55 @@ async fn observe_extract_and_errors_show_no_secret() {
     assert!(!err.message().contains("ABCD"), "{}", err.message());
 }
 
+/// A same-origin frame is another realm: its elements fail `instanceof` against the module's
+/// constructors, so every check that cast with `dyn_ref` missed them (a field masked by CSS, a
+/// code box whose sibling says one-time code, the page's list of fields).
+#[wasm_bindgen_test]
+async fn fields_in_a_same_origin_frame_are_found_secret() {
+    // Ids of their own: a field found secret is remembered by its id for the whole page.
+    let _f = Fixture::mount(
+        r#"<iframe id="fr" srcdoc="<form id='frame-f'><label>Backup <input id='frame-m' style='-webkit-text-security: disc' value='hunter2'></label><div><input id='frame-o1' maxlength='1' autocomplete='one-time-code' value='4'><input id='frame-o2' maxlength='1' value='8'></div></form>"></iframe>"#,
+    )
+    .unwrap();
+    // The frame loads on its own: an extract waits for its last field to be there.
+    let loaded = Action::Extract {
+        selector: Selector::css("#frame-o2"),
+        attribute: Some("id".to_owned()),
+        max_chars: None,
+    };
+    execute(&loaded, &ExecOptions { timeout_ms: 3000 })
+        .await
+        .unwrap();
+    let lines = observe(60).elements.join("\n");
+    assert!(!lines.contains("hunter2"), "{lines}");
+    assert!(!lines.contains("\"8\""), "{lines}");
+    for css in ["#frame-m", "#frame-o2"] {
+        let report = execute(
+            &Action::Extract {
+                selector: Selector::css(css),
+                attribute: Some("value".to_owned()),
+                max_chars: None,
+            },
+            &opts(),
+        )
+        .await
+        .unwrap();
+        let text = serde_json::to_string(&report).unwrap();
+        assert!(
+            !text.contains("hunter2") && !text.contains("\"8\""),
+            "{css}: {text}"
+        );
+    }
+    for css in [
+        "#frame-m[value^='h']",
+        "#frame-o2[value='8']",
+        "#frame-f:has(#frame-m[value^='h'])",
+    ] {
+        let exists = assert_action(Selector::css(css), Expectation::Exists);
+        assert_eq!(code_of(exists).await, "secret_field", "{css}");
+    }
+}
+
 #[wasm_bindgen_test]
 fn the_log_redacts_by_structure() {
     let event = r#"{"kind":"rejected","excerpt":"BAI_ACTION {\"type\":\"input_text\",\"payload\":{\"t\\u0065xt\":\"hunter2\"}}","payload":{"nested":[{"t\u0065xt":"hunter3"}]},"note":"card 4111 1111 1111 1111"}"#;

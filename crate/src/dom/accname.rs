@@ -20,7 +20,8 @@ use super::matching::normalize_whitespace;
 use super::roles::{allows_name_from_content, implicit_role_for, role_of};
 use super::secret_field::classify;
 use super::tree::{
-    ShadowAccess, as_element, as_tag, assigned_or_fallback, composed_parent, element_by_id_near,
+    ShadowAccess, as_element, as_shadow_root, as_tag, assigned_or_fallback, composed_parent,
+    element_by_id_near,
 };
 use super::visibility::is_hidden_for_accessibility;
 use crate::protocol::join::join;
@@ -790,7 +791,8 @@ impl Computation<'_> {
                 &[JsValue::from_str("[aria-owns]")],
             );
             if let Ok(Some(list)) = found {
-                if let Some(list) = list.dyn_ref::<web_sys::NodeList>() {
+                if list.is_object() {
+                    let list = list.unchecked_ref::<web_sys::NodeList>();
                     for i in 0..list.length() {
                         if let Some(owner) = list.item(i).as_ref().and_then(|n| as_element(n)) {
                             let value = owner.get_attribute("aria-owns").unwrap_or_default();
@@ -1137,10 +1139,7 @@ fn inside_secret_editor(element: &Element) -> bool {
                 }
                 composed_parent(&editor)
             }
-            _ => start
-                .get_root_node()
-                .dyn_ref::<web_sys::ShadowRoot>()
-                .map(web_sys::ShadowRoot::host),
+            _ => as_shadow_root(&start.get_root_node()).map(web_sys::ShadowRoot::host),
         };
     }
     false

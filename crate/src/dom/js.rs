@@ -15,6 +15,31 @@ pub(crate) fn get(obj: &JsValue, name: &str) -> JsValue {
     Reflect::get(obj, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
 }
 
+/// A form's controls (`form.elements`) read through `HTMLFormElement.prototype`'s own getter:
+/// a control named `elements` shadows the property itself, and a page would then choose which
+/// controls BAI sees. `None` when the getter cannot be reached; callers then fail closed.
+///
+/// The form's realm may not be the module's (a frame; Firefox's content-script sandbox sees
+/// the page's objects through wrappers), so nothing here uses `instanceof` (`dyn_into`), which
+/// is false across realms: `typeof` checks only.
+pub(crate) fn form_elements(form: &web_sys::Element) -> Option<JsValue> {
+    let view = form.owner_document()?.default_view()?;
+    let prototype = get(&get(&view, "HTMLFormElement"), "prototype");
+    if !prototype.is_object() {
+        return None;
+    }
+    let descriptor = js_sys::Object::get_own_property_descriptor(
+        prototype.unchecked_ref::<js_sys::Object>(),
+        &JsValue::from_str("elements"),
+    );
+    let getter = get(&descriptor, "get");
+    if !getter.is_function() {
+        return None;
+    }
+    let elements = getter.unchecked_ref::<Function>().call0(form).ok()?;
+    elements.is_object().then_some(elements)
+}
+
 /// `obj[name]` as a string, if it is one.
 pub(crate) fn get_string(obj: &JsValue, name: &str) -> Option<String> {
     get(obj, name).as_string()
@@ -32,9 +57,12 @@ pub(crate) fn call(
     args: &[JsValue],
 ) -> Result<Option<JsValue>, JsValue> {
     let method = get(obj, name);
-    let Some(function) = method.dyn_ref::<Function>() else {
+    // `typeof`, not `instanceof`: a frame's methods are functions of another realm.
+    // `typeof`, not `instanceof`: a frame's methods are functions of another realm.
+    if !method.is_function() {
         return Ok(None);
-    };
+    }
+    let function = method.unchecked_ref::<Function>();
     let array: Array = args.iter().collect();
     function.apply(obj, &array).map(Some)
 }

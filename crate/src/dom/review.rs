@@ -6,7 +6,6 @@
 //! `formaction` or its form's `action`, the form found through the `form` property so a
 //! `form=` attribute counts), and the names of the controls inside the element the model named.
 
-use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 use super::accname::accessible_name;
@@ -14,7 +13,9 @@ use super::describe::describe;
 use super::error::ActionError;
 use super::js;
 use super::roles::role_of;
-use super::tree::{ShadowAccess, as_element, children, composed_contains, composed_parent};
+use super::tree::{
+    ShadowAccess, as_element, children, event_contains, event_parent, form_controls,
+};
 use crate::policy::TargetFacts;
 use crate::protocol::Action;
 use crate::protocol::join::join;
@@ -63,6 +64,41 @@ pub fn activation_facts(action: &Action, element: Element) -> Result<TargetFacts
         }
     }
     choice_facts(action, &element, &mut facts)?;
+    // A choice can send its form at once: `onchange="this.form.submit()"` on a select or a
+    // checkbox, or a listener BAI cannot see. The form's address is judged as if it were
+    // submitted; not its words (a settings form's other buttons would make every checkbox in
+    // it ask), nor the secret it would put into an address (an unlabelled login form's
+    // "Remember me" would ask each time; sending it is judged when it is really submitted).
+    // A form sent back to the page it is on (no `action`, the usual case) is left out: its
+    // address is where the user already is, and judging it would make every choice on a
+    // checkout page ask.
+    let chooses = facts.chooses
+        || matches!(
+            action,
+            Action::SelectOption { .. } | Action::Check { .. } | Action::Uncheck { .. }
+        );
+    if chooses {
+        let form = form_of(&element).or_else(|| element.closest("form").ok().flatten());
+        let here = element
+            .owner_document()
+            .and_then(|d| js::get_string(&d, "URL"));
+        let page = |address: &str| address.split('#').next().unwrap_or_default().to_owned();
+        if let Some(form) = form {
+            let mut sent = facts_of(&form);
+            let same_page = sent
+                .destination
+                .as_deref()
+                .zip(here.as_deref())
+                .is_some_and(|(to, here)| page(to) == page(here));
+            if same_page {
+                return Ok(facts);
+            }
+            sent.name.clear();
+            sent.text.clear();
+            sent.sends_secret_in_address = false;
+            facts.also_activates.push(sent);
+        }
+    }
     Ok(facts)
 }
 
@@ -205,7 +241,7 @@ fn around(pressed: &Element, activated: &Element) -> Option<Vec<TargetFacts>> {
             if acts_on_click(&element) && !found.contains(&element) {
                 found.push(element.clone());
             }
-            current = composed_parent(&element);
+            current = event_parent(&element);
         }
     }
     let mut also = Vec::new();
@@ -356,11 +392,7 @@ fn acted_on(action: &Action, element: Element) -> Element {
 
 /// The first submit button a form owns, in tree order (`form.elements`).
 fn default_button(form: &Element) -> Option<Element> {
-    let elements = js::get(form, "elements");
-    let length = js::get(&elements, "length").as_f64().unwrap_or(0.0) as u32;
-    (0..length.min(10_000))
-        .filter_map(|i| as_element(&js::get(&elements, &i.to_string())).cloned())
-        .find(is_submit_button)
+    form_controls(form)?.into_iter().find(is_submit_button)
 }
 
 /// A `<button>` without a type or of type submit, or an `<input type=submit|image>`.
@@ -408,7 +440,7 @@ fn under_pointer(shadow: &ShadowAccess, target: &Element) -> Option<Element> {
             _ => break,
         }
     }
-    composed_contains(target, &hit).then_some(hit)
+    event_contains(target, &hit).then_some(hit)
 }
 
 /// Whether `element` is a control a click activates as a whole.
@@ -441,7 +473,7 @@ fn activating_ancestor(element: &Element) -> Option<Element> {
         if is_activating(&el) {
             return Some(el);
         }
-        current = composed_parent(&el);
+        current = event_parent(&el);
     }
     None
 }
@@ -472,7 +504,7 @@ fn inner_controls(shadow: &ShadowAccess, element: &Element) -> Vec<Element> {
         if visited > 2_000 || found.len() >= MAX_INNER_NAMES {
             break;
         }
-        let Some(el) = node.dyn_ref::<Element>() else {
+        let Some(el) = as_element(&node) else {
             continue;
         };
         if is_activating(el) {
@@ -488,9 +520,8 @@ fn inner_controls(shadow: &ShadowAccess, element: &Element) -> Vec<Element> {
 /// inside it, as in a web component. Typing into any of them is reviewed like a password.
 fn is_password_target(element: &Element) -> bool {
     let is_password_input = |element: &Element| {
-        element
-            .dyn_ref::<web_sys::HtmlInputElement>()
-            .is_some_and(|input| input.type_() == "password")
+        element.local_name() == "input"
+            && js::get_string(element, "type").is_some_and(|kind| kind == "password")
             || super::secret::classify(element).is_some()
     };
     is_password_input(element)
@@ -584,24 +615,23 @@ fn sends_by_get(form: &Element, button: Option<&Element>) -> bool {
 /// redacted from the address by its name. The fields' values are never read: an empty password
 /// asks too, since whether it is empty is a bit of it.
 fn holds_secret(form: &Element) -> bool {
-    let elements = js::get(form, "elements");
-    let length = js::get(&elements, "length").as_f64().unwrap_or(0.0) as u32;
-    (0..length.min(10_000))
-        .filter_map(|i| as_element(&js::get(&elements, &i.to_string())).cloned())
-        .any(|field| {
-            let named = field
-                .get_attribute("name")
-                .is_some_and(|n| !n.trim().is_empty());
-            let is_hidden = field.local_name() == "input"
-                && field
-                    .get_attribute("type")
-                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("hidden"));
-            named
-                && !is_hidden
-                && !field.has_attribute("disabled")
-                && (field
-                    .get_attribute("type")
-                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("password"))
-                    || super::secret::classify(&field).is_some())
-        })
+    // Controls that cannot be read count as holding one: the question is the safe side.
+    let Some(controls) = form_controls(form) else {
+        return true;
+    };
+    controls.into_iter().any(|field| {
+        // The browser sends any non-empty name, `" "` too (as `+=value`).
+        let named = field.get_attribute("name").is_some_and(|n| !n.is_empty());
+        let is_hidden = field.local_name() == "input"
+            && field
+                .get_attribute("type")
+                .is_some_and(|t| t.trim().eq_ignore_ascii_case("hidden"));
+        named
+            && !is_hidden
+            && !field.has_attribute("disabled")
+            && (field
+                .get_attribute("type")
+                .is_some_and(|t| t.trim().eq_ignore_ascii_case("password"))
+                || super::secret::classify(&field).is_some())
+    })
 }

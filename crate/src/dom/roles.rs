@@ -1,10 +1,10 @@
 //! ARIA roles: the explicit `role` attribute wins, else the implicit role of the HTML element
 //! (HTML-AAM, the subset in `dom-actions.md`), plus which roles take their name from content.
 
-use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 use super::js;
+use super::tree::as_shadow_root;
 
 /// Every ARIA 1.2 role name the role engine accepts (plus the `none`/`presentation` synonyms).
 pub const KNOWN_ROLES: &[&str] = &[
@@ -207,7 +207,7 @@ fn has_author_name(element: &Element) -> bool {
     };
     let root = element.get_root_node();
     ids.split_whitespace().any(|id| {
-        let target = match root.dyn_ref::<web_sys::ShadowRoot>() {
+        let target = match as_shadow_root(&root) {
             Some(shadow) => shadow.get_element_by_id(id),
             None => document.get_element_by_id(id),
         };

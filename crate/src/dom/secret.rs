@@ -86,9 +86,11 @@ fn elements_in(scope: &Node, css: &str) -> Vec<Element> {
     let Ok(Some(list)) = js::call(scope, "querySelectorAll", &[css.into()]) else {
         return Vec::new();
     };
-    let Some(list) = list.dyn_ref::<web_sys::NodeList>() else {
+    // Not `dyn_ref`: a frame's list belongs to another realm, where `instanceof` is false.
+    if !list.is_object() {
         return Vec::new();
-    };
+    }
+    let list = list.unchecked_ref::<web_sys::NodeList>();
     (0..list.length())
         .filter_map(|i| list.item(i))
         .filter_map(|node| as_element(&node).cloned())

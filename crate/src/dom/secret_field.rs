@@ -373,7 +373,7 @@ fn short_box_sibling_kind(element: &Element) -> Option<SecretKind> {
         let mut boxes = short_boxes_in(group.as_ref());
         // Boxes inside the open shadow roots of the group's children (one component per box).
         for child in children(group.as_ref()) {
-            if let Some(root) = child.dyn_ref::<Element>().and_then(Element::shadow_root) {
+            if let Some(root) = as_element(&child).and_then(Element::shadow_root) {
                 boxes.extend(short_boxes_in(root.as_ref()));
             }
         }
@@ -388,16 +388,20 @@ fn short_box_sibling_kind(element: &Element) -> Option<SecretKind> {
 
 /// The short boxes in `scope` (light DOM), at most 16.
 fn short_boxes_in(scope: &Node) -> Vec<Element> {
-    let list = if let Some(element) = scope.dyn_ref::<Element>() {
+    // By `nodeType`, not `instanceof`: the scope may be in a frame (another realm).
+    let list = if let Some(element) = as_element(scope) {
         element.query_selector_all("input[maxlength]").ok()
-    } else if let Some(root) = scope.dyn_ref::<web_sys::DocumentFragment>() {
-        root.query_selector_all("input[maxlength]").ok()
+    } else if scope.node_type() == Node::DOCUMENT_FRAGMENT_NODE {
+        scope
+            .unchecked_ref::<web_sys::DocumentFragment>()
+            .query_selector_all("input[maxlength]")
+            .ok()
     } else {
         None
     };
     list.map(|list| {
         (0..list.length().min(16))
-            .filter_map(|i| list.item(i).and_then(|n| n.dyn_into::<Element>().ok()))
+            .filter_map(|i| list.item(i).and_then(|n| as_element(&n).cloned()))
             .filter(is_short_box)
             .collect()
     })
@@ -416,14 +420,16 @@ fn is_short_box(element: &Element) -> bool {
 /// managers away. Only the element's inline declaration counts: a computed style can follow
 /// pseudo-classes such as `:valid` or `:placeholder-shown`, which depend on a value.
 fn masked_by_css(element: &Element) -> bool {
-    element
-        .dyn_ref::<web_sys::HtmlElement>()
-        .and_then(|html| {
-            html.style()
-                .get_property_value("-webkit-text-security")
-                .ok()
-        })
-        .is_some_and(|value| !value.trim().is_empty() && value.trim() != "none")
+    let style = js::get(element, "style");
+    js::call(
+        &style,
+        "getPropertyValue",
+        &["-webkit-text-security".into()],
+    )
+    .ok()
+    .flatten()
+    .and_then(|value| value.as_string())
+    .is_some_and(|value| !value.trim().is_empty() && value.trim() != "none")
 }
 
 /// The names of the groups a field sits in (every `<fieldset>`'s legend, every `role=group` or
@@ -448,7 +454,7 @@ fn group_texts(element: &Element) -> Vec<String> {
             if tag == "fieldset" {
                 let legend = children(group.as_ref())
                     .into_iter()
-                    .filter_map(|n| n.dyn_into::<Element>().ok())
+                    .filter_map(|n| as_element(&n).cloned())
                     .find(|child| child.local_name() == "legend");
                 if let Some(legend) = legend {
                     out.push(text_skipping(legend.as_ref(), &|e| is_field(e)));

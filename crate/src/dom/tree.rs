@@ -368,6 +368,50 @@ pub fn composed_parent(element: &Element) -> Option<Element> {
     None
 }
 
+/// The parent an event passes through on its way up (the flat tree): the `<slot>` an element is
+/// assigned to, else [`composed_parent`]. A click on a light-DOM child of a shadow host goes
+/// through the link, button or form the shadow tree wraps around its slot: the review and the
+/// click's hit test must see those, which the parent element (the host) skips.
+pub fn event_parent(element: &Element) -> Option<Element> {
+    // `as_element`, not `dyn_into`: the slot may belong to another realm (a frame, or the page
+    // seen from Firefox's content-script sandbox), where `instanceof` is false.
+    if let Some(slot) = as_element(&js::get(element, "assignedSlot")) {
+        return Some(slot.clone());
+    }
+    composed_parent(element)
+}
+
+/// A form's controls in tree order (`form.elements`, buttons outside it that name it with
+/// `form=` included), read through the prototype's getter ([`js::form_elements`]): `None` when
+/// it cannot be read, and callers fail closed.
+pub fn form_controls(form: &Element) -> Option<Vec<Element>> {
+    let elements = js::form_elements(form)?;
+    let length = js::get(&elements, "length").as_f64().unwrap_or(0.0) as u32;
+    Some(
+        (0..length.min(10_000))
+            .filter_map(|i| as_element(&js::get(&elements, &i.to_string())).cloned())
+            .collect(),
+    )
+}
+
+/// Whether `ancestor` is `node` or contains it on the way an event goes up ([`event_parent`]).
+pub fn event_contains(ancestor: &Element, node: &Element) -> bool {
+    let mut current = Some(node.clone());
+    let mut steps = 0;
+    while let Some(element) = current {
+        if &element == ancestor {
+            return true;
+        }
+        steps += 1;
+        // A page cannot build a deeper tree that a click should be allowed through.
+        if steps > 20_000 {
+            return false;
+        }
+        current = event_parent(&element);
+    }
+    false
+}
+
 /// Whether `ancestor` is `node` or contains it in the composed tree (across shadow roots and
 /// frames).
 pub fn composed_contains(ancestor: &Element, node: &Element) -> bool {

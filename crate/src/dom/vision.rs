@@ -8,9 +8,9 @@
 //! same-origin one has its own viewport, whose fields the top-level rectangles do not place.
 
 use serde::Serialize;
-use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlInputElement, HtmlTextAreaElement};
+use web_sys::Element;
 
+use super::js;
 use super::redact::redact_secrets;
 use super::secret::SecretScan;
 use super::tree::QueryRoot;
@@ -251,12 +251,11 @@ pub fn visible_rect(element: &Element, viewport: &Viewport) -> Option<Rect> {
 
 /// A field's current value, when it is a text field (never logged or returned: only tested).
 fn field_value(element: &Element) -> Option<String> {
-    if let Some(input) = element.dyn_ref::<HtmlInputElement>() {
-        return Some(input.value());
+    // By tag, not `instanceof`: the field may be in a frame (another realm).
+    match element.local_name().as_str() {
+        "input" | "textarea" => js::get_string(element, "value"),
+        _ => None,
     }
-    element
-        .dyn_ref::<HtmlTextAreaElement>()
-        .map(HtmlTextAreaElement::value)
 }
 
 /// Whether `text` holds something the secret scan redacts.

@@ -29,9 +29,7 @@ use crate::dom::report::{ActionReport, Effect, ExecOptions};
 use crate::dom::review::{acts_on_click, label_control};
 use crate::dom::secret::note_pressed;
 use crate::dom::selector::QueryRoot;
-use crate::dom::tree::{
-    ShadowAccess, as_element, as_shadow_root, composed_contains, composed_parent,
-};
+use crate::dom::tree::{ShadowAccess, as_element, as_shadow_root, event_contains, event_parent};
 
 pub(super) async fn run(
     target: Target<'_>,
@@ -182,12 +180,11 @@ fn plain_points(shadow: &ShadowAccess, element: &Element) -> Vec<(f64, f64)> {
             };
             let length = js::get(&rects, "length").as_f64().unwrap_or(0.0) as u32;
             for i in 0..length.min(8) {
-                let Some(rect) = js::get(&rects, &i.to_string())
-                    .dyn_into::<web_sys::DomRect>()
-                    .ok()
-                else {
+                let rect = js::get(&rects, &i.to_string());
+                if !rect.is_object() {
                     continue;
-                };
+                }
+                let rect = rect.unchecked_into::<web_sys::DomRect>();
                 let point = (
                     rect.left() + rect.width() / 2.0,
                     rect.top() + rect.height() / 2.0,
@@ -314,14 +311,14 @@ fn hit_target(
             _ => break,
         }
     }
-    if composed_contains(target, &hit) {
+    if event_contains(target, &hit) {
         if interior == Interior::Plain {
             plain_within(&hit, target, target)?;
         }
         return Ok(hit);
     }
     if let Some(control_of) = button_or_link(target) {
-        if composed_contains(&control_of, &hit) {
+        if event_contains(&control_of, &hit) {
             plain_within(&hit, &control_of, target)?;
             return Ok(hit);
         }
@@ -347,7 +344,7 @@ fn hit_target(
 fn plain_within(hit: &Element, container: &Element, target: &Element) -> Result<(), Refused> {
     let target_control = label_control(target);
     let serves_target = |control: &Element| {
-        composed_contains(target, control) || target_control.as_ref() == Some(control)
+        event_contains(target, control) || target_control.as_ref() == Some(control)
     };
     let mut current = Some(hit.clone());
     for _ in 0..MAX_PLAIN_DEPTH {
@@ -364,7 +361,7 @@ fn plain_within(hit: &Element, container: &Element, target: &Element) -> Result<
         if !plain {
             return Err(Refused::Nested(element));
         }
-        current = composed_parent(&element);
+        current = event_parent(&element);
     }
     // Fail closed: a control further up than this walk goes would take the click unjudged.
     Err(Refused::Nested(hit.clone()))
@@ -406,7 +403,7 @@ fn button_or_link(element: &Element) -> Option<Element> {
         {
             return Some(el);
         }
-        current = composed_parent(&el);
+        current = event_parent(&el);
     }
     None
 }
@@ -418,7 +415,7 @@ fn label_of(hit: &Element, target: &Element) -> Option<Element> {
         if el.local_name() == "label" {
             return (label_control(&el).as_ref() == Some(target)).then_some(el);
         }
-        current = composed_parent(&el);
+        current = event_parent(&el);
     }
     None
 }
@@ -570,7 +567,7 @@ pub(super) fn focus_within(document: &Document, target: &Element) -> bool {
             _ => break,
         }
     }
-    active.is_some_and(|a| composed_contains(target, &a))
+    active.is_some_and(|a| event_contains(target, &a))
 }
 
 /// The URL a click on `hit` follows, if it is inside a link that navigates away.
@@ -597,7 +594,7 @@ fn focus_for_click(hit: &Element) {
             focus(&el);
             return;
         }
-        current = composed_parent(&el);
+        current = event_parent(&el);
     }
     if let Some(document) = hit.owner_document() {
         focus::release_focus(&document);

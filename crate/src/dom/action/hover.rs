@@ -15,7 +15,7 @@ use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
 use crate::dom::js;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
-use crate::dom::tree::composed_parent;
+use crate::dom::tree::event_parent;
 
 pub(super) async fn run(
     target: Target<'_>,
@@ -80,7 +80,7 @@ fn entered_chain(hit: &Element) -> Vec<Element> {
         if matches!(element.local_name().as_str(), "body" | "html") {
             break;
         }
-        current = composed_parent(&element);
+        current = event_parent(&element);
         chain.push(element);
     }
     chain.reverse();

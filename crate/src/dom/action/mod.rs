@@ -188,6 +188,16 @@ pub async fn execute_on(
                     Effect::KeyPressed { .. } | Effect::CheckedChanged { checked: true }
                 )
             });
+            // Whether the page's handler blocked the key's default can depend on what the
+            // field holds (Backspace in an empty one-time-code box moves back and blocks it).
+            for effect in &mut report.effects {
+                if let Effect::KeyPressed {
+                    default_prevented, ..
+                } = effect
+                {
+                    *default_prevented = false;
+                }
+            }
             report.elapsed_ms = 0;
         } else {
             report.elapsed_ms = elapsed_since(started);
@@ -470,7 +480,10 @@ pub(crate) fn set_native_value(element: &Element, text: &str) -> Result<(), Acti
     while !proto.is_null() && !proto.is_undefined() {
         let descriptor = Object::get_own_property_descriptor(&proto, &key);
         if !descriptor.is_undefined() {
-            if let Ok(setter) = js::get(&descriptor, "set").dyn_into::<js_sys::Function>() {
+            let setter = js::get(&descriptor, "set");
+            // `typeof`: a frame's setter is a function of another realm.
+            if setter.is_function() {
+                let setter = setter.unchecked_ref::<js_sys::Function>();
                 setter
                     .call1(element, &JsValue::from_str(text))
                     .map_err(|e| script_error(&e))?;

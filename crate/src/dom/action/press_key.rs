@@ -40,7 +40,7 @@ use crate::dom::error::ActionError;
 use crate::dom::js;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
 use crate::dom::selector::QueryRoot;
-use crate::dom::tree::{as_element, iframe_document};
+use crate::dom::tree::{as_element, form_controls, iframe_document};
 use crate::dom::visibility::{is_disabled, is_visible};
 use crate::protocol::action::Key;
 
@@ -257,7 +257,7 @@ pub fn key_choice(key: Key, target: &Element) -> KeyChoice {
                 return KeyChoice::Unknown;
             }
         }
-        current = crate::dom::tree::composed_parent(&element);
+        current = crate::dom::tree::event_parent(&element);
     }
     KeyChoice::Nothing
 }
@@ -483,10 +483,9 @@ pub fn activation_target(key: Key, target: &Element) -> Option<Element> {
             // (`form.elements`: buttons outside it that name it with `form=` included), the
             // one implicit submission clicks; without one, the form itself.
             let form = as_element(&js::get(target, "form"))?.clone();
-            let elements = js::get(&form, "elements");
-            let length = js::get(&elements, "length").as_f64().unwrap_or(0.0) as u32;
-            let button = (0..length.min(10_000))
-                .filter_map(|i| as_element(&js::get(&elements, &i.to_string())).cloned())
+            let button = form_controls(&form)
+                .unwrap_or_default()
+                .into_iter()
                 .find(|element| match element.local_name().as_str() {
                     "button" => matches!(input_type(element).as_str(), "" | "submit"),
                     "input" => matches!(input_type(element).as_str(), "submit" | "image"),
@@ -509,13 +508,10 @@ fn implicit_submission(field: &Element) -> Result<(), ActionError> {
     let Some(form) = as_element(&form) else {
         return Ok(());
     };
-    let elements = js::get(form, "elements");
-    let length = js::get(&elements, "length").as_f64().unwrap_or(0.0) as u32;
+    // Unreadable controls: no implicit submission (the key does only what it does itself).
+    let controls = form_controls(form).unwrap_or_default();
     let mut blocking = 0;
-    for i in 0..length {
-        let Some(element) = as_element(&js::get(&elements, &i.to_string())).cloned() else {
-            continue;
-        };
+    for element in controls {
         let submit_button = match element.local_name().as_str() {
             "button" => matches!(input_type(&element).as_str(), "" | "submit"),
             "input" => matches!(input_type(&element).as_str(), "submit" | "image"),

@@ -58,7 +58,8 @@ pub(crate) fn label_texts(scan: &SecretScan, element: &Element) -> Vec<String> {
         out.push(label);
     }
     let labels = js::get(element, "labels");
-    if let Some(labels) = labels.dyn_ref::<NodeList>() {
+    if labels.is_object() {
+        let labels = labels.unchecked_ref::<NodeList>();
         for i in 0..labels.length() {
             if let Some(label) = labels.item(i).and_then(|l| as_element(&l).cloned()) {
                 out.push(text_without_secrets(scan, &label));
