@@ -195,7 +195,6 @@ fn every_generation_reads_back_what_was_written() {
         reader.full_scan();
         let expected_handshake = HANDSHAKE
             .replace("```bai", fence_for(markup))
-            .replace("`inline`", "inline")
             .replace("code and\na soft break.\n\n", "code and\na soft break.\n");
         assert_eq!(
             reader.take_changes(),

@@ -124,7 +124,7 @@ fn markup_2024_code_block_is_rebuilt_and_ui_text_dropped() {
     assert_eq!(
         fixture.text_of("[data-message-author-role=assistant]"),
         "Here is the handshake:\n```bai\n{\"protocol\": \"BAI/0.3\",\n  \"workflow_id\": \"w1\"}\n```\n\
-         Then inline_code and a soft\nbreak, bold text.\none\ntwo"
+         Then `inline_code` and a soft\nbreak, bold text.\n- one\n- two"
     );
 }
 
@@ -236,6 +236,34 @@ fn streaming_2026_block_as_inline_code_keeps_its_text() {
         fixture.text_of("[data-message-author-role]"),
         "```bai\n{\"a\":"
     );
+}
+
+/// A line the model only quotes, lists or shows as code keeps the Markdown marker the page
+/// dropped, so it never starts its line as a record does (red team, session 12: each of these
+/// ran after a real ACK).
+#[wasm_bindgen_test]
+fn quoted_listed_and_inline_code_lines_keep_their_markers() {
+    let line = r#"BAI_ACTION {"id":1}"#;
+    let fixture = Fixture::new(&format!(
+        "<div data-message-author-role=\"assistant\"><div class=\"markdown\">\
+         <p>For reference only:</p><p><code>{line}</code></p>\
+         <blockquote><p>{line}\n{line}</p></blockquote>\
+         <ul><li>{line}</li></ul><ol><li><p>{line}</p></li></ol>\
+         <p>run: <code>#buy</code></p><p>{line}</p></div></div>"
+    ));
+    let text = fixture.text_of("[data-message-author-role]");
+    assert_eq!(
+        text,
+        format!(
+            "For reference only:\n`{line}`\n> {line}\n> {line}\n- {line}\n- {line}\nrun: `#buy`\n{line}"
+        )
+    );
+    let found: Vec<_> = bai::protocol::scanner::RecordScanner::new(&text, 0, true).collect();
+    assert_eq!(found.len(), 1, "only the plain line is a record: {found:?}");
+    assert!(matches!(
+        found[0],
+        bai::protocol::scanner::ScanItem::Record { .. }
+    ));
 }
 
 #[wasm_bindgen_test]

@@ -142,17 +142,23 @@ export async function startChat(core, banner, executor) {
   async function followConversation() {
     const now = conversationKey();
     if (now === key) return;
+    const saved = (await ext.storage.local.get(now))[now];
+    // A new chat that got its own address carries its state there, but only to an address that
+    // has none: from "/", a click on an old conversation in the sidebar must open that one
+    // (its saved state, its messages as old), never overwrite it with the new chat's.
     if (isNewChat(key)) {
-      // The state moves to the conversation's own address: written there whole, deleted here.
+      // "/" is always a new chat: its state never stays there. It moves to the conversation's
+      // own address (written there whole), or is dropped when that address has a state.
       const written = JSON.parse(session.forget_written()).filter((name) => name !== 'head');
       await ext.storage.local.remove([key, savedAtKey(key), ...written.map((name) => conversationPartKey(key, name))]);
-      heldTextsSaved = '';
-      key = now;
-      await persist();
-      return;
+      if (!saved) {
+        heldTextsSaved = '';
+        key = now;
+        await persist();
+        return;
+      }
     }
     session.close();
-    const saved = (await ext.storage.local.get(now))[now];
     key = now;
     session = new core.ChatSession(saved ?? undefined, schedulePoll, saved ? await loadHeldTexts(now) : undefined, saved ? await loadConversationParts(now, saved) : undefined);
     heldTextsSaved = '';

@@ -4,8 +4,10 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { BROWSERS, browserNames } from './lib/browsers.mjs';
-import { startServer } from './lib/server.mjs';
+import { FIXTURES, startServer } from './lib/server.mjs';
 import { ACK_LINE, actionLine, answerBanner, bannerState, handshakeBlock, installTarget, openChat, protocolPrompt, shownQuestion, startWorkflow } from './lib/chat.mjs';
 
 /** Waits until the content script has finished a poll after the current moment. */
@@ -26,7 +28,15 @@ for (const name of browserNames()) {
     let browser;
 
     before(async () => {
-      server = await startServer();
+      // ChatGPT's new-chat page is "/": the chat page is served there too.
+      const chatPage = await fs.readFile(path.join(FIXTURES, 'pages', 'chat', 'index.html'));
+      server = await startServer({
+        route: (request, response) => {
+          if (request.url.split('?')[0] !== '/') return false;
+          response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(chatPage);
+          return true;
+        },
+      });
       browser = await BROWSERS[name].launch();
     });
 
@@ -147,6 +157,36 @@ for (const name of browserNames()) {
       assert.equal(oldState.actionsRun, '0');
       assert.equal(oldState.question, undefined, 'no approval asked for an old handshake');
       assert.equal(await old.evaluate(() => window.__target.clicks), 0);
+    });
+
+    test('a conversation opened from the new-chat page keeps its own state: a denied handshake is not asked again', async () => {
+      const conversation = `/chat/c/from-new-chat-${name}`;
+      const tab = await openChat(browser, `${server.origin}${conversation}`);
+      await tab.evaluate(() => window.chatFixture.addUserMessage('please start a workflow'));
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeBlock(`wf-denied-${name}`));
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the question' });
+      await answerBanner(tab, 'deny');
+      await settled(tab);
+
+      // The user goes to "/" and clicks the conversation in the sidebar: the address changes
+      // first (pushState), then the page renders the conversation it fetched.
+      await tab.goto(`${server.origin}/`);
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the session on /' });
+      await settled(tab);
+      await tab.evaluate((path) => history.pushState({}, '', path), conversation);
+      await settled(tab);
+      const rendered = await tab.evaluate((path) => {
+        const saved = JSON.parse(localStorage.getItem(`chatFixture:${path}`) ?? '[]');
+        for (const { role, source } of saved) {
+          if (role === 'user') window.chatFixture.addUserMessage(source);
+          else window.chatFixture.addAssistantMessage(source);
+        }
+        return saved.length;
+      }, conversation);
+      assert.equal(rendered, 2);
+      await settled(tab);
+      await settled(tab);
+      assert.equal((await tab.evaluate(bannerState)).question, undefined, 'the denied handshake is not asked about again');
     });
 
     test('a failed action says why and skips the rest of its message; Stop ends the workflow', async () => {

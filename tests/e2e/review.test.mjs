@@ -6,7 +6,8 @@
 //   2. Risk judged on what the control really is and does: an icon-only Delete in a nameless
 //      wrapper, a Delete in a web component's shadow root, a harmless link to a risky address
 //      (percent-encoded), a form's action, a button outside its form (form=), formaction, Enter
-//      through a default button outside the form, an element nothing describes; and harmless
+//      through a default button outside the form, a link a shadow tree wraps around a slotted
+//      child, a choice whose change submits its form, an element nothing describes; and harmless
 //      controls with risky nouns ("Favourite book") that run without a question.
 //   3. Stop cancels in flight: an action delivered to the target, waiting for an element that
 //      appears 3 s later, ends at Stop and nothing is clicked; an open question ends too.
@@ -164,6 +165,8 @@ for (const name of browserNames()) {
           ['click', { selector: '#outside' }, /it goes to http:\/\/127\.0\.0\.1:\d+\/remove_user, which looks like it will remove something/],
           ['click', { selector: '#fa' }, /it goes to http:\/\/127\.0\.0\.1:\d+\/x\/DELETE-all, which looks like it will delete something/],
           ['press_key', { key: 'Enter', selector: { type: 'css', value: '#amount' } }, /the button “Pay now” looks like it will pay something/],
+          ['click', { selector: '#slotted' }, /it goes to http:\/\/127\.0\.0\.1:\d+\/review\/delete-account\.html, which looks like it will delete something/],
+          ['select_option', { selector: { type: 'css', value: '#plan' }, option: 'Yearly' }, /it goes to http:\/\/127\.0\.0\.1:\d+\/account\/delete, which looks like it will delete something/],
           ['click', { selector: '#blank' }, /BAI cannot tell what div#blank\b.* does/],
         ];
         let id = 0;

@@ -184,6 +184,10 @@ struct TextWriter<'a> {
     /// The text ends with the line break that closed a block element (a user message made of
     /// paragraphs, such as ChatGPT's `p[data-user-message-copy]`): not part of what was typed.
     block_break_at_end: bool,
+    /// Written at the start of every line inside a block quote (`> `) or a list item (`- `), as
+    /// the message's Markdown had it: the page drops those markers, and a line the model only
+    /// quotes or lists must not read as a record (BAI lines start their line).
+    line_prefix: String,
     /// Only for [`locate_offset`]: where each text node (or code block) starts in `out`.
     record_positions: bool,
     positions: Vec<(usize, Node)>,
@@ -197,6 +201,7 @@ impl<'a> TextWriter<'a> {
             verbatim,
             handshake_rules: Vec::new(),
             block_break_at_end: false,
+            line_prefix: String::new(),
             record_positions,
             positions: Vec::new(),
         }
@@ -253,7 +258,25 @@ impl<'a> TextWriter<'a> {
         } else if matches!(name.as_str(), "td" | "th") && !self.at_line_start() {
             self.out.push(' ');
         }
+        let prefix_len = self.line_prefix.len();
+        // Inline code (a code block was taken above) keeps its backticks: an action line shown
+        // as code is an example, not a request. Not a code block still streaming, which some
+        // layouts show as inline code until it closes (it holds a line break or its fence).
+        let inline_code = name == "code" && {
+            let code = element.text_content().unwrap_or_default();
+            !code.contains('\n') && !code.starts_with("```")
+        };
+        match name.as_str() {
+            "blockquote" => self.line_prefix.push_str("> "),
+            "li" => self.line_prefix.push_str("- "),
+            _ if inline_code => self.text("`"),
+            _ => {}
+        }
         self.children(element);
+        if inline_code {
+            self.text("`");
+        }
+        self.line_prefix.truncate(prefix_len);
         if block {
             let before = self.out.len();
             self.end_line();
@@ -270,7 +293,19 @@ impl<'a> TextWriter<'a> {
         if !text.is_empty() {
             self.block_break_at_end = false;
         }
-        self.out.push_str(text);
+        if self.line_prefix.is_empty() {
+            self.out.push_str(text);
+            return;
+        }
+        for (i, line) in text.split('\n').enumerate() {
+            if i > 0 {
+                self.out.push('\n');
+            }
+            if self.at_line_start() && !line.trim().is_empty() {
+                self.out.push_str(&self.line_prefix);
+            }
+            self.out.push_str(line);
+        }
     }
 
     fn at_line_start(&self) -> bool {
