@@ -87,6 +87,10 @@ pub(crate) struct Workflow {
     pub(crate) state: WorkflowState,
     /// Index of the message that carried the handshake; the ACK counts as posted right after it.
     pub(crate) handshake_message: usize,
+    /// The transcript as last seen holds no message with the handshake (another branch of the
+    /// conversation is shown, or its message was taken off): a BAI/0.2 line, which has no nonce,
+    /// cannot be placed after the ACK until the handshake shows up again.
+    pub(crate) handshake_lost: bool,
     /// Set when the user approved and the ACK was issued.
     pub(crate) ack_nonce: Option<String>,
     /// Whether our ACK has shown up in the transcript.

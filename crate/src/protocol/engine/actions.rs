@@ -88,8 +88,13 @@ impl Engine {
         let echoes_nonce = protocol == ProtocolVersion::V0_3
             && workflow.ack_nonce.is_some()
             && str_field(&map, "ack_nonce") == workflow.ack_nonce.as_deref();
+        // A BAI/0.2 line has only its place: while the handshake's message is not in the
+        // transcript (another branch of the conversation is shown), no line can be placed after
+        // the ACK, and a line of that branch, however numbered, is refused as before the ACK.
+        let unplaced = protocol == ProtocolVersion::V0_2 && workflow.handshake_lost;
         let before_ack = state == WorkflowState::AwaitingExtensionAck
-            || (index <= workflow.handshake_message && !echoes_nonce);
+            || (index <= workflow.handshake_message && !echoes_nonce)
+            || unplaced;
         // BAI/0.2 lets the model write actions before the ACK: they are held and run once the
         // user approves. A held line goes through exactly the checks of a live one, and a refused
         // one fails the workflow exactly as a live one does: there is one rejection path. Only
@@ -99,7 +104,8 @@ impl Engine {
         let held = before_ack
             && protocol == ProtocolVersion::V0_2
             && state == WorkflowState::AwaitingExtensionAck
-            && index >= workflow.handshake_message;
+            && index >= workflow.handshake_message
+            && !unplaced;
         if before_ack && !held {
             self.refuse(site, Refusal::BeforeAck, Some(&workflow_id), known_id, out);
             return Flow::Continue;
@@ -163,9 +169,14 @@ impl Engine {
             .iter()
             .enumerate()
             .filter(|(_, w)| match w.state {
-                WorkflowState::Active => site.message_index > w.handshake_message,
+                WorkflowState::Active => {
+                    site.message_index > w.handshake_message
+                        && !(w.protocol == ProtocolVersion::V0_2 && w.handshake_lost)
+                }
                 WorkflowState::AwaitingExtensionAck => {
-                    w.protocol == ProtocolVersion::V0_2 && site.message_index >= w.handshake_message
+                    w.protocol == ProtocolVersion::V0_2
+                        && site.message_index >= w.handshake_message
+                        && !w.handshake_lost
                 }
                 _ => false,
             })

@@ -249,6 +249,72 @@ fn a_handshake_copy_above_in_history_loaded_later_does_not_anchor_the_workflow()
     assert_eq!(executed(&engine.observe(&messages)), vec![1]);
 }
 
+/// The user edits an earlier message: the conversation shows another branch, without the
+/// handshake. A BAI/0.2 line of that branch, numbered as the next action and below the old
+/// handshake's index, is not placed after the ACK (it has no nonce): refused, the workflow stays
+/// active, and the line written after the handshake on its own branch runs once it is back.
+#[test]
+fn a_v02_line_of_a_branch_without_the_handshake_is_refused_until_it_is_back() {
+    let mut engine = Engine::new();
+    let mut branch_y = vec![
+        Message::new(Role::User, "go"),
+        Message::new(Role::Assistant, V02_HANDSHAKE),
+    ];
+    engine.observe(&branch_y);
+    engine.approve("w2", NONCE).unwrap();
+    branch_y.push(Message::new(Role::User, "(the ACK)"));
+    branch_y.push(Message::new(Role::Assistant, v02_action("1", "#login")));
+    assert_eq!(executed(&engine.observe(&branch_y)), vec![1]);
+    let branch_x = vec![
+        Message::new(Role::User, "go, and clean up"),
+        Message::new(Role::Assistant, "Which account?"),
+        Message::new(Role::User, "mine"),
+        Message::new(
+            Role::Assistant,
+            format!(
+                "Plan, not to run yet:\n{}",
+                v02_action("2", "#delete-account")
+            ),
+        ),
+    ];
+    let decisions = engine.observe(&branch_x);
+    assert!(executed(&decisions).is_empty(), "{decisions:?}");
+    assert_eq!(codes(&decisions), vec!["before_ack"], "{decisions:?}");
+    assert_eq!(engine.workflow("w2").unwrap().state, WorkflowState::Active);
+    // The lost anchor survives a reload.
+    let mut engine = Engine::restore(&engine.save().unwrap()).unwrap();
+    assert!(executed(&engine.observe(&branch_x)).is_empty());
+    // Back on the handshake's branch, its next line runs.
+    branch_y.push(Message::new(Role::Assistant, v02_action("2", "#orders")));
+    assert_eq!(executed(&engine.observe(&branch_y)), vec![2]);
+}
+
+/// While the user has not answered a BAI/0.2 handshake, a line of a branch without it is not
+/// held (approving would run it) and does not fail the workflow.
+#[test]
+fn a_v02_line_of_a_branch_without_the_handshake_is_not_held() {
+    let mut engine = Engine::new();
+    let branch_y = vec![
+        Message::new(Role::User, "go"),
+        Message::new(Role::Assistant, V02_HANDSHAKE),
+    ];
+    engine.observe(&branch_y);
+    let branch_x = vec![
+        Message::new(Role::User, "go, and clean up"),
+        Message::new(Role::Assistant, v02_action("1", "#delete-account")),
+        Message::new(Role::Assistant, "BAI_ACTION {\"protocol\":"),
+    ];
+    let decisions = engine.observe(&branch_x);
+    assert_eq!(codes(&decisions), vec!["before_ack", "unterminated_record"]);
+    let info = engine.workflow("w2").unwrap();
+    assert_eq!(
+        (info.state, info.held_actions),
+        (WorkflowState::AwaitingExtensionAck, 0)
+    );
+    engine.observe(&branch_y);
+    assert!(executed(&engine.approve("w2", NONCE).unwrap()).is_empty());
+}
+
 #[test]
 fn a_handshake_whose_held_line_is_refused_in_the_same_message_is_not_offered() {
     let mut engine = Engine::new();
