@@ -120,7 +120,16 @@ impl Engine {
             }
         };
         if held && workflow.held_identical(action_id, fingerprint) {
-            // The same held line again (a re-render): already held.
+            // The same held line again (a re-render, or its message moved when the page dropped
+            // older ones): already held, now from here, so that a change of the message at its
+            // old place does not drop it.
+            if let Some(line) = self.workflows.get_mut(position).and_then(|w| {
+                w.held
+                    .iter_mut()
+                    .find(|h| h.action_id == action_id && h.fingerprint == fingerprint)
+            }) {
+                line.message_index = index;
+            }
             return Flow::Continue;
         }
         match self.check_record(position, &map, action_id, fingerprint, held) {
