@@ -365,6 +365,11 @@ fn session_answers_are_written_as_serde_writes_them() {
         ack_seen: n % 3 == 0,
         executed_actions: n * 7,
         held_actions: n,
+        held_set: if n == 0 {
+            String::new()
+        } else {
+            format!("{n}-00000000000000{n:02x}")
+        },
         success: [None, Some(true), Some(false)][n as usize % 3],
         capabilities: if n % 2 == 0 {
             vec!["action_lines".into(), "observe".into()]

@@ -250,13 +250,17 @@ export async function startChat(core, banner, executor) {
     const target = await targetOf(workflow_id);
     const targetName = target ? `${target.title} (${target.origin})` : 'this chat tab';
     report({ kind: 'handshake_found', workflow_id, protocol, target: targetName });
+    // The held actions the question shows: the approval names them (the engine refuses it if
+    // the model's held actions changed meanwhile, and the user is asked again).
+    const info = workflowInfo(workflow_id);
+    const heldSet = info?.held_set ?? '';
     if (settings.approvalMode === 'auto') {
-      decide(workflow_id, 'allow', 'policy');
+      decide(workflow_id, 'allow', 'policy', heldSet);
       return;
     }
-    const heldActions = workflowInfo(workflow_id)?.held_actions ?? 0;
+    const heldActions = info?.held_actions ?? 0;
     const answer = await askUser({ kind: 'handshake', workflowId: workflow_id, protocol, heldActions });
-    if (answer === 'allow' || answer === 'deny') decide(workflow_id, answer, 'user');
+    if (answer === 'allow' || answer === 'deny') decide(workflow_id, answer, 'user', heldSet);
     // Nobody answered in time: refused.
     if (answer === 'timed_out') decide(workflow_id, 'deny', 'timeout');
   }
@@ -316,7 +320,7 @@ export async function startChat(core, banner, executor) {
     return JSON.parse(session.workflows()).filter((w) => w.state === 'active' || w.state === 'awaiting_extension_ack');
   }
 
-  async function decide(workflowId, answer, by) {
+  async function decide(workflowId, answer, by, heldSet = '') {
     if (answer === 'stop') {
       // Stop means stop: every unfinished workflow of this conversation, not only the one the
       // button was last showing (a model could start a second one to hide the first).
@@ -337,8 +341,17 @@ export async function startChat(core, banner, executor) {
       return;
     }
     if (!pendingHandshakes.has(workflowId)) return;
+    const protocol = pendingHandshakes.get(workflowId);
     pendingHandshakes.delete(workflowId);
-    const decisions = JSON.parse(answer === 'allow' ? session.approve(workflowId, freshNonce()) : session.deny(workflowId));
+    let decisions;
+    try {
+      decisions = JSON.parse(answer === 'allow' ? session.approve(workflowId, freshNonce(), heldSet) : session.deny(workflowId));
+    } catch (error) {
+      if (!String(error?.message ?? '').startsWith('held_actions_changed')) throw error;
+      report({ kind: 'session_error', code: 'held_actions_changed', message: String(error.message) });
+      onHandshake({ workflow_id: workflowId, protocol });
+      return;
+    }
     await persist();
     report({ kind: answer === 'allow' ? 'approved' : 'denied', workflow_id: workflowId, by });
     marksLayer.refresh();

@@ -146,8 +146,9 @@ fn restore(
     ))
 }
 
+/// `code: message`, so the script can tell a refusal it answers (`held_actions_changed`).
 fn engine_error(error: EngineError) -> JsError {
-    JsError::new(&error.to_string())
+    JsError::new(&format!("{}: {error}", error.code()))
 }
 
 fn hostname() -> String {
@@ -352,10 +353,18 @@ impl ChatSession {
     }
 
     /// The user allowed the handshake: returns the decisions (the ACK line to post first).
-    pub fn approve(&mut self, workflow_id: &str, nonce: &str) -> Result<String, JsError> {
+    /// `held_set` is the workflow's `held_set` read when the question was shown: if the model's
+    /// held actions changed since, nothing is approved and the error starts with
+    /// `held_actions_changed` (ask again).
+    pub fn approve(
+        &mut self,
+        workflow_id: &str,
+        nonce: &str,
+        held_set: &str,
+    ) -> Result<String, JsError> {
         let decisions = self
             .engine
-            .approve(workflow_id, nonce)
+            .approve_shown(workflow_id, nonce, held_set)
             .map_err(engine_error)?;
         self.marks.note_answer(workflow_id, true);
         self.marks.note_decisions(&decisions);

@@ -389,6 +389,9 @@ pub fn workflows_json(workflows: &[WorkflowInfo]) -> String {
         o.bool("ack_seen", info.ack_seen);
         o.number("executed_actions", info.executed_actions);
         o.number("held_actions", info.held_actions);
+        if !info.held_set.is_empty() {
+            o.string("held_set", &info.held_set);
+        }
         match info.success {
             Some(success) => o.bool("success", success),
             None => o.key("success").push_str("null"),

@@ -406,6 +406,34 @@ pub enum EngineError {
         /// The nonce passed in (truncated).
         nonce: String,
     },
+    /// The BAI/0.2 actions held for the workflow are not the ones the question showed (the model
+    /// wrote more, or a message that held some changed): nothing was approved.
+    #[error(
+        "the actions workflow {} wrote before the ACK changed since the question was shown ({held_actions} held now); ask again",
+        Quoted(.workflow_id)
+    )]
+    HeldActionsChanged {
+        /// The id passed in.
+        workflow_id: String,
+        /// How many actions are held now.
+        held_actions: u64,
+    },
+}
+
+impl EngineError {
+    /// The stable snake_case code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::UnknownWorkflow { .. } => "unknown_workflow",
+            Self::NotAwaitingApproval { .. } => "not_awaiting_approval",
+            Self::AlreadyFinished { .. } => "already_finished",
+            Self::ResultsNotNegotiated { .. } => "results_not_negotiated",
+            Self::NotAcknowledged { .. } => "not_acknowledged",
+            Self::NotRunning { .. } => "not_running",
+            Self::InvalidNonce { .. } => "invalid_nonce",
+            Self::HeldActionsChanged { .. } => "held_actions_changed",
+        }
+    }
 }
 
 /// `text` cut to at most [`EXCERPT_MAX_CHARS`] characters (never inside a character), with `…`

@@ -76,7 +76,42 @@ pub fn check_workflow_id(id: &str) -> Result<(), Refusal> {
     if id.chars().any(char::is_control) {
         return Err(Refusal::WorkflowIdControl);
     }
+    if id.chars().any(is_format_char) {
+        return Err(Refusal::WorkflowIdInvisible);
+    }
     Ok(())
+}
+
+/// Whether `c` is an invisible formatting character (Unicode general category Cf): direction
+/// marks, embeddings, overrides and isolates, zero-width spaces and joiners, the BOM, tag
+/// characters. [`char::is_control`] covers only Cc, yet these reorder or hide what a person
+/// reads: `wf-\u{202e}gnp.knab` shows as `wf-bank.png`. The Cf set is these few ranges
+/// (Unicode 15.1), written out rather than taken from a table crate.
+pub(crate) fn is_format_char(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{0600}'..='\u{0605}'
+            | '\u{061C}'
+            | '\u{06DD}'
+            | '\u{070F}'
+            | '\u{0890}'..='\u{0891}'
+            | '\u{08E2}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206F}'
+            | '\u{FEFF}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{110BD}'
+            | '\u{110CD}'
+            | '\u{13430}'..='\u{1343F}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0001}'
+            | '\u{E0020}'..='\u{E007F}'
+    )
 }
 
 /// Read the workflow_id of a record (not validated: a record names a workflow or not).
@@ -406,5 +441,53 @@ mod tests {
             ),
             r#"BAI_ACK {"protocol":"BAI/0.3","workflow_id":"w","kind":"ack","state":"extension_acknowledged","ack_nonce":"n_1","capabilities":["action_lines","observe","extended_actions"]}"#
         );
+    }
+
+    #[test]
+    fn format_characters_are_the_cf_set_and_nothing_visible() {
+        for c in [
+            '\u{00AD}',
+            '\u{0600}',
+            '\u{061C}',
+            '\u{200B}',
+            '\u{200D}',
+            '\u{200F}',
+            '\u{202A}',
+            '\u{202E}',
+            '\u{2060}',
+            '\u{2066}',
+            '\u{2069}',
+            '\u{FEFF}',
+            '\u{FFFB}',
+            '\u{110BD}',
+            '\u{1D173}',
+            '\u{E0001}',
+            '\u{E0041}',
+            '\u{E007F}',
+        ] {
+            assert!(is_format_char(c), "U+{:04X}", c as u32);
+            assert_eq!(
+                check_workflow_id(&format!("wf-{c}1")).map_err(|r| r.code()),
+                Err(RejectCode::InvalidWorkflowId),
+                "U+{:04X}",
+                c as u32
+            );
+        }
+        // Visible neighbours: letters, spaces and dashes of other scripts, an emoji.
+        for c in [
+            'a',
+            '-',
+            '\u{00E9}',
+            '\u{200A}',
+            '\u{2010}',
+            '\u{2070}',
+            '\u{FFFC}',
+            '\u{1F44D}',
+            '\u{0606}',
+            '\u{E0080}',
+        ] {
+            assert!(!is_format_char(c), "U+{:04X}", c as u32);
+        }
+        assert_eq!(check_workflow_id("wf-caf\u{00E9}-1"), Ok(()));
     }
 }

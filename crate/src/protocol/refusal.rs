@@ -485,6 +485,8 @@ pub enum Refusal {
     WorkflowIdLength { chars: usize, max: usize },
     /// A workflow_id with control characters.
     WorkflowIdControl,
+    /// A workflow_id with invisible formatting characters (direction marks, zero-width).
+    WorkflowIdInvisible,
 
     // --- Handshakes ---
     /// The handshake's JSON could not be read (the reader's refusal inside).
@@ -652,7 +654,7 @@ impl Refusal {
             Self::ExampleWorkflowId { .. } | Self::PlaceholderWorkflowId => {
                 RejectCode::PlaceholderWorkflowId
             }
-            Self::WorkflowIdLength { .. } | Self::WorkflowIdControl => {
+            Self::WorkflowIdLength { .. } | Self::WorkflowIdControl | Self::WorkflowIdInvisible => {
                 RejectCode::InvalidWorkflowId
             }
             // A duplicate key keeps its own code everywhere: it is how a line could be made to
@@ -834,6 +836,9 @@ impl std::fmt::Display for Refusal {
             ),
             Self::WorkflowIdControl => f.write_str(
                 "the workflow_id contains control characters; use letters, digits and dashes",
+            ),
+            Self::WorkflowIdInvisible => f.write_str(
+                "the workflow_id contains invisible formatting characters (direction marks, zero-width characters); use letters, digits and dashes",
             ),
             Self::HandshakeJson(inner) if inner.code() == RejectCode::DuplicateKey => {
                 write!(f, "the handshake: {inner}")

@@ -87,6 +87,10 @@ pub(crate) struct Workflow {
     pub(crate) state: WorkflowState,
     /// Index of the message that carried the handshake; the ACK counts as posted right after it.
     pub(crate) handshake_message: usize,
+    /// The transcript as last seen holds no message with the handshake (another branch of the
+    /// conversation is shown, or its message was taken off): a BAI/0.2 line, which has no nonce,
+    /// cannot be placed after the ACK until the handshake shows up again.
+    pub(crate) handshake_lost: bool,
     /// Set when the user approved and the ACK was issued.
     pub(crate) ack_nonce: Option<String>,
     /// Whether our ACK has shown up in the transcript.
@@ -139,6 +143,22 @@ impl Workflow {
             .any(|h| h.action_id == action_id && h.fingerprint == fingerprint)
     }
 
+    /// The held set as a token the host shows the user with the question and passes back on
+    /// approval ([`crate::protocol::Engine::approve_shown`]): how many lines are held and a
+    /// fingerprint of each one's id and content, in order; empty when nothing is held.
+    pub(crate) fn held_set(&self) -> String {
+        if self.held.is_empty() {
+            return String::new();
+        }
+        let fingerprint = self
+            .held
+            .iter()
+            .fold(Fingerprint::of(b"held"), |acc, held| {
+                acc.with(Fingerprint(held.action_id)).with(held.fingerprint)
+            });
+        format!("{}-{:016x}", self.held.len(), fingerprint.0)
+    }
+
     /// Whether action `action_id` already executed with exactly this content.
     pub(crate) fn executed_identical(&self, action_id: u64, fingerprint: Fingerprint) -> bool {
         usize::try_from(action_id)
@@ -163,6 +183,7 @@ impl Workflow {
             ack_seen: self.ack_seen,
             executed_actions: self.executed.len() as u64,
             held_actions: self.held.len() as u64,
+            held_set: self.held_set(),
             success: self.success,
             capabilities: if self.capabilities.is_empty() {
                 Vec::new()
@@ -194,6 +215,10 @@ pub struct WorkflowInfo {
     pub executed_actions: u64,
     /// How many BAI/0.2 actions wait for the ACK.
     pub held_actions: u64,
+    /// Which ones: a token the host keeps with the question it shows and passes to
+    /// [`crate::protocol::Engine::approve_shown`]; empty when none are held.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub held_set: String,
     /// `done`'s `success`, once done.
     pub success: Option<bool>,
     /// The capabilities the ACK echoed (`action_lines` first), when the handshake negotiated any

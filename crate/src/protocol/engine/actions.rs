@@ -88,8 +88,13 @@ impl Engine {
         let echoes_nonce = protocol == ProtocolVersion::V0_3
             && workflow.ack_nonce.is_some()
             && str_field(&map, "ack_nonce") == workflow.ack_nonce.as_deref();
+        // A BAI/0.2 line has only its place: while the handshake's message is not in the
+        // transcript (another branch of the conversation is shown), no line can be placed after
+        // the ACK, and a line of that branch, however numbered, is refused as before the ACK.
+        let unplaced = protocol == ProtocolVersion::V0_2 && workflow.handshake_lost;
         let before_ack = state == WorkflowState::AwaitingExtensionAck
-            || (index <= workflow.handshake_message && !echoes_nonce);
+            || (index <= workflow.handshake_message && !echoes_nonce)
+            || unplaced;
         // BAI/0.2 lets the model write actions before the ACK: they are held and run once the
         // user approves. A held line goes through exactly the checks of a live one, and a refused
         // one fails the workflow exactly as a live one does: there is one rejection path. Only
@@ -99,7 +104,8 @@ impl Engine {
         let held = before_ack
             && protocol == ProtocolVersion::V0_2
             && state == WorkflowState::AwaitingExtensionAck
-            && index >= workflow.handshake_message;
+            && index >= workflow.handshake_message
+            && !unplaced;
         if before_ack && !held {
             self.refuse(site, Refusal::BeforeAck, Some(&workflow_id), known_id, out);
             return Flow::Continue;
@@ -114,7 +120,16 @@ impl Engine {
             }
         };
         if held && workflow.held_identical(action_id, fingerprint) {
-            // The same held line again (a re-render): already held.
+            // The same held line again (a re-render, or its message moved when the page dropped
+            // older ones): already held, now from here, so that a change of the message at its
+            // old place does not drop it.
+            if let Some(line) = self.workflows.get_mut(position).and_then(|w| {
+                w.held
+                    .iter_mut()
+                    .find(|h| h.action_id == action_id && h.fingerprint == fingerprint)
+            }) {
+                line.message_index = index;
+            }
             return Flow::Continue;
         }
         match self.check_record(position, &map, action_id, fingerprint, held) {
@@ -163,9 +178,14 @@ impl Engine {
             .iter()
             .enumerate()
             .filter(|(_, w)| match w.state {
-                WorkflowState::Active => site.message_index > w.handshake_message,
+                WorkflowState::Active => {
+                    site.message_index > w.handshake_message
+                        && !(w.protocol == ProtocolVersion::V0_2 && w.handshake_lost)
+                }
                 WorkflowState::AwaitingExtensionAck => {
-                    w.protocol == ProtocolVersion::V0_2 && site.message_index >= w.handshake_message
+                    w.protocol == ProtocolVersion::V0_2
+                        && site.message_index >= w.handshake_message
+                        && !w.handshake_lost
                 }
                 _ => false,
             })

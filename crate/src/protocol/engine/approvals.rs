@@ -9,11 +9,36 @@ use crate::protocol::workflow::WorkflowState;
 impl Engine {
     /// The user approved the handshake of `workflow_id`; `nonce` (`n_` + 16-64 lowercase hex
     /// digits, from a CSPRNG) goes into the ACK line. Yields the [`Decision::Ack`], the state
-    /// changes and, for BAI/0.2, the actions held until now.
+    /// changes and, for BAI/0.2, the actions held until now. For a host that approves right
+    /// after the observation that found the handshake (nothing can have been held since); a host
+    /// that asks the user meanwhile calls [`Engine::approve_shown`].
     pub fn approve(
         &mut self,
         workflow_id: &str,
         nonce: &str,
+    ) -> Result<Vec<Decision>, EngineError> {
+        self.approve_held(workflow_id, nonce, None)
+    }
+
+    /// Like [`Engine::approve`], for the question the user answered: `held_set` is the
+    /// workflow's [`WorkflowInfo::held_set`](crate::protocol::WorkflowInfo::held_set) read when
+    /// the question was shown. The model may write more BAI/0.2 lines while the user reads it,
+    /// and a message that held some may change: unless the held actions are still exactly those,
+    /// nothing is approved ([`EngineError::HeldActionsChanged`]) and the host asks again.
+    pub fn approve_shown(
+        &mut self,
+        workflow_id: &str,
+        nonce: &str,
+        held_set: &str,
+    ) -> Result<Vec<Decision>, EngineError> {
+        self.approve_held(workflow_id, nonce, Some(held_set))
+    }
+
+    fn approve_held(
+        &mut self,
+        workflow_id: &str,
+        nonce: &str,
+        shown: Option<&str>,
     ) -> Result<Vec<Decision>, EngineError> {
         if !is_valid_nonce(nonce) {
             return Err(EngineError::InvalidNonce {
@@ -30,6 +55,12 @@ impl Engine {
             return Err(EngineError::NotAwaitingApproval {
                 workflow_id: workflow_id.to_owned(),
                 state: workflow.state,
+            });
+        }
+        if shown.is_some_and(|shown| shown != workflow.held_set()) {
+            return Err(EngineError::HeldActionsChanged {
+                workflow_id: workflow_id.to_owned(),
+                held_actions: workflow.held.len() as u64,
             });
         }
         let mut out = vec![Decision::Ack {

@@ -125,6 +125,7 @@ impl Engine {
             protocol: handshake.protocol,
             state: WorkflowState::AwaitingExtensionAck,
             handshake_message: index,
+            handshake_lost: false,
             ack_nonce: None,
             ack_seen: false,
             success: None,
@@ -179,27 +180,41 @@ impl Engine {
     /// handshake, the last counts; the index moves forward to it always (fewer lines count as
     /// written after the handshake), and back only when the stored message no longer holds it
     /// (messages above were taken off): a copy of the handshake the model wrote above, in
-    /// history this browser never saw, never pulls the anchor up over the lines after it.
+    /// history this browser never saw, never pulls the anchor up over the lines after it. When no
+    /// message holds it any more and the stored one is gone or changed (the user switched to
+    /// another branch of the conversation), the anchor is marked lost until the handshake shows
+    /// up again.
     pub(super) fn relocate_handshakes<'m>(
         &mut self,
         messages: impl Iterator<Item = (usize, &'m Message)> + Clone,
     ) {
+        let transcript_len = self.transcript_len;
         for workflow in &mut self.workflows {
             let stored = workflow.handshake_message;
-            let Some(last) = messages
+            // The stored message is gone (the transcript ends above it) or changed into one
+            // without the handshake: another branch of the conversation, or messages taken off.
+            let stored_lost = stored >= transcript_len
+                || messages
+                    .clone()
+                    .find(|(index, _)| *index == stored)
+                    .is_some_and(|(_, m)| !holds_handshake_of(m, &workflow.id));
+            let last = messages
                 .clone()
                 .filter(|(_, m)| holds_handshake_of(m, &workflow.id))
                 .map(|(index, _)| index)
-                .last()
-            else {
-                continue;
-            };
-            let stored_lost = messages
-                .clone()
-                .find(|(index, _)| *index == stored)
-                .is_some_and(|(_, m)| !holds_handshake_of(m, &workflow.id));
-            if last > stored || (last < stored && stored_lost) {
-                workflow.handshake_message = last;
+                .last();
+            match last {
+                Some(last) => {
+                    if last > stored || (last < stored && (stored_lost || workflow.handshake_lost))
+                    {
+                        workflow.handshake_message = last;
+                    }
+                    workflow.handshake_lost = false;
+                }
+                // No message holds it: the anchor stays where it was (it may come back, a branch
+                // switched back), but nothing is judged against it meanwhile.
+                None if stored_lost => workflow.handshake_lost = true,
+                None => {}
             }
         }
     }

@@ -27,6 +27,7 @@ impl Engine {
         }
         self.transcript_len = count;
         self.relocate_handshakes(messages.iter().take(count).enumerate());
+        self.drop_held_lines(|index| index >= count);
         let mut out = Vec::new();
         for (index, message) in messages.iter().take(count).enumerate() {
             self.process_message(index, message, index + 1 == count, &mut out);
@@ -48,6 +49,7 @@ impl Engine {
         }
         self.transcript_len = count;
         self.relocate_handshakes(messages.iter().take(count).enumerate());
+        self.drop_held_lines(|index| index >= count);
         let mut out = Vec::new();
         for (index, message) in messages.iter().take(count).enumerate() {
             self.process_message(index, message, false, &mut out);
@@ -93,12 +95,44 @@ impl Engine {
             .filter(|(index, _)| *index < count)
             .collect();
         self.relocate_handshakes(changes.iter().copied());
+        self.drop_held_lines(|index| index >= count);
         let mut out = Vec::new();
         for (index, message) in changes {
             self.process_message(index, message, index + 1 == count, &mut out);
         }
         self.drop_unaskable_handshakes(&mut out);
         out
+    }
+
+    /// Drops the held BAI/0.2 lines of the messages `gone` names (changed, or no longer in the
+    /// transcript), and every line held after them, since held lines are numbered without gaps.
+    /// The other messages those later lines came from lose all their held lines and are scanned
+    /// afresh (handshake included) when next fed, so a line still on the page is held again, or
+    /// refused, by the usual checks.
+    pub(super) fn drop_held_lines(&mut self, gone: impl Fn(usize) -> bool) {
+        let mut rescan: Vec<usize> = Vec::new();
+        for workflow in &mut self.workflows {
+            // Dropping a message's lines may drop lines of another message held after them:
+            // that message loses the rest of its lines too (few lines; a few rounds at most).
+            while let Some(first) = workflow
+                .held
+                .iter()
+                .position(|h| gone(h.message_index) || rescan.contains(&h.message_index))
+            {
+                for later in workflow.held.split_off(first) {
+                    if !gone(later.message_index) && !rescan.contains(&later.message_index) {
+                        rescan.push(later.message_index);
+                    }
+                }
+            }
+        }
+        for index in rescan {
+            if let Some(cursor) = self.messages.get_mut(index) {
+                cursor.processed = 0;
+                cursor.prefix = Fingerprint::of(b"");
+                cursor.finished = false;
+            }
+        }
     }
 
     /// A handshake whose workflow already failed in the same call (a refused BAI/0.2 line held
@@ -131,6 +165,7 @@ impl Engine {
                 .get(..cursor.processed)
                 .is_some_and(|prefix| Fingerprint::of(prefix) == cursor.prefix);
         if !unchanged {
+            let seen = cursor.role.is_some();
             let (reported, pending) = if cursor.role == Some(message.role) {
                 (
                     std::mem::take(&mut cursor.reported),
@@ -146,7 +181,16 @@ impl Engine {
                 ..MessageCursor::default()
             };
             cursor.prefix = Fingerprint::of(b"");
+            if seen {
+                // What the message held before it changed is not what it says now (a
+                // regenerated answer, another branch): its lines are held again only if the
+                // scan below finds them.
+                self.drop_held_lines(|changed| changed == index);
+            }
         }
+        let Some(cursor) = self.messages.get(index) else {
+            return;
+        };
         let from = cursor.processed;
         let handshake_due = message.complete && !cursor.finished;
         if !handshake_due && from == processable_len(text, message.complete) {

@@ -157,6 +157,9 @@ fn write_workflow(out: &mut String, workflow: &Workflow) {
     o.string("protocol", workflow.protocol.as_str());
     o.string("state", workflow.state.as_str());
     o.number("handshake_message", workflow.handshake_message as u64);
+    if workflow.handshake_lost {
+        o.bool("handshake_lost", true);
+    }
     if let Some(nonce) = &workflow.ack_nonce {
         o.string("ack_nonce", nonce);
     }
@@ -319,6 +322,7 @@ fn workflow_from(value: &Value) -> Result<Workflow, FieldError> {
         )?,
         state: f.with("state", workflow_state_of, "a workflow state")?,
         handshake_message: f.usize("handshake_message")?,
+        handshake_lost: f.with_default("handshake_lost", Value::as_bool, "true or false")?,
         ack_nonce: f.with_optional("ack_nonce", string, "a string")?,
         ack_seen: f.with_default("ack_seen", Value::as_bool, "true or false")?,
         success: f.with_optional("success", Value::as_bool, "true or false")?,

@@ -249,6 +249,201 @@ fn a_handshake_copy_above_in_history_loaded_later_does_not_anchor_the_workflow()
     assert_eq!(executed(&engine.observe(&messages)), vec![1]);
 }
 
+/// The user edits an earlier message: the conversation shows another branch, without the
+/// handshake. A BAI/0.2 line of that branch, numbered as the next action and below the old
+/// handshake's index, is not placed after the ACK (it has no nonce): refused, the workflow stays
+/// active, and the line written after the handshake on its own branch runs once it is back.
+#[test]
+fn a_v02_line_of_a_branch_without_the_handshake_is_refused_until_it_is_back() {
+    let mut engine = Engine::new();
+    let mut branch_y = vec![
+        Message::new(Role::User, "go"),
+        Message::new(Role::Assistant, V02_HANDSHAKE),
+    ];
+    engine.observe(&branch_y);
+    engine.approve("w2", NONCE).unwrap();
+    branch_y.push(Message::new(Role::User, "(the ACK)"));
+    branch_y.push(Message::new(Role::Assistant, v02_action("1", "#login")));
+    assert_eq!(executed(&engine.observe(&branch_y)), vec![1]);
+    let branch_x = vec![
+        Message::new(Role::User, "go, and clean up"),
+        Message::new(Role::Assistant, "Which account?"),
+        Message::new(Role::User, "mine"),
+        Message::new(
+            Role::Assistant,
+            format!(
+                "Plan, not to run yet:\n{}",
+                v02_action("2", "#delete-account")
+            ),
+        ),
+    ];
+    let decisions = engine.observe(&branch_x);
+    assert!(executed(&decisions).is_empty(), "{decisions:?}");
+    assert_eq!(codes(&decisions), vec!["before_ack"], "{decisions:?}");
+    assert_eq!(engine.workflow("w2").unwrap().state, WorkflowState::Active);
+    // The lost anchor survives a reload.
+    let mut engine = Engine::restore(&engine.save().unwrap()).unwrap();
+    assert!(executed(&engine.observe(&branch_x)).is_empty());
+    // Back on the handshake's branch, its next line runs.
+    branch_y.push(Message::new(Role::Assistant, v02_action("2", "#orders")));
+    assert_eq!(executed(&engine.observe(&branch_y)), vec![2]);
+}
+
+/// While the user has not answered a BAI/0.2 handshake, a line of a branch without it is not
+/// held (approving would run it) and does not fail the workflow.
+#[test]
+fn a_v02_line_of_a_branch_without_the_handshake_is_not_held() {
+    let mut engine = Engine::new();
+    let branch_y = vec![
+        Message::new(Role::User, "go"),
+        Message::new(Role::Assistant, V02_HANDSHAKE),
+    ];
+    engine.observe(&branch_y);
+    let branch_x = vec![
+        Message::new(Role::User, "go, and clean up"),
+        Message::new(Role::Assistant, v02_action("1", "#delete-account")),
+        Message::new(Role::Assistant, "BAI_ACTION {\"protocol\":"),
+    ];
+    let decisions = engine.observe(&branch_x);
+    assert_eq!(codes(&decisions), vec!["before_ack", "unterminated_record"]);
+    let info = engine.workflow("w2").unwrap();
+    assert_eq!(
+        (info.state, info.held_actions),
+        (WorkflowState::AwaitingExtensionAck, 0)
+    );
+    engine.observe(&branch_y);
+    assert!(executed(&engine.approve("w2", NONCE).unwrap()).is_empty());
+}
+
+/// The question is shown for a BAI/0.2 handshake without actions; while the user reads it, the
+/// model writes three action lines. Allow must not run what the question never announced: the
+/// approval names the held set it showed, and a different one refuses it (nothing changes) so
+/// the host asks again, showing the new count.
+#[test]
+fn approving_runs_only_the_held_actions_the_question_showed() {
+    let mut engine = Engine::new();
+    let mut messages = vec![
+        Message::new(Role::User, "go"),
+        Message::new(Role::Assistant, V02_HANDSHAKE),
+    ];
+    engine.observe(&messages);
+    let shown = engine.workflow("w2").unwrap();
+    assert_eq!((shown.held_actions, shown.held_set.as_str()), (0, ""));
+    messages.push(Message::new(
+        Role::Assistant,
+        [
+            v02_action("1", "#a"),
+            v02_action("2", "#b"),
+            v02_action("3", "#delete-account"),
+        ]
+        .join("\n"),
+    ));
+    engine.observe(&messages);
+    assert_eq!(engine.workflow("w2").unwrap().held_actions, 3);
+    let refused = engine.approve_shown("w2", NONCE, &shown.held_set);
+    assert_eq!(
+        refused,
+        Err(EngineError::HeldActionsChanged {
+            workflow_id: "w2".into(),
+            held_actions: 3
+        })
+    );
+    assert_eq!(
+        refused.unwrap_err().code(),
+        "held_actions_changed",
+        "a stable code the host can tell"
+    );
+    let info = engine.workflow("w2").unwrap();
+    assert_eq!(info.state, WorkflowState::AwaitingExtensionAck);
+    // Asked again, with the three shown: they run.
+    assert!(info.held_set.starts_with("3-"), "{}", info.held_set);
+    let approved = engine.approve_shown("w2", NONCE, &info.held_set).unwrap();
+    assert_eq!(executed(&approved), vec![1, 2, 3]);
+}
+
+/// The user regenerates the answer that held `click #delete-account` while the question is open;
+/// the new answer has no action line. The held line is dropped with the message that held it,
+/// whichever way the host feeds the change; a message taken off the transcript drops its lines
+/// too.
+#[test]
+fn a_held_line_is_dropped_when_its_message_changes_or_goes() {
+    let handshake_and_line = Message::new(
+        Role::Assistant,
+        format!("{V02_HANDSHAKE}\n{}", v02_action("1", "#delete-account")),
+    );
+    let regenerated = Message::new(
+        Role::Assistant,
+        format!("Let me start over.\n{V02_HANDSHAKE}"),
+    );
+    let user = Message::new(Role::User, "go");
+    for batch in [false, true] {
+        let mut engine = Engine::new();
+        if batch {
+            engine.update_messages(2, [(0, &user), (1, &handshake_and_line)]);
+        } else {
+            engine.observe(&[user.clone(), handshake_and_line.clone()]);
+        }
+        assert_eq!(engine.workflow("w2").unwrap().held_actions, 1);
+        if batch {
+            engine.update_messages(2, [(1, &regenerated)]);
+        } else {
+            engine.observe(&[user.clone(), regenerated.clone()]);
+        }
+        assert_eq!(
+            engine.workflow("w2").unwrap().held_actions,
+            0,
+            "batch={batch}"
+        );
+        let approved = engine.approve("w2", NONCE).unwrap();
+        assert!(
+            executed(&approved).is_empty(),
+            "batch={batch}: {approved:?}"
+        );
+    }
+    // A later message holding a line, then taken off (the user regenerated the one before it).
+    let mut engine = Engine::new();
+    let mut messages = vec![user.clone(), Message::new(Role::Assistant, V02_HANDSHAKE)];
+    engine.observe(&messages);
+    messages.push(Message::new(
+        Role::Assistant,
+        v02_action("1", "#delete-account"),
+    ));
+    engine.observe(&messages);
+    assert_eq!(engine.workflow("w2").unwrap().held_actions, 1);
+    messages.pop();
+    engine.observe(&messages);
+    assert_eq!(engine.workflow("w2").unwrap().held_actions, 0);
+    assert!(executed(&engine.approve("w2", NONCE).unwrap()).is_empty());
+}
+
+/// What a re-render or a shift does not change stays held, under the same held set: the
+/// question stays valid. Lines held after a changed message's are taken back and held again
+/// when their message is scanned afresh.
+#[test]
+fn held_lines_that_did_not_change_stay_held_under_the_same_set() {
+    let mut engine = Engine::new();
+    let mut messages = vec![
+        Message::new(Role::User, "go"),
+        Message::new(Role::Assistant, V02_HANDSHAKE),
+        Message::new(Role::Assistant, v02_action("1", "#a")),
+        Message::new(Role::Assistant, v02_action("2", "#b")),
+    ];
+    engine.observe(&messages[..2]);
+    engine.observe(&messages);
+    let shown = engine.workflow("w2").unwrap().held_set;
+    assert!(shown.starts_with("2-"), "{shown}");
+    // Message 2 re-renders with the same line (its text changed before the line).
+    messages[2] = Message::new(Role::Assistant, format!("Next:\n{}", v02_action("1", "#a")));
+    engine.observe(&messages);
+    assert_eq!(engine.workflow("w2").unwrap().held_set, shown);
+    // The page drops its oldest message: everything moves up by one.
+    messages.remove(0);
+    engine.observe(&messages);
+    assert_eq!(engine.workflow("w2").unwrap().held_set, shown);
+    let approved = engine.approve_shown("w2", NONCE, &shown).unwrap();
+    assert_eq!(executed(&approved), vec![1, 2]);
+}
+
 #[test]
 fn a_handshake_whose_held_line_is_refused_in_the_same_message_is_not_offered() {
     let mut engine = Engine::new();

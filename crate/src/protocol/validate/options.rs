@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::capabilities::{EXTENDED_RECORD_FIELDS, field_not_negotiated};
 use crate::protocol::action::{ACTION_TIMEOUT_MAX_MS, Action, ActionOptions, OnError, RETRY_MAX};
 use crate::protocol::negotiation::Capability;
-use crate::protocol::record::json_type;
+use crate::protocol::record::{is_format_char, json_type};
 use crate::protocol::refusal::{OptionsProblem, Refusal};
 
 /// Longest per-action `reason`, in characters.
@@ -147,7 +147,11 @@ pub fn options_from_wire(
             if reason.chars().any(char::is_control) {
                 return Err(Refusal::InvalidOptions(OptionsProblem::ReasonControl));
             }
-            options.reason = Some(reason.clone());
+            // The reason is shown to the user as the model's words: invisible formatting
+            // characters (direction overrides, zero-width) are taken out, not refused, so a
+            // reason with a joiner in an emoji still runs, and what is shown reads as stored.
+            // The action's identity (its fingerprint) is still the record as written.
+            options.reason = Some(reason.chars().filter(|c| !is_format_char(*c)).collect());
         }
         Some(other) => {
             return Err(Refusal::InvalidOptions(OptionsProblem::ReasonNotString {
