@@ -266,6 +266,28 @@ fn quoted_listed_and_inline_code_lines_keep_their_markers() {
     ));
 }
 
+/// A code block inside a quote or a list item is quoted too: each of its lines, fences included,
+/// keeps the marker (red team, session 12: a fenced action line inside `> ` ran).
+#[wasm_bindgen_test]
+fn code_blocks_in_quotes_and_list_items_keep_the_marker_on_every_line() {
+    let line = r#"BAI_ACTION {"id":1}"#;
+    let fixture = Fixture::new(&format!(
+        "<div data-message-author-role=\"assistant\"><div class=\"markdown\">\
+         <blockquote><pre><code>{line}\n{line}\n</code></pre></blockquote>\
+         <ul><li><p>Step:</p><pre><code>{line}</code></pre></li></ul>\
+         <pre><code>{line}</code></pre></div></div>"
+    ));
+    let text = fixture.text_of("[data-message-author-role]");
+    assert_eq!(
+        text,
+        format!(
+            "> ```\n> {line}\n> {line}\n> ```\n- Step:\n- ```\n- {line}\n- ```\n```\n{line}\n```"
+        )
+    );
+    let found: Vec<_> = bai::protocol::scanner::RecordScanner::new(&text, 0, true).collect();
+    assert_eq!(found.len(), 1, "only the top-level block's line: {found:?}");
+}
+
 #[wasm_bindgen_test]
 fn soft_breaks_and_source_whitespace() {
     let fixture = Fixture::new(

@@ -443,7 +443,9 @@ async fn slots_shadowed_form_lists_blank_names_and_choices_that_submit_are_judge
            <form action="/landing"><input name="user" value="ann"><input type="password" name=" "><button id="go2">Sign in</button></form>
            <form method="post" action="/account/delete"><select id="plan" onchange="this.form.submit()"><option>Monthly</option><option>Yearly</option></select>
              <input type="checkbox" id="c" onchange="this.form.submit()"><label for="c">Remind me</label></form>
-           <form method="post" action="/settings"><select id="plan2"><option>Monthly</option><option>Yearly</option></select></form>"#,
+           <form method="post" action="/settings"><select id="plan2"><option>Monthly</option><option>Yearly</option></select></form>
+           <form method="post"><select id="plan3" onchange="this.form.requestSubmit(document.getElementById('del'))"><option>Monthly</option><option>Yearly</option></select><button id="del" formaction="/account/delete" hidden></button></form>
+           <form method="post"><select id="plan4"><option>Monthly</option><option>Yearly</option></select><button>Save</button></form>"#,
     )
     .unwrap();
     // A light-DOM child slotted into a link inside the host's shadow root: the click goes
@@ -471,5 +473,11 @@ async fn slots_shadowed_form_lists_blank_names_and_choices_that_submit_are_judge
     };
     assert_eq!(review_auto(&check).await, ask("risky_destination"));
     assert_eq!(review_auto(&choose("#plan2")).await, allow());
+    // A form sent back to its own page, unless a submit button it owns sends it elsewhere.
+    assert_eq!(
+        review_auto(&choose("#plan3")).await,
+        ask("risky_destination")
+    );
+    assert_eq!(review_auto(&choose("#plan4")).await, allow());
     drop(f);
 }

@@ -366,22 +366,33 @@ impl<'a> TextWriter<'a> {
         if self.record_positions {
             self.positions.push((self.out.len(), block.clone().into()));
         }
+        // A block in a quote or a list item keeps the marker on each of its lines, fences
+        // included: its lines are quoted too, and a quoted fence opens no `bai` block.
+        let prefix = std::mem::take(&mut self.line_prefix);
+        self.out.push_str(&prefix);
         self.out.push_str(&fence);
         self.out.push_str(&language);
         self.out.push('\n');
         let base = self.out.len();
-        self.positions.extend(
-            code_positions
-                .into_iter()
-                .map(|(start, node)| (base + start, node)),
-        );
+        if prefix.is_empty() {
+            self.positions.extend(
+                code_positions
+                    .into_iter()
+                    .map(|(start, node)| (base + start, node)),
+            );
+        }
         let code = code.trim_end_matches(['\n', '\r']);
         if !code.is_empty() {
-            self.out.push_str(code);
-            self.out.push('\n');
+            for line in code.split('\n') {
+                self.out.push_str(&prefix);
+                self.out.push_str(line);
+                self.out.push('\n');
+            }
         }
+        self.out.push_str(&prefix);
         self.out.push_str(&fence);
         self.out.push('\n');
+        self.line_prefix = prefix;
     }
 
     fn finish(mut self) -> String {

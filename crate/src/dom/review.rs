@@ -91,6 +91,26 @@ pub fn activation_facts(action: &Action, element: Element) -> Result<TargetFacts
                 .zip(here.as_deref())
                 .is_some_and(|(to, here)| page(to) == page(here));
             if same_page {
+                // Unless a submit button it owns sends it elsewhere (a change handler that calls
+                // `requestSubmit(button)`): each such address is judged.
+                let elsewhere = form_controls(&form)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|b| is_submit_button(b) && b.has_attribute("formaction"))
+                    .take(20)
+                    .map(|button| facts_of(&button))
+                    .filter(|sent| {
+                        sent.destination
+                            .as_deref()
+                            .zip(here.as_deref())
+                            .is_none_or(|(to, here)| page(to) != page(here))
+                    });
+                for mut sent in elsewhere.collect::<Vec<_>>() {
+                    sent.name.clear();
+                    sent.text.clear();
+                    sent.sends_secret_in_address = false;
+                    facts.also_activates.push(sent);
+                }
                 return Ok(facts);
             }
             sent.name.clear();

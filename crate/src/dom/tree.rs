@@ -378,7 +378,37 @@ pub fn event_parent(element: &Element) -> Option<Element> {
     if let Some(slot) = as_element(&js::get(element, "assignedSlot")) {
         return Some(slot.clone());
     }
+    // `assignedSlot` is null for a slot in a closed shadow root: BAI opens the host's root as it
+    // can (the extension's APIs) and finds the slot that holds the element itself.
+    if let Some(host) = element.parent_element() {
+        if can_host_shadow(&host.local_name()) && js::get(&host, "shadowRoot").is_null() {
+            if let Some(slot) = closed_slot_of(&host, element) {
+                return Some(slot);
+            }
+        }
+    }
     composed_parent(element)
+}
+
+thread_local! {
+    /// How this context opens closed shadow roots (it does not change while the module lives).
+    static SHADOW_ACCESS: ShadowAccess = ShadowAccess::detect();
+}
+
+/// The `<slot>` of `host`'s closed shadow root that `child` is assigned to, if BAI can open it.
+fn closed_slot_of(host: &Element, child: &Element) -> Option<Element> {
+    let root = SHADOW_ACCESS.with(|access| access.open(host))?;
+    let slots = root.query_selector_all("slot").ok()?;
+    (0..slots.length().min(1_000))
+        .filter_map(|i| slots.item(i))
+        .filter_map(|node| as_element(&node).cloned())
+        .find(|slot| {
+            js::call(slot, "assignedNodes", &[])
+                .ok()
+                .flatten()
+                .filter(JsValue::is_object)
+                .is_some_and(|nodes| nodes.unchecked_into::<js_sys::Array>().includes(child, 0))
+        })
 }
 
 /// A form's controls in tree order (`form.elements`, buttons outside it that name it with
