@@ -239,7 +239,8 @@ function parseFailure(error) {
  */
 export function pageState(core, { changes, maxElements, refFloor }) {
   if (refFloor) core.set_ref_floor(refFloor);
-  const state = { url: location.href, title: document.title };
+  // The address as the model may read it (the core redacts secret parameters' values).
+  const state = { url: core.page_url(), title: document.title };
   if (changes && core.has_observation()) state.changes = JSON.parse(core.observe_changes(maxElements ?? 60));
   state.nextRef = core.next_ref_number();
   return state;

@@ -30,3 +30,13 @@ pub fn has_observation() -> bool {
 pub fn observe_changes(max_elements: u32) -> String {
     crate::dom::observe_changes(max_elements).to_json_string()
 }
+
+/// The page's address as the model may read it: secret parameters' values redacted, also
+/// those named like one of the page's own secret fields ([`crate::dom::address`]).
+#[wasm_bindgen]
+pub fn page_url() -> String {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .map(|d| crate::dom::address::page_address(&d))
+        .unwrap_or_default()
+}
