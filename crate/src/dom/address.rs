@@ -13,6 +13,23 @@ use super::js;
 use super::secret_field::{SecretKind, classify};
 use super::tree::as_element;
 
+thread_local! {
+    /// Secret field names of pages met before this one, given with the running action: the
+    /// page a login form sent by GET led to has no field named like its password's, yet its
+    /// address holds the password under that name.
+    static KNOWN_NAMES: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Sets the names of [`KNOWN_NAMES`] from `json` (a list of strings; anything else: none).
+pub fn set_known_names(json: &str) {
+    let mut names = Vec::new();
+    crate::protocol::secret_query::remember_names(
+        &mut names,
+        crate::protocol::json::read_plain(json).ok().as_ref(),
+    );
+    KNOWN_NAMES.with(|known| *known.borrow_mut() = names);
+}
+
 /// Fields a form can send, with a name to send them under.
 const NAMED_FIELDS: &str = "input[name], textarea[name], select[name]";
 
@@ -40,14 +57,16 @@ pub fn secret_field_names(document: &Document) -> Vec<String> {
 }
 
 /// `text` (an address read from `document`, or a message quoting one) redacted as any text
-/// is, and the values of parameters named like one of the page's secret fields too.
+/// is, and the values of parameters named like one of the page's secret fields (or one of
+/// [`KNOWN_NAMES`]) too.
 pub fn redact_address(text: &str, document: &Document) -> String {
     // Without `=` there is no parameter: the page's fields are not looked at.
-    let names = if text.contains('=') {
+    let mut names = if text.contains('=') {
         secret_field_names(document)
     } else {
         Vec::new()
     };
+    KNOWN_NAMES.with(|known| names.extend(known.borrow().iter().cloned()));
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     crate::protocol::secret_query::redact_secret_query_values(text, &names)
 }

@@ -315,6 +315,27 @@ fn redact_user_info(text: &str) -> String {
     out
 }
 
+/// How many secret field names a chat session keeps ([`remember_names`]): enough for the forms
+/// of the pages one conversation meets, and a bound on the work per redacted text.
+pub const MAX_REMEMBERED_NAMES: usize = 64;
+
+/// Adds the names in `list` (a JSON list of strings: an executor's `secretNames`) to `known`,
+/// each once, the newest kept when there are more than [`MAX_REMEMBERED_NAMES`].
+pub fn remember_names(known: &mut Vec<String>, list: Option<&serde_json::Value>) {
+    let Some(list) = list.and_then(serde_json::Value::as_array) else {
+        return;
+    };
+    for name in list.iter().filter_map(serde_json::Value::as_str) {
+        if name.trim().is_empty() {
+            continue;
+        }
+        known.retain(|old| old != name);
+        known.push(name.to_owned());
+    }
+    let over = known.len().saturating_sub(MAX_REMEMBERED_NAMES);
+    known.drain(..over);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -574,5 +595,18 @@ mod tests {
             redact_secret_query_values("/l?my+pin=1&my%20key%5B%5D=2&q=3", &["My Pin", "my key[]"]),
             "/l?my+pin=[redacted]&my%20key%5B%5D=[redacted]&q=3"
         );
+    }
+
+    #[test]
+    fn remembered_names_are_kept_once_and_bounded() {
+        let mut known = Vec::new();
+        remember_names(&mut known, Some(&serde_json::json!(["xq7", "pin", 3, " "])));
+        remember_names(&mut known, Some(&serde_json::json!(["xq7"])));
+        remember_names(&mut known, None);
+        assert_eq!(known, ["pin", "xq7"]);
+        let many: Vec<String> = (0..100).map(|i| format!("f{i}")).collect();
+        remember_names(&mut known, Some(&serde_json::json!(many)));
+        assert_eq!(known.len(), MAX_REMEMBERED_NAMES);
+        assert_eq!(known.last().map(String::as_str), Some("f99"));
     }
 }
