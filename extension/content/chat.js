@@ -471,7 +471,7 @@ export async function startChat(core, banner, executor) {
     // (background/tabs.js); without a bound tab it has none to choose from.
     const ownsTabs = workflowInfo(workflow_id)?.capabilities?.includes('tabs');
     if (ownsTabs && target) {
-      return ext.runtime.sendMessage({ type: Msg.RUN_TAB_ACTION, workflowId: workflow_id, actionId: action_id, action, approval, timeoutMs, attempt, ...(tab ? { tab } : {}) });
+      return ext.runtime.sendMessage({ type: Msg.RUN_TAB_ACTION, workflowId: workflow_id, actionId: action_id, action, approval, timeoutMs, attempt, ...(tab ? { tab } : {}), secretNames: JSON.parse(session.secret_names()) });
     }
     if (ownsTabs && (tab || action.type === 'open_tab' || action.type === 'tabs')) {
       return { error: { code: 'no_target', message: 'This workflow acts on the chat tab itself, which has no other tabs: bind a tab with "Copy protocol prompt" to use open_tab, tabs or "tab".' } };

@@ -127,7 +127,7 @@ export const Msg = Object.freeze(/** @type {const} */ ({
  * @typedef {{ type: 'target_for', workflowId: string }} TargetForMsg
  * @typedef {{ type: 'run_action', workflowId: string, actionId: number, action: WireAction, approval?: string | null, timeoutMs?: number, attempt?: number, secretNames?: string[] }} RunActionMsg
  * @typedef {{ type: 'claim_action', workflowId: string, actionId: number | string }} ClaimActionMsg
- * @typedef {{ type: 'run_tab_action', workflowId: string, actionId: number, action: WireAction, approval?: string | null, timeoutMs?: number, attempt?: number, tab?: string }} RunTabActionMsg
+ * @typedef {{ type: 'run_tab_action', workflowId: string, actionId: number, action: WireAction, approval?: string | null, timeoutMs?: number, attempt?: number, tab?: string, secretNames?: string[] }} RunTabActionMsg
  * @typedef {{ type: 'execute_action', workflowId: string, action: WireAction, timeoutMs?: number, approval?: string, expectOrigin: string, refFloor: number, deliveryId?: string, secretNames?: string[] }} ExecuteActionMsg
  * @typedef {{ type: 'page_state', workflowId?: string, changes?: boolean, maxElements?: number, refFloor?: number }} PageStateMsg
  * @typedef {{ type: 'ping' }} PingMsg

@@ -10,7 +10,16 @@
 //! its name and loses its value to [`REDACTED`], also when the value is empty (whether a
 //! password was empty is a bit of it too). Names that merely hold such a word as part of a
 //! longer word (`passenger`, `pinned`, `keyword`) stay readable, and so do a few ordinary
-//! "codes" (`country_code`, `zip_code`).
+//! "codes" (`country_code`, `zip_code`); a few long words count glued into any name
+//! (`csrfmiddlewaretoken`, `newpassword`). A name is read as a form field's: `+` a space,
+//! percent-decoded, so `pass+word`, `pass%77ord`, `user[password]` and `?pass word=` (a space,
+//! in an `href` read as written) are secret. Beyond the names:
+//! - the user information of an address (`http://ann:hunter2@host/`) goes, user name too;
+//! - a value that, percent-decoded (up to three levels), holds something secret
+//!   (`?next=%2Fx%3Fpassword%3Dhunter2`) goes whole;
+//! - names the page gives its own secret fields (`extra`, [`crate::dom::address`]) count, also
+//!   on the next page a form sent by GET led to (the chat session keeps them,
+//!   [`remember_names`]).
 
 /// What a secret parameter's value becomes: no spaces, so it stays one part of the address.
 pub const REDACTED: &str = "[redacted]";
@@ -84,7 +93,6 @@ const SECRET_WORDS: &[&str] = &[
     "sig",
     "verifier",
     "recovery",
-    "ticket",
     "saml",
     "hmac",
     "tan",
@@ -242,13 +250,15 @@ fn redact_nested(text: &str, extra: &[&str], depth: u8) -> String {
         if !matches!(c, '?' | '&' | '#' | ';') {
             continue;
         }
-        // A name: up to `=`, never across a separator, nor across a space far from its start.
+        // A name: up to `=`, never across a separator, nor across a space first or far from
+        // its start (`Why? Because … a=b` is prose, `?pass word=` a name).
         let start = i;
         let mut end = i;
         while chars.get(end).is_some_and(|&n| {
             n != '='
                 && n != '?'
-                && (!ends_value(n) || (n == ' ' && end - start < MAX_SPACED_NAME_CHARS))
+                && (!ends_value(n)
+                    || (n == ' ' && end > start && end - start < MAX_SPACED_NAME_CHARS))
         }) {
             end += 1;
         }
@@ -536,11 +546,12 @@ mod tests {
                 "/l?passw%E2%80%8Bord=hunter2",
                 "/l?passw%E2%80%8Bord=[redacted]",
             ),
-            // A space far from the `?` does not make a name.
+            // A space far from the `?`, or right after it, does not make a name.
             (
-                "Why? Because the sum of the parts of this very long sentence is a=b",
-                "Why? Because the sum of the parts of this very long sentence is a=b",
+                "Why?Because the sum of the parts of this very long sentence is, so then the pin=1",
+                "Why?Because the sum of the parts of this very long sentence is, so then the pin=1",
             ),
+            ("Is it? The token=abc", "Is it? The token=abc"),
         ] {
             assert_eq!(redact_secret_query_values(text, &[]), expected, "{text}");
         }
@@ -569,7 +580,6 @@ mod tests {
             "cvv",
             "cvc",
             "ssn",
-            "ticket",
             "SAMLResponse",
             "hmac",
             "tan",
