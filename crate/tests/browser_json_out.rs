@@ -474,6 +474,7 @@ async fn answer_text(action: &Action, settings: &str) -> String {
         Some(300),
         None,
         None,
+        None,
     )
     .await
     .unwrap()

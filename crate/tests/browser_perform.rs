@@ -45,6 +45,7 @@ async fn perform(action: &Action, hold: Option<&str>, timeout_ms: u32) -> Result
             Some(timeout_ms),
             hold.map(str::to_owned),
             None,
+            None,
         )
         .await
         .unwrap(),
@@ -485,4 +486,34 @@ async fn check_never_presses_a_link_in_the_label_it_clicks() {
     assert_eq!(error["code"], "covered", "{error}");
     assert_eq!(pressed(), Vec::<String>::new());
     cancel_actions();
+}
+
+/// The secret field names of pages met before (the chat tab passes them) redact this page's
+/// address too: after a login form sent by GET, the next page has no field named like the
+/// password's, and `url_contains` must not test the password a letter at a time. The answer
+/// names this page's own secret fields (`secret_names`), for the chat tab to keep.
+#[wasm_bindgen_test]
+async fn known_secret_names_redact_the_address_and_the_answer_names_the_page_s_own() {
+    let _f = Fixture::mount(r#"<input type="password" name="pw9"><p>Welcome</p>"#).unwrap();
+    run_script("history.replaceState(null, '', location.pathname + '?xq7=hunter2&q=1')").unwrap();
+    let wait = serde_json::json!({"type": "wait_for", "payload": {"url_contains": "xq7=h"}});
+    let run = |known: Option<&str>| {
+        perform_action(
+            wait.to_string(),
+            "{}".into(),
+            Some(100),
+            None,
+            None,
+            known.map(str::to_owned),
+        )
+    };
+    // Not known: `xq7` is no word the rule knows, and the condition holds.
+    let plain: Value = serde_json::from_str(&run(None).await.unwrap()).unwrap();
+    assert!(plain["result"].is_object(), "{plain}");
+    let answer = run(Some(r#"["xq7"]"#)).await.unwrap();
+    let known: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(known["error"]["code"], "timeout", "{known}");
+    assert!(!answer.contains("hunter2"), "{answer}");
+    assert_eq!(known["secret_names"], serde_json::json!(["pw9"]), "{known}");
+    run_script("history.replaceState(null, '', location.pathname)").unwrap();
 }

@@ -11,13 +11,14 @@
 //! extract, hints and errors show instead, the content patterns, the log's structural
 //! redaction, and a real React controlled password field.
 
+use bai::dom::address::{page_address, redact_address};
 use bai::dom::fixture::{Fixture, run_script};
 use bai::dom::redact::{is_iban, redact_secrets};
 use bai::dom::secret::{
     SecretKind, ValueTest, autocomplete_kind, classify, css_value_test, words_kind,
     xpath_value_test,
 };
-use bai::dom::{ExecOptions, execute, observe};
+use bai::dom::{Effect, ExecOptions, execute, observe};
 use bai::protocol::action::{ElementState, Expectation, WaitCondition};
 use bai::protocol::{Action, Selector, SelectorKind};
 use wasm_bindgen::JsCast;
@@ -1141,4 +1142,54 @@ async fn an_invisible_copy_of_a_secret_is_not_described() {
     let text = serde_json::to_string(&report).unwrap();
     assert!(!text.contains("4821"), "{text}");
     assert!(text.contains("div#sizer"), "{text}");
+}
+
+// ---- The page's own secret field names in its address --------------------------------------
+
+/// A password field named `xq7` (no word the pure rule knows) sent by GET puts `?xq7=hunter2`
+/// in the address: every address read from the page (its `url`, `wait_for url_contains`, a
+/// navigation's effect) loses that value, and a one-time code's; a hidden input's name and the
+/// ordinary parameters stay readable.
+#[wasm_bindgen_test]
+async fn addresses_lose_the_values_of_the_page_s_own_secret_fields() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    run_script(
+        "history.replaceState(null, '', location.pathname + '?u=ann&xq7=hunter2&c8=424242&page=2&q=shoes')",
+    )
+    .unwrap();
+    // No such field on the page: the names are no known words, and stay readable.
+    let plain = "?u=ann&xq7=hunter2&c8=424242&page=2&q=shoes";
+    assert!(page_address(&document).ends_with(plain));
+    let f = Fixture::mount(
+        r#"<form method="get"><input name="u"><input type="password" name="xq7">
+           <input name="c8" autocomplete="one-time-code"><input type="hidden" name="page" value="2">
+           <button>Go</button></form>"#,
+    )
+    .unwrap();
+    let redacted = "?u=ann&xq7=[redacted]&c8=[redacted]&page=2&q=shoes";
+    assert!(
+        page_address(&document).ends_with(redacted),
+        "{}",
+        page_address(&document)
+    );
+    assert!(observe(0).url.ends_with(redacted), "{}", observe(0).url);
+    let err = execute(
+        &Action::WaitFor {
+            until: WaitCondition::Url {
+                contains: "xq7=h".to_owned(),
+            },
+        },
+        &opts(),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code(), "timeout");
+    assert!(!err.message().contains("hunter2"), "{}", err.message());
+    let href = document.location().unwrap().href().unwrap();
+    let effect = Effect::NavigationStarted { url: Some(href) }.to_json_string();
+    assert!(effect.contains(redacted), "{effect}");
+    // The field's name in any case, as a form would send it.
+    assert!(redact_address("/x?XQ7=hunter2", &document).ends_with("XQ7=[redacted]"));
+    drop(f);
+    run_script("history.replaceState(null, '', location.pathname)").unwrap();
 }

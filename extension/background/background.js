@@ -323,7 +323,7 @@ const refKey = (tabId) => `refs:${tabId}`;
  * again otherwise only when it is read-only and a navigation cut it short: after any other
  * failure it may have run, so it is reported, never re-sent.
  */
-async function runOnTarget({ workflowId, actionId, action, timeoutMs, approval, attempt }, ownedTab = null) {
+async function runOnTarget({ workflowId, actionId, action, timeoutMs, approval, attempt, secretNames }, ownedTab = null) {
   // `ownedTab`: another tab the workflow owns (capability `tabs`, see tabs.js), in the binding's
   // shape; the scope rules and the watch then cover that tab.
   const binding = ownedTab ?? (await targetFor(workflowId));
@@ -363,7 +363,7 @@ async function runOnTarget({ workflowId, actionId, action, timeoutMs, approval, 
     const scope = watchScope(binding);
     const deliveredAt = Date.now();
     try {
-      const reply = await deliverOnce({ workflowId, action, timeoutMs, approval, binding, refFloor, sentFrom, claim });
+      const reply = await deliverOnce({ workflowId, action, timeoutMs, approval, binding, refFloor, sentFrom, claim, secretNames });
       if (reply === NO_EXECUTOR) {
         // Nothing was delivered. A page whose content script never started (open before the
         // extension, or a registration that missed it) gets it now; one that is starting gets
@@ -657,9 +657,9 @@ function whenDeliveryGone(tabId, deliveryId) {
 const cancelInFlight = (tabId, workflowId) => ext.tabs.sendMessage(tabId, { type: Msg.CANCEL_ACTIONS, workflowIds: [workflowId], inFlightOnly: true }, { frameId: 0 }).catch(() => {});
 
 /** Sends the action once and waits for what it started loading. */
-async function deliverOnce({ workflowId, action, timeoutMs, approval, binding, refFloor, sentFrom, claim }) {
+async function deliverOnce({ workflowId, action, timeoutMs, approval, binding, refFloor, sentFrom, claim, secretNames }) {
   /** @type {import('../shared/messages.js').ExecuteActionMsg} */
-  const message = { type: Msg.EXECUTE_ACTION, workflowId, action, timeoutMs, approval: typeof approval === 'string' ? approval : undefined, expectOrigin: binding.origin, refFloor, deliveryId: crypto.randomUUID() };
+  const message = { type: Msg.EXECUTE_ACTION, workflowId, action, timeoutMs, approval: typeof approval === 'string' ? approval : undefined, expectOrigin: binding.origin, refFloor, deliveryId: crypto.randomUUID(), secretNames };
   // The executor ends every action by this time (../shared/deadline.js); a tab that has not
   // answered a little after it never will (its page hangs, or its script died).
   const limitMs = actionDeadlineMs(action, timeoutMs) + 5000;

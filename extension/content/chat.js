@@ -490,7 +490,7 @@ export async function startChat(core, banner, executor) {
     // (background/tabs.js); without a bound tab it has none to choose from.
     const ownsTabs = workflowInfo(workflow_id)?.capabilities?.includes('tabs');
     if (ownsTabs && target) {
-      return ext.runtime.sendMessage({ type: Msg.RUN_TAB_ACTION, workflowId: workflow_id, actionId: action_id, action, approval, timeoutMs, attempt, ...(tab ? { tab } : {}) });
+      return ext.runtime.sendMessage({ type: Msg.RUN_TAB_ACTION, workflowId: workflow_id, actionId: action_id, action, approval, timeoutMs, attempt, ...(tab ? { tab } : {}), secretNames: JSON.parse(session.secret_names()) });
     }
     if (ownsTabs && (tab || action.type === 'open_tab' || action.type === 'tabs')) {
       return { error: { code: 'no_target', message: 'This workflow acts on the chat tab itself, which has no other tabs: bind a tab with "Copy protocol prompt" to use open_tab, tabs or "tab".' } };
@@ -508,11 +508,11 @@ export async function startChat(core, banner, executor) {
       } catch (error) {
         return { error: coreStartFailure(error) };
       }
-      const reply = await executeHere(here, { action, approval, timeoutMs, refFloor: chatTabRefFloor });
+      const reply = await executeHere(here, { action, approval, timeoutMs, refFloor: chatTabRefFloor, secretNames: JSON.parse(session.secret_names()) });
       keepRefFloor(reply.nextRef);
       return reply;
     }
-    return ext.runtime.sendMessage({ type: Msg.RUN_ACTION, workflowId: workflow_id, actionId: action_id, action, approval, timeoutMs, attempt });
+    return ext.runtime.sendMessage({ type: Msg.RUN_ACTION, workflowId: workflow_id, actionId: action_id, action, approval, timeoutMs, attempt, secretNames: JSON.parse(session.secret_names()) });
   }
 
   /** Asks whether one action may run (risky clicks, passwords, "ask before each action"). */
@@ -623,7 +623,11 @@ export async function startChat(core, banner, executor) {
       if (reply?.needs_approval) {
         const answer = await askAboutAction({ ...summary, target: reply.needs_approval.target, targetName: reply.needs_approval.targetName }, reply.needs_approval.reasons);
         if (answer !== 'allow') return { answer: answer === 'withdrawn' || answer === 'timed_out' ? answer : 'deny' };
+        const names = reply.secretNames;
         reply = await perform(workflow_id, action_id, action, reply.needs_approval.hold, how);
+        // The approved run may take the page away before it answers (a form sent by GET): the
+        // names the first look found still reach the session.
+        if (reply && names && !reply.secretNames) reply.secretNames = names;
       }
       return reply;
     } catch (error) {

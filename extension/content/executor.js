@@ -239,7 +239,8 @@ function parseFailure(error) {
  */
 export function pageState(core, { changes, maxElements, refFloor }) {
   if (refFloor) core.set_ref_floor(refFloor);
-  const state = { url: location.href, title: document.title };
+  // The address as the model may read it (the core redacts secret parameters' values).
+  const state = { url: core.page_url(), title: document.title, secretNames: JSON.parse(core.secret_field_names()) };
   if (changes && core.has_observation()) state.changes = JSON.parse(core.observe_changes(maxElements ?? 60));
   state.nextRef = core.next_ref_number();
   return state;
@@ -277,9 +278,9 @@ function navigationTarget(action, canNavigate) {
  * `{needs_approval: {reasons, target, targetName, hold}}`; a navigation also carries
  * `navigateTo`, done after answering.
  * @param {any} core
- * @param {{ action: import('../shared/messages.js').WireAction, timeoutMs?: number, expectOrigin?: string, approval?: unknown, refFloor?: number, canNavigate?: boolean }} request
+ * @param {{ action: import('../shared/messages.js').WireAction, timeoutMs?: number, expectOrigin?: string, approval?: unknown, refFloor?: number, canNavigate?: boolean, secretNames?: string[] }} request
  */
-export async function executeHere(core, { action, timeoutMs, expectOrigin, approval, refFloor, canNavigate = false }) {
+export async function executeHere(core, { action, timeoutMs, expectOrigin, approval, refFloor, canNavigate = false, secretNames: knownNames = [] }) {
   // The background checked the tab's origin; check again here, where it cannot change under us.
   if (expectOrigin && location.origin !== expectOrigin) {
     return { error: { code: 'target_out_of_scope', message: `This page is ${location.origin}, not ${expectOrigin}; BAI did not act.` } };
@@ -298,7 +299,9 @@ export async function executeHere(core, { action, timeoutMs, expectOrigin, appro
     const context = { site: expectOrigin ?? location.origin, nowMs: Date.now() };
     const hold = typeof approval === 'string' ? approval : undefined;
     // One call: the core sets the ref floor, reviews, acts (or holds), and returns the next ref.
-    const performed = await within(core.perform_action(JSON.stringify(action), policySettingsJson(settings, context), timeoutMs ?? undefined, hold, refFloor || undefined), actionDeadlineMs(action, timeoutMs));
+    // `knownNames`: secret field names of pages met before (the chat tab keeps them), so an
+    // address a form sent by GET led to is read redacted here too.
+    const performed = await within(core.perform_action(JSON.stringify(action), policySettingsJson(settings, context), timeoutMs ?? undefined, hold, refFloor || undefined, JSON.stringify(knownNames)), actionDeadlineMs(action, timeoutMs));
     if (performed === OUT_OF_TIME || performed === ESCAPED) {
       // Whatever still runs of it ends at its next check, before it touches anything more.
       try {
@@ -309,15 +312,17 @@ export async function executeHere(core, { action, timeoutMs, expectOrigin, appro
       return { error: scriptFailure(performed === ESCAPED ? 'threw an unexpected error' : 'did not finish in time') };
     }
     const outcome = JSON.parse(performed);
-    if (outcome.needs_approval) return { needs_approval: outcome.needs_approval };
+    // The names of the page's secret fields, for the chat tab's redaction of later addresses.
+    const secretNames = outcome.secret_names;
+    if (outcome.needs_approval) return { needs_approval: outcome.needs_approval, secretNames };
     const nextRef = outcome.next_ref;
     // A failure carries `hints` (close matches with refs), added by the Rust core.
-    if (outcome.error) return { error: outcome.error, nextRef };
+    if (outcome.error) return { error: outcome.error, nextRef, secretNames };
     if (destination && outcome.navigate === 'allowed' && action.type === 'open_tab') {
       // Reviewed and allowed like a navigation: the background opens the tab (tabs.js).
       const result = { action: 'open_tab', effects: [], attempts: 1, elapsed_ms: 0 };
       if (outcome.allowed_by_rule) result.allowed_by_rule = outcome.allowed_by_rule;
-      return { result, openTab: destination.url, nextRef };
+      return { result, openTab: destination.url, nextRef, secretNames };
     }
     if (destination && outcome.navigate === 'allowed') {
       const result = { action: 'navigate', effects: [{ kind: 'navigation_started', url: destination.url }], attempts: 1, elapsed_ms: 0 };
@@ -327,13 +332,14 @@ export async function executeHere(core, { action, timeoutMs, expectOrigin, appro
         result,
         navigateTo: destination.url,
         nextRef,
+        secretNames,
       };
     }
     // A screenshot's first look names its document (see withPicture); the marks are shown to
     // the user after the picture (SHOW_MARKS).
     const vision = action.type === 'screenshot' ? outcome.result?.data?.vision : null;
     if (vision) Object.assign(vision, { document: DOCUMENT_ID, origin: location.origin });
-    return { result: outcome.result, nextRef };
+    return { result: outcome.result, nextRef, secretNames };
   } catch (error) {
     return { error: parseFailure(error) };
   }

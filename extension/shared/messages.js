@@ -125,10 +125,10 @@ export const Msg = Object.freeze(/** @type {const} */ ({
  * @typedef {{ type: 'tab_log', tabId: number }} TabLogMsg
  * @typedef {{ type: 'bind_target', workflowId: string, tabId: number }} BindTargetMsg
  * @typedef {{ type: 'target_for', workflowId: string }} TargetForMsg
- * @typedef {{ type: 'run_action', workflowId: string, actionId: number, action: WireAction, approval?: string | null, timeoutMs?: number, attempt?: number }} RunActionMsg
+ * @typedef {{ type: 'run_action', workflowId: string, actionId: number, action: WireAction, approval?: string | null, timeoutMs?: number, attempt?: number, secretNames?: string[] }} RunActionMsg
  * @typedef {{ type: 'claim_action', workflowId: string, actionId: number | string }} ClaimActionMsg
- * @typedef {{ type: 'run_tab_action', workflowId: string, actionId: number, action: WireAction, approval?: string | null, timeoutMs?: number, attempt?: number, tab?: string }} RunTabActionMsg
- * @typedef {{ type: 'execute_action', workflowId: string, action: WireAction, timeoutMs?: number, approval?: string, expectOrigin: string, refFloor: number, deliveryId?: string }} ExecuteActionMsg
+ * @typedef {{ type: 'run_tab_action', workflowId: string, actionId: number, action: WireAction, approval?: string | null, timeoutMs?: number, attempt?: number, tab?: string, secretNames?: string[] }} RunTabActionMsg
+ * @typedef {{ type: 'execute_action', workflowId: string, action: WireAction, timeoutMs?: number, approval?: string, expectOrigin: string, refFloor: number, deliveryId?: string, secretNames?: string[] }} ExecuteActionMsg
  * @typedef {{ type: 'page_state', workflowId?: string, changes?: boolean, maxElements?: number, refFloor?: number }} PageStateMsg
  * @typedef {{ type: 'ping' }} PingMsg
  * @typedef {{ type: 'screen_masks' }} ScreenMasksMsg
@@ -149,12 +149,12 @@ export const Msg = Object.freeze(/** @type {const} */ ({
 
 /**
  * The target tab's page: URL, title, what changed, and the next element ref number.
- * @typedef {{ url?: string, title?: string, changes?: { added: unknown[], removed: unknown[], changed: unknown[], more?: number }, nextRef?: number } & MaybeFailure} PageStateReply
+ * @typedef {{ url?: string, title?: string, changes?: { added: unknown[], removed: unknown[], changed: unknown[], more?: number }, nextRef?: number, secretNames?: string[] } & MaybeFailure} PageStateReply
  */
 /**
  * An action's answer: what it did, why it failed, or the reasons the user must approve first.
  * `image`: a screenshot's masked picture (PNG data URL), from the background to the chat tab only.
- * @typedef {{ result?: any, needs_approval?: { reasons: string[], target?: string, [field: string]: unknown }, nextRef?: number, image?: string } & MaybeFailure} ActionReply
+ * @typedef {{ result?: any, needs_approval?: { reasons: string[], target?: string, [field: string]: unknown }, nextRef?: number, secretNames?: string[], image?: string } & MaybeFailure} ActionReply
  */
 /** A workflow's bound target tab. @typedef {{ tabId: number, origin: string, url: string, title: string, at: number }} Binding */
 

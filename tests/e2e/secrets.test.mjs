@@ -202,6 +202,47 @@ for (const name of browserNames()) {
       assert.deepEqual(second.result.actions[1].data, ['?reset_token=[redacted]&lang=en'], second.line);
     });
 
+    test('a password field with a name no rule knows, sent by GET to another page, stays out of the addresses the model reads', async () => {
+      // The field is `xq7`: only the login page says it is secret, and the page the form leads
+      // to has no such field. The executor's answer carries the login page's secret field
+      // names; the chat tab redacts the next page's address with them.
+      const targetUrl = `${server.origin}/secrets/get-login-named.html`;
+      const target = await browser.newTab(targetUrl);
+      await target.waitFor(() => Boolean(document.getElementById('xq7')), { what: 'the login page' });
+      await target.evaluate(() => { document.getElementById('xq7').value = 'hunter2-XQ'; });
+
+      const panel = await browser.openExtensionPage(`extension/panel/panel.html?tabUrl=${encodeURIComponent(targetUrl)}`);
+      await panel.waitFor(() => document.body.dataset.ready);
+      await panel.click('#copy-prompt');
+      const workflowId = await panel.waitFor(() => document.body.dataset.lastPromptWorkflow, { what: 'the copied prompt' });
+      const chat = await openChat(browser, `${server.origin}/chat/c/get-login-named-${name}`);
+      await chat.evaluate((text) => window.chatFixture.addUserMessage(text), protocolPrompt(workflowId));
+      await chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshake(workflowId));
+      await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
+      await answerBanner(chat, 'allow');
+      const ackText = await chat.waitFor(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text, { what: 'the ACK' });
+      const nonce = JSON.parse(ackText.slice('BAI_ACK '.length)).ack_nonce;
+      let nextId = 1;
+      const say = (actions) => chat.evaluate((text) => window.chatFixture.addAssistantMessage(text), actions.map(([type, payload]) => `BAI_ACTION ${JSON.stringify({ protocol: 'BAI/0.3', workflow_id: workflowId, kind: 'action', ack_nonce: nonce, action_id: nextId++, type, payload, on_error: 'stop', timeout_ms: 2000 })}`).join('\n'));
+
+      await say([['press_key', { selector: '#email', key: 'Enter' }]]);
+      await shownQuestion(chat);
+      await answerBanner(chat, 'allow');
+      const first = await nextResult(chat, 1);
+      await target.waitFor(() => location.pathname.endsWith('/signed-in.html'), { what: 'the GET submission' });
+      assert.match(await target.evaluate(() => location.href), /xq7=hunter2-XQ/);
+      assert.ok(!first.line.includes('hunter2'), first.line);
+      assert.match(first.result.page.url, /signed-in\.html\?email=ann%40example\.com&xq7=\[redacted\]$/, first.line);
+
+      // The next page read on its own: the names are still known.
+      await say([['observe', {}], ['wait_for', { url_contains: 'xq7=h' }]]);
+      const second = await nextResult(chat, 2);
+      assert.ok(!second.line.includes('hunter2'), second.line);
+      // `url_contains` matches the address as the model reads it: no letter of the password.
+      assert.equal(second.result.actions[1].status, 'failed', second.line);
+      assert.equal(second.result.actions[1].code, 'timeout', second.line);
+    });
+
     test('typed text stays off the disk, the log masks escaped keys, and saved conversations are deleted', async () => {
       const workflowId = `wf-held-${name}`;
       const chatUrl = `${server.origin}/chat/c/held-${name}`;

@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use crate::chat::observer::MutationWatcher;
 use crate::chat::transcript::{TranscriptReader, observer_options};
 use crate::chat::{SiteProfile, choose_profile};
-use crate::dom::redact::redact_secrets;
+use crate::dom::redact::redact_secrets_naming;
 use crate::policy::{PolicySettings, RateLimiter, settings_from_json};
 use crate::protocol::decision_write::{
     action_start_json, decisions_json, outcome_step_json, part_changes_json, poll_result_json,
@@ -25,6 +25,7 @@ use crate::protocol::json::read_plain;
 use crate::protocol::json_write;
 use crate::protocol::marks::LineMarks;
 use crate::protocol::outcome::{ActionFailure, ActionReply, ActionStart, changes_worth_reporting};
+use crate::protocol::secret_query::remember_names;
 use crate::protocol::{Capability, Decision, Engine, EngineError, PageInfo, ResultReport};
 
 /// What one [`ChatSession::poll`] returns to JS (written by [`PollResult::json`]).
@@ -92,6 +93,11 @@ pub struct ChatSession {
     /// The layout profile named in the last whole poll result the glue was given (see
     /// [`ChatSession::poll`]).
     told_profile: Option<&'static SiteProfile>,
+    /// The names of the secret fields the target pages had (an executor's answer and page
+    /// state carry them): a result's addresses lose the values under these names, also on the
+    /// page a form sent by GET led to, which has no such field. Not saved: a reload forgets
+    /// them until the next answer.
+    secret_names: Vec<String>,
 }
 
 /// A JSON object's fields (`None`: not JSON, or not an object), read as serde_json reads it.
@@ -231,6 +237,7 @@ impl ChatSession {
             writer,
             marks: LineMarks::new(),
             told_profile: None,
+            secret_names: Vec::new(),
         })
     }
 
@@ -442,6 +449,7 @@ impl ChatSession {
             .ok_or_else(|| JsError::new("no result report is waiting for this workflow"))?;
         let (_, mut report) = self.reports.swap_remove(at);
         let page = read_plain(page_json).unwrap_or_default();
+        remember_names(&mut self.secret_names, page.get("secretNames"));
         if let (Some(url), Some(title)) = (
             page.get("url").and_then(serde_json::Value::as_str),
             page.get("title").and_then(serde_json::Value::as_str),
@@ -459,7 +467,8 @@ impl ChatSession {
         }
         // Everything in a result goes to the model: the page's address (reset tokens in a
         // query), reasons and data lose anything that looks like a secret.
-        report.edit_strings(&mut |text| *text = redact_secrets(text));
+        let names: Vec<&str> = self.secret_names.iter().map(String::as_str).collect();
+        report.edit_strings(&mut |text| *text = redact_secrets_naming(text, &names));
         let line = self
             .engine
             .result_line(workflow_id, &report)
@@ -523,6 +532,9 @@ impl ChatSession {
     ) -> Result<String, JsError> {
         // An unreadable reply is no answer: a failure, never a success.
         let reply = ActionReply::from_json(reply_json);
+        if let Ok(value) = read_plain(reply_json) {
+            remember_names(&mut self.secret_names, value.get("secretNames"));
+        }
         let step = self
             .engine
             .record_outcome(workflow_id, action_id.into(), reply.as_ref())
@@ -530,6 +542,17 @@ impl ChatSession {
         self.marks
             .note_outcome(workflow_id, action_id.into(), &step);
         Ok(outcome_step_json(&step))
+    }
+
+    /// The secret field names the target pages had (JSON list of strings), for the executor:
+    /// it redacts the values under them from the addresses it reads (`wait_for url_contains`
+    /// on the page a form sent by GET led to).
+    pub fn secret_names(&self) -> String {
+        let mut out = String::new();
+        json_write::list(&mut out, &self.secret_names, |out, name| {
+            json_write::string(out, name);
+        });
+        out
     }
 
     /// The actions of one poll have all run (see [`Engine::actions_settled`]).

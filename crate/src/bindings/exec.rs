@@ -30,3 +30,28 @@ pub fn has_observation() -> bool {
 pub fn observe_changes(max_elements: u32) -> String {
     crate::dom::observe_changes(max_elements).to_json_string()
 }
+
+/// The names of the page's secret fields as a JSON list: the chat tab redacts the values under
+/// these names from later addresses too (the next page's, after a form sent by GET).
+#[wasm_bindgen]
+pub fn secret_field_names() -> String {
+    let names = web_sys::window()
+        .and_then(|w| w.document())
+        .map(|d| crate::dom::address::secret_field_names(&d))
+        .unwrap_or_default();
+    let mut out = String::new();
+    crate::protocol::json_write::list(&mut out, &names, |out, name| {
+        crate::protocol::json_write::string(out, name);
+    });
+    out
+}
+
+/// The page's address as the model may read it: secret parameters' values redacted, also
+/// those named like one of the page's own secret fields ([`crate::dom::address`]).
+#[wasm_bindgen]
+pub fn page_url() -> String {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .map(|d| crate::dom::address::page_address(&d))
+        .unwrap_or_default()
+}

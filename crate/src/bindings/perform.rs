@@ -36,6 +36,10 @@ use crate::protocol::json_write::SortedObject;
 /// unique across the pages a tab shows); the answer carries the new one as `next_ref`, so one
 /// action is one call.
 ///
+/// `known_secret_names`: a JSON list of the secret field names of pages met before (the chat tab
+/// keeps them, [`crate::dom::address::set_known_names`]). The answer carries this page's own as
+/// `secret_names`.
+///
 /// Resolves to `{"result": report, "next_ref"}` ([`crate::dom::ActionReport`]), for `navigate`
 /// to `{"navigate": "allowed", "next_ref"}` (the glue performs it), or to
 /// `{"error": {code, message, hints?}, "next_ref"}`; rejects only when `action_json` is not an
@@ -47,6 +51,7 @@ pub async fn perform_action(
     timeout_ms: Option<u32>,
     approval_hold: Option<String>,
     ref_floor: Option<u32>,
+    known_secret_names: Option<String>,
 ) -> Result<String, JsValue> {
     let action = crate::protocol::validate::action_from_json(&action_json)
         .map_err(|message| super::error_object("invalid_action", &message))?;
@@ -59,6 +64,13 @@ pub async fn perform_action(
     // the document's life: an action that makes the page take a field's signal away (a "show
     // password" button) leaves it secret.
     crate::dom::secret::remember_page_secrets();
+    crate::dom::address::set_known_names(known_secret_names.as_deref().unwrap_or_default());
+    // Their names, read before the action (a form sent by GET takes the page away): the chat
+    // tab redacts the values under these names from the next page's address too.
+    let secret_names = web_sys::window()
+        .and_then(|w| w.document())
+        .map(|d| crate::dom::address::secret_field_names(&d))
+        .unwrap_or_default();
     let mut options = ExecOptions::default();
     if let Some(timeout_ms) = timeout_ms {
         options.timeout_ms = timeout_ms;
@@ -71,11 +83,12 @@ pub async fn perform_action(
             .map(Ran::from),
         None => Box::pin(first(&action, &settings, &options)).await,
     };
-    Ok(answer(&action, outcome))
+    Ok(answer(&action, outcome, &secret_names))
 }
 
-/// The answer of [`perform_action`] for what the call did.
-fn answer(action: &Action, outcome: Result<Ran, ActionError>) -> String {
+/// The answer of [`perform_action`] for what the call did, with the names of the page's secret
+/// fields (`secret_names`, left out when there are none).
+fn answer(action: &Action, outcome: Result<Ran, ActionError>, secret_names: &[String]) -> String {
     // Written field by field as the `serde_json::json!` value it once was (its keys sorted when
     // written), with no serde serializer and no `Value` for the report, the error or the
     // reasons (`browser_json_out` checks the bytes).
@@ -141,6 +154,13 @@ fn answer(action: &Action, outcome: Result<Ran, ActionError>) -> String {
             answer.json("error", failure_with_hints(action, &error));
             answer.number("next_ref", next_ref);
         }
+    }
+    if !secret_names.is_empty() {
+        let mut list = String::new();
+        crate::protocol::json_write::list(&mut list, secret_names, |out, name| {
+            crate::protocol::json_write::string(out, name);
+        });
+        answer.json("secret_names", list);
     }
     answer.into_json()
 }

@@ -41,6 +41,7 @@
 
 pub mod accname;
 pub mod action;
+pub mod address;
 pub mod cancel;
 pub mod describe;
 pub mod error;

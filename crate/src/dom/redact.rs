@@ -44,7 +44,13 @@ const MIN_TOKEN_CHARS: usize = 24;
 
 /// `text` with card-like numbers, IBANs and token-like words replaced.
 pub fn redact_secrets(text: &str) -> String {
-    let text = crate::protocol::secret_query::redact_secret_query_values(text, &[]);
+    redact_secrets_naming(text, &[])
+}
+
+/// [`redact_secrets`], and the values of address parameters named in `secret_names` (the names
+/// of secret fields the pages met had, [`crate::dom::address`]).
+pub fn redact_secrets_naming(text: &str, secret_names: &[&str]) -> String {
+    let text = crate::protocol::secret_query::redact_secret_query_values(text, secret_names);
     redact_tokens(&redact_numbers(&redact_ibans(&text)))
 }
 

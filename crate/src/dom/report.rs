@@ -235,7 +235,9 @@ impl Effect {
         match self {
             Self::NavigationStarted { url } => {
                 if let Some(url) = url {
-                    object.string("url", url);
+                    // Written here, the one place every action's report passes: the address
+                    // loses the values of the page's own secret fields too (a GET form's).
+                    object.string("url", &crate::dom::address::redact_address_here(url));
                 }
             }
             Self::FormSubmitted { handled_by_script } => {

@@ -10,7 +10,16 @@
 //! its name and loses its value to [`REDACTED`], also when the value is empty (whether a
 //! password was empty is a bit of it too). Names that merely hold such a word as part of a
 //! longer word (`passenger`, `pinned`, `keyword`) stay readable, and so do a few ordinary
-//! "codes" (`country_code`, `zip_code`).
+//! "codes" (`country_code`, `zip_code`); a few long words count glued into any name
+//! (`csrfmiddlewaretoken`, `newpassword`). A name is read as a form field's: `+` a space,
+//! percent-decoded, so `pass+word`, `pass%77ord`, `user[password]` and `?pass word=` (a space,
+//! in an `href` read as written) are secret. Beyond the names:
+//! - the user information of an address (`http://ann:hunter2@host/`) goes, user name too;
+//! - a value that, percent-decoded (up to three levels), holds something secret
+//!   (`?next=%2Fx%3Fpassword%3Dhunter2`) goes whole;
+//! - names the page gives its own secret fields (`extra`, [`crate::dom::address`]) count, also
+//!   on the next page a form sent by GET led to (the chat session keeps them,
+//!   [`remember_names`]).
 
 /// What a secret parameter's value becomes: no spaces, so it stays one part of the address.
 pub const REDACTED: &str = "[redacted]";
@@ -84,6 +93,9 @@ const SECRET_WORDS: &[&str] = &[
     "sig",
     "verifier",
     "recovery",
+    "saml",
+    "hmac",
+    "tan",
 ];
 
 /// Words before `code` that make it an ordinary code, not a secret one.
@@ -130,20 +142,56 @@ fn name_words(name: &str) -> Vec<String> {
     out
 }
 
-/// Whether a query parameter called `name` (as written in the address: percent-encoded, `+`
-/// for spaces) carries a secret value, or `extra` names it (the page's own secret fields).
-pub fn is_secret_parameter(name: &str, extra: &[&str]) -> bool {
+/// Words that make a parameter's name secret also glued inside a longer word
+/// (`csrfmiddlewaretoken`, `newpassword`, `accesstoken`): long enough not to be a part of an
+/// ordinary word by chance.
+const GLUED_WORDS: &[&str] = &[
+    "password",
+    "passwd",
+    "passwort",
+    "passphrase",
+    "passcode",
+    "secret",
+    "token",
+    "csrf",
+    "xsrf",
+    "apikey",
+    "sessionid",
+    "credential",
+];
+
+/// Characters that show nothing: a name with one inside (`passw\u{200b}ord`) reads as
+/// without it.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
+}
+
+/// A parameter's name as a form field's name: `+` a space, percent-decoded (three levels,
+/// [`crate::policy::percent_decode`]), invisible characters dropped, trimmed. Letter case is
+/// kept: it splits `camelCase` words.
+fn normalized_name(name: &str) -> String {
     let decoded = crate::policy::percent_decode(&name.replace('+', " "));
-    if extra
-        .iter()
-        .any(|known| !known.is_empty() && known.eq_ignore_ascii_case(decoded.trim()))
-    {
+    let visible: String = decoded.chars().filter(|c| !is_invisible(*c)).collect();
+    visible.trim().to_owned()
+}
+
+/// Whether a query parameter called `name` (as written in the address: percent-encoded, `+`
+/// for spaces) carries a secret value, or `extra` names it (the page's own secret fields,
+/// compared in the same normalized form: decoded, any letter case).
+pub fn is_secret_parameter(name: &str, extra: &[&str]) -> bool {
+    let decoded = normalized_name(name);
+    if extra.iter().any(|known| {
+        let known = normalized_name(known);
+        !known.is_empty() && known.to_lowercase() == decoded.to_lowercase()
+    }) {
         return true;
     }
     let words = name_words(&decoded);
     // The whole name glued (`ccNumber` -> `ccnumber`) is checked as well as each word.
     let joined: String = words.concat();
-    if SECRET_WORDS.contains(&joined.as_str()) && joined != "code" {
+    if (SECRET_WORDS.contains(&joined.as_str()) && joined != "code")
+        || GLUED_WORDS.iter().any(|glued| joined.contains(glued))
+    {
         return true;
     }
     words.iter().enumerate().any(|(i, word)| {
@@ -163,14 +211,37 @@ fn ends_value(c: char) -> bool {
     c.is_whitespace() || "&#;\"'`<>".contains(c)
 }
 
+/// Characters that end an address's authority (`user:pass@host:port`) in text.
+fn ends_authority(c: char) -> bool {
+    ends_value(c) || "/?#\\".contains(c)
+}
+
+/// A name may hold a space (`?pass word=…` in text quoting an address) only this close to its
+/// start, so that a `?` in prose does not make every later `=` a parameter's.
+const MAX_SPACED_NAME_CHARS: usize = 64;
+
+/// How many times a parameter's value is percent-decoded to look for an address inside it
+/// (`?next=%2Fx%3Fpassword%3D…`, also encoded twice): the same bound as
+/// [`crate::policy::percent_decode`]'s.
+const NESTED_DEPTH: u8 = 3;
+
 /// `text` with the value of every secret parameter ([`is_secret_parameter`]) replaced by
-/// [`REDACTED`]. `extra`: names of the page's secret fields, matched in any ASCII case.
+/// [`REDACTED`], and so the user information of every address (`http://ann:hunter2@host/`
+/// becomes `http://[redacted]@host/`: the user name goes too, as tokens often stand there,
+/// `https://ghp_…@github.com/`). A parameter whose percent-decoded value holds an address or
+/// query with anything secret in it (`?next=%2Fx%3Fpassword%3Dhunter2`) loses its whole value:
+/// simpler than encoding the redacted inside again, and it fails closed. `extra`: names of the
+/// page's secret fields, matched in any case after the same decoding.
 pub fn redact_secret_query_values(text: &str, extra: &[&str]) -> String {
-    // Fast path: no parameter can be in a text without `=`.
-    if !text.contains('=') {
+    redact_nested(text, extra, NESTED_DEPTH)
+}
+
+fn redact_nested(text: &str, extra: &[&str], depth: u8) -> String {
+    // Fast path: no parameter can be in a text without `=`, no user information without `@`.
+    if !text.contains('=') && !text.contains('@') {
         return text.to_owned();
     }
-    let chars: Vec<char> = text.chars().collect();
+    let chars: Vec<char> = redact_user_info(text).chars().collect();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
     while let Some(&c) = chars.get(i) {
@@ -179,25 +250,22 @@ pub fn redact_secret_query_values(text: &str, extra: &[&str]) -> String {
         if !matches!(c, '?' | '&' | '#' | ';') {
             continue;
         }
-        // A name: up to `=`, never across a separator or a space.
+        // A name: up to `=`, never across a separator, nor across a space first or far from
+        // its start (`Why? Because … a=b` is prose, `?pass word=` a name).
         let start = i;
         let mut end = i;
-        while chars
-            .get(end)
-            .is_some_and(|&n| n != '=' && !ends_value(n) && n != '?')
-        {
+        while chars.get(end).is_some_and(|&n| {
+            n != '='
+                && n != '?'
+                && (!ends_value(n)
+                    || (n == ' ' && end > start && end - start < MAX_SPACED_NAME_CHARS))
+        }) {
             end += 1;
         }
         if chars.get(end) != Some(&'=') || end == start {
             continue;
         }
         let name: String = chars.get(start..end).unwrap_or_default().iter().collect();
-        if !is_secret_parameter(&name, extra) {
-            continue;
-        }
-        out.push_str(&name);
-        out.push('=');
-        out.push_str(REDACTED);
         // A path parameter (`;jsessionid=…`) ends where the path or the query goes on.
         let in_path = c == ';';
         let mut value_end = end + 1;
@@ -207,9 +275,75 @@ pub fn redact_secret_query_values(text: &str, extra: &[&str]) -> String {
         {
             value_end += 1;
         }
+        if !is_secret_parameter(&name, extra)
+            && !hides_secret(&chars, end + 1, value_end, extra, depth)
+        {
+            continue;
+        }
+        out.push_str(&name);
+        out.push('=');
+        out.push_str(REDACTED);
         i = value_end;
     }
     out
+}
+
+/// Whether the value `chars[from..to]`, percent-decoded, holds something
+/// [`redact_nested`] would redact. A value without `%` holds no encoded address: one written
+/// out is met by the scan of the text it is in.
+fn hides_secret(chars: &[char], from: usize, to: usize, extra: &[&str], depth: u8) -> bool {
+    let value: String = chars.get(from..to).unwrap_or_default().iter().collect();
+    if depth == 0 || !value.contains('%') {
+        return false;
+    }
+    let decoded = crate::policy::percent_decode(&value);
+    redact_nested(&decoded, extra, depth - 1) != decoded
+}
+
+/// `text` with the user information of every address (between `//` and an `@` before the
+/// host) replaced by [`REDACTED`].
+fn redact_user_info(text: &str) -> String {
+    if !text.contains('@') {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("//") {
+        let (before, after) = rest.split_at(at + 2);
+        out.push_str(before);
+        let authority_end = after.find(ends_authority).unwrap_or(after.len());
+        let authority = after.get(..authority_end).unwrap_or_default();
+        match authority.rfind('@') {
+            Some(user_end) if user_end > 0 => {
+                out.push_str(REDACTED);
+                rest = after.get(user_end..).unwrap_or_default();
+            }
+            _ => rest = after,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// How many secret field names a chat session keeps ([`remember_names`]): enough for the forms
+/// of the pages one conversation meets, and a bound on the work per redacted text.
+pub const MAX_REMEMBERED_NAMES: usize = 64;
+
+/// Adds the names in `list` (a JSON list of strings: an executor's `secretNames`) to `known`,
+/// each once, the newest kept when there are more than [`MAX_REMEMBERED_NAMES`].
+pub fn remember_names(known: &mut Vec<String>, list: Option<&serde_json::Value>) {
+    let Some(list) = list.and_then(serde_json::Value::as_array) else {
+        return;
+    };
+    for name in list.iter().filter_map(serde_json::Value::as_str) {
+        if name.trim().is_empty() {
+            continue;
+        }
+        known.retain(|old| old != name);
+        known.push(name.to_owned());
+    }
+    let over = known.len().saturating_sub(MAX_REMEMBERED_NAMES);
+    known.drain(..over);
 }
 
 #[cfg(test)]
@@ -338,5 +472,151 @@ mod tests {
             redact_secret_query_values("/login?u=ann&xq7=hunter2", &[]),
             "/login?u=ann&xq7=hunter2"
         );
+    }
+    #[test]
+    fn user_information_in_an_address_is_redacted() {
+        for (text, expected) in [
+            (
+                "http://ann:hunter2@example.com/",
+                "http://[redacted]@example.com/",
+            ),
+            (
+                "see https://ghp_abc@github.com/x?q=1 and //bob:@h.example",
+                "see https://[redacted]@github.com/x?q=1 and //[redacted]@h.example",
+            ),
+            (
+                "ftp://a:b:c@d@host.example:21/f",
+                "ftp://[redacted]@host.example:21/f",
+            ),
+            // An `@` after the host is not user information.
+            (
+                "https://example.com/@ann?email=ann@example.com",
+                "https://example.com/@ann?email=ann@example.com",
+            ),
+            ("mail ann@example.com // x@y", "mail ann@example.com // x@y"),
+        ] {
+            assert_eq!(redact_secret_query_values(text, &[]), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn an_address_encoded_in_a_value_is_looked_into() {
+        for (text, expected) in [
+            (
+                "/login?next=%2Fx%3Fpassword%3Dhunter2&q=1",
+                "/login?next=[redacted]&q=1",
+            ),
+            (
+                "/l?return=https%3A%2F%2Fa.example%2F%3Ftoken%3Dabc",
+                "/l?return=[redacted]",
+            ),
+            // Encoded twice, and three times.
+            ("/l?next=%252Fx%253Fpin%253D1234", "/l?next=[redacted]"),
+            (
+                "/l?next=%25252Fx%25253Fotp%25253D1234",
+                "/l?next=[redacted]",
+            ),
+            (
+                "/l?next=http%3A%2F%2Fann%3Ahunter2%40a.example%2F",
+                "/l?next=[redacted]",
+            ),
+            // A fragment's value too.
+            ("/cb#state=%2Fa%3Fcode%3D42", "/cb#state=[redacted]"),
+            // Nothing secret inside: readable.
+            (
+                "/l?next=%2Fsearch%3Fq%3Dshoes%26page%3D2&x=%20y",
+                "/l?next=%2Fsearch%3Fq%3Dshoes%26page%3D2&x=%20y",
+            ),
+        ] {
+            assert_eq!(redact_secret_query_values(text, &[]), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn names_are_decoded_before_they_are_matched() {
+        for (text, expected) in [
+            ("/l?pass word=hunter2&q=1", "/l?pass word=[redacted]&q=1"),
+            ("/l?pass+word=hunter2", "/l?pass+word=[redacted]"),
+            ("/l?pass%77ord=hunter2", "/l?pass%77ord=[redacted]"),
+            ("/l?p%2561ssword=hunter2", "/l?p%2561ssword=[redacted]"),
+            ("/l?PassWord=hunter2", "/l?PassWord=[redacted]"),
+            ("/l?user[password]=hunter2", "/l?user[password]=[redacted]"),
+            ("/l?password[]=hunter2", "/l?password[]=[redacted]"),
+            (
+                "/l?passw%E2%80%8Bord=hunter2",
+                "/l?passw%E2%80%8Bord=[redacted]",
+            ),
+            // A space far from the `?`, or right after it, does not make a name.
+            (
+                "Why?Because the sum of the parts of this very long sentence is, so then the pin=1",
+                "Why?Because the sum of the parts of this very long sentence is, so then the pin=1",
+            ),
+            ("Is it? The token=abc", "Is it? The token=abc"),
+        ] {
+            assert_eq!(redact_secret_query_values(text, &[]), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn framework_and_protocol_token_names_are_secret() {
+        for name in [
+            "csrfmiddlewaretoken",
+            "authenticity_token",
+            "__RequestVerificationToken",
+            "_csrf",
+            "xsrf",
+            "XSRF-TOKEN",
+            "csrftoken",
+            "accesstoken",
+            "newpassword",
+            "code",
+            "id_token",
+            "access_token",
+            "refresh_token",
+            "sig",
+            "signature",
+            "otp",
+            "pin",
+            "cvv",
+            "cvc",
+            "ssn",
+            "SAMLResponse",
+            "hmac",
+            "tan",
+        ] {
+            assert!(is_secret_parameter(name, &[]), "{name}");
+        }
+        assert_eq!(
+            redact_secret_query_values("https://app.example/cb?code=4%2F0Ad&state=xyz", &[]),
+            "https://app.example/cb?code=[redacted]&state=xyz"
+        );
+        assert_eq!(
+            redact_secret_query_values(
+                "https://app.example/cb#id_token=eyJ.x&expires_in=3600",
+                &[]
+            ),
+            "https://app.example/cb#id_token=[redacted]&expires_in=3600"
+        );
+    }
+
+    #[test]
+    fn page_field_names_match_in_their_submitted_spelling() {
+        assert_eq!(
+            redact_secret_query_values("/l?my+pin=1&my%20key%5B%5D=2&q=3", &["My Pin", "my key[]"]),
+            "/l?my+pin=[redacted]&my%20key%5B%5D=[redacted]&q=3"
+        );
+    }
+
+    #[test]
+    fn remembered_names_are_kept_once_and_bounded() {
+        let mut known = Vec::new();
+        remember_names(&mut known, Some(&serde_json::json!(["xq7", "pin", 3, " "])));
+        remember_names(&mut known, Some(&serde_json::json!(["xq7"])));
+        remember_names(&mut known, None);
+        assert_eq!(known, ["pin", "xq7"]);
+        let many: Vec<String> = (0..100).map(|i| format!("f{i}")).collect();
+        remember_names(&mut known, Some(&serde_json::json!(many)));
+        assert_eq!(known.len(), MAX_REMEMBERED_NAMES);
+        assert_eq!(known.last().map(String::as_str), Some("f99"));
     }
 }

@@ -107,8 +107,8 @@ fn check(root: &QueryRoot, until: &WaitCondition) -> Result<Option<String>, Acti
                 .unwrap_or_default();
             // Matched against the address as the model may read it: `url_contains` on an
             // address a GET form filled with a password would otherwise test it a letter at a
-            // time.
-            let href = crate::protocol::secret_query::redact_secret_query_values(&href, &[]);
+            // time (also under a name only the page's password field has).
+            let href = crate::dom::address::redact_address(&href, &root.document);
             if href.contains(contains.as_str()) {
                 Ok(None)
             } else {

@@ -132,11 +132,7 @@ fn budget(max_elements: u32) -> usize {
 }
 
 fn page_identity(root: &QueryRoot) -> (String, String) {
-    let url = root
-        .document
-        .location()
-        .and_then(|l| l.href().ok())
-        .unwrap_or_default();
+    let url = crate::dom::address::page_address(&root.document);
     (url, root.document.title())
 }
 
