@@ -55,7 +55,7 @@ use crate::protocol::{Selector, SelectorKind};
 pub use crate::policy::selector_reads::{
     ValueTest, css_value_test, is_structural_attribute, xpath_value_test,
 };
-use crate::policy::selector_reads::{css_tests_tab_stop, xpath_tests_tab_stop};
+use crate::policy::selector_reads::{css_reads, xpath_reads};
 
 use super::secret_field::text_skipping;
 pub use super::secret_field::{
@@ -495,12 +495,29 @@ pub fn visible_text_without_secrets(element: &Element) -> String {
 
 // ---- Selector guard ------------------------------------------------------------------------
 
+thread_local! {
+    /// The style sheet [`browser_serialization`] parses selectors with, made once per document:
+    /// `replaceSync` replaces all of its rules each time, so no reading sees another's.
+    static SERIALIZER: std::cell::RefCell<Option<JsValue>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A constructed style sheet (`new CSSStyleSheet()`), made once and kept.
+fn serializer_sheet() -> Option<JsValue> {
+    SERIALIZER.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if kept.is_none() {
+            let constructor = js::get(&js_sys::global(), "CSSStyleSheet");
+            let constructor = constructor.dyn_ref::<js_sys::Function>()?;
+            *kept = js_sys::Reflect::construct(constructor, &js_sys::Array::new()).ok();
+        }
+        kept.clone()
+    })
+}
+
 /// `css` as the browser serializes it after parsing it (`selectorText` of a style rule made of
 /// it), if it parses as one style rule.
 fn browser_serialization(css: &str) -> Option<String> {
-    let constructor = js::get(&js_sys::global(), "CSSStyleSheet");
-    let constructor = constructor.dyn_ref::<js_sys::Function>()?;
-    let sheet = js_sys::Reflect::construct(constructor, &js_sys::Array::new()).ok()?;
+    let sheet = serializer_sheet()?;
     let mut rule_text = String::with_capacity(css.len() + 2);
     rule_text.push_str(css);
     rule_text.push_str("{}");
@@ -510,6 +527,26 @@ fn browser_serialization(css: &str) -> Option<String> {
     js::get_string(&first, "selectorText")
 }
 
+/// What a CSS selector may test, read as written and as the browser reads it back: its own
+/// parser settles whatever the tokenizer might still read differently (a forgiving `:is()`
+/// drops what it cannot parse). Either reading that tests a value counts, the one as written
+/// first. One tokenization per reading, and the browser is asked only when the selector as
+/// written tests no value (else the answer is that test whatever the browser reads), and read
+/// again only when it serializes the selector differently.
+fn css_guard_reads(css: &str) -> (Option<ValueTest>, bool) {
+    let (why, tab_stop) = css_reads(css);
+    if why.is_some() {
+        return (why, tab_stop);
+    }
+    match browser_serialization(css) {
+        Some(serialized) if serialized != css => {
+            let (why, serialized_tab_stop) = css_reads(&serialized);
+            (why, tab_stop || serialized_tab_stop)
+        }
+        _ => (None, tab_stop),
+    }
+}
+
 /// Refuses `selector` with `secret_field` when its answer could depend on a secret field's
 /// value; called before the selector is evaluated. Text, aria, label and role-name selectors
 /// need no refusal: their engines never read a secret field's value (see
@@ -517,21 +554,8 @@ fn browser_serialization(css: &str) -> Option<String> {
 /// which secret fields the page has, never on what they hold.
 pub fn guard_selector(root: &QueryRoot, selector: &Selector) -> Result<(), ActionError> {
     let (why, tab_stop) = match selector.kind {
-        SelectorKind::Css => {
-            // The selector as written, and as the browser itself reads it back: its own parser
-            // settles whatever this tokenizer might still read differently (a forgiving `:is()`
-            // drops what it cannot parse). Either reading that tests a value refuses.
-            let serialized = browser_serialization(&selector.value);
-            let serialized = serialized.as_deref().unwrap_or_default();
-            (
-                css_value_test(&selector.value).or_else(|| css_value_test(serialized)),
-                css_tests_tab_stop(&selector.value) || css_tests_tab_stop(serialized),
-            )
-        }
-        SelectorKind::Xpath => (
-            xpath_value_test(&selector.value),
-            xpath_tests_tab_stop(&selector.value),
-        ),
+        SelectorKind::Css => css_guard_reads(&selector.value),
+        SelectorKind::Xpath => xpath_reads(&selector.value),
         _ => return Ok(()),
     };
     if why.is_none() && !tab_stop {

@@ -192,6 +192,8 @@ fn uncased_words(text: &str) -> Vec<String> {
 }
 
 fn split_words(text: &str, at_case_changes: bool) -> Vec<String> {
+    #[cfg(test)]
+    tests::SPLITS.with(|splits| splits.set(splits.get() + 1));
     let decoded = percent_decode(text);
     let chars: Vec<char> = decoded.chars().filter(|c| !is_invisible(*c)).collect();
     let mut out = Vec::new();
@@ -254,50 +256,100 @@ fn token_is(token: &str, word: &str, endings: &[&str]) -> bool {
 /// are joined. The text is read twice: split at case changes (`deleteAccount`) and not
 /// (`DeLeTe`, where the case changes are only there to break the word).
 pub fn find_risky<'w>(text: &str, risky: &'w [String], position: Position) -> Option<&'w str> {
-    find_in_tokens(&words(text), risky, position)
-        .or_else(|| find_in_tokens(&uncased_words(text), risky, position))
+    let phrases = phrases(risky);
+    find_in_tokens(&words(text), risky, &phrases, position)
+        .or_else(|| find_in_tokens(&uncased_words(text), risky, &phrases, position))
+}
+
+/// A risky word as [`find_in_tokens`] compares it: its [`words`], and whether it is one of
+/// [`NOUN_OR_VERB`].
+#[derive(Debug, PartialEq, Eq)]
+struct Phrase {
+    words: Vec<String>,
+    noun_or_verb: bool,
+}
+
+thread_local! {
+    /// The phrases of the last risky list asked about. One review asks about the same list many
+    /// times (the name, the text, each control inside, the address; each read twice), and
+    /// splitting the ~170 default words again each time (and every noun-or-verb word once per
+    /// risky word) cost 3-6 ms of every click (figure 7, session 12).
+    static PHRASES: std::cell::RefCell<(Vec<String>, std::rc::Rc<[Phrase]>)> =
+        std::cell::RefCell::new((Vec::new(), std::rc::Rc::from(Vec::new())));
+}
+
+/// The phrases of `risky`, in its order: split once per list, not once per question.
+fn phrases(risky: &[String]) -> std::rc::Rc<[Phrase]> {
+    PHRASES.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.0.as_slice() != risky {
+            let noun_or_verb: Vec<Vec<String>> = NOUN_OR_VERB.iter().map(|n| words(n)).collect();
+            let phrases: Vec<Phrase> = risky
+                .iter()
+                .map(|word| {
+                    let words = words(word);
+                    let noun_or_verb = noun_or_verb.contains(&words);
+                    Phrase {
+                        words,
+                        noun_or_verb,
+                    }
+                })
+                .collect();
+            *cache = (risky.to_vec(), std::rc::Rc::from(phrases));
+        }
+        std::rc::Rc::clone(&cache.1)
+    })
 }
 
 fn find_in_tokens<'w>(
     tokens: &[String],
     risky: &'w [String],
+    phrases: &[Phrase],
     position: Position,
 ) -> Option<&'w str> {
-    risky.iter().map(String::as_str).find(|word| {
-        let phrase = words(word);
-        let Some((last, head)) = phrase.split_last() else {
+    risky.iter().zip(phrases).find_map(|(word, phrase)| {
+        let found = phrase_found(tokens, phrase, position);
+        found.then_some(word.as_str())
+    })
+}
+
+/// Whether `phrase` is in `tokens` at `position`.
+fn phrase_found(tokens: &[String], phrase: &Phrase, position: Position) -> bool {
+    let Phrase {
+        words: phrase,
+        noun_or_verb,
+    } = phrase;
+    let noun_or_verb = *noun_or_verb;
+    let Some((last, head)) = phrase.split_last() else {
+        return false;
+    };
+    // At the verb position only verb forms count: "Payment history" is no "pay".
+    let endings = if noun_or_verb || matches!(position, Position::VerbOnly | Position::ShortName) {
+        VERB_ENDINGS
+    } else {
+        WORD_ENDINGS
+    };
+    let verb_only = match position {
+        Position::VerbOnly => true,
+        Position::Anywhere => noun_or_verb,
+        Position::ShortName => noun_or_verb || tokens.len() > SHORT_NAME_WORDS,
+        Position::Address => false,
+    };
+    let matches_at = |start: usize| {
+        let Some(window) = tokens.get(start..start + phrase.len()) else {
             return false;
         };
-        let noun_or_verb = NOUN_OR_VERB.iter().any(|n| words(n) == phrase);
-        // At the verb position only verb forms count: "Payment history" is no "pay".
-        let endings =
-            if noun_or_verb || matches!(position, Position::VerbOnly | Position::ShortName) {
-                VERB_ENDINGS
-            } else {
-                WORD_ENDINGS
-            };
-        let verb_only = match position {
-            Position::VerbOnly => true,
-            Position::Anywhere => noun_or_verb,
-            Position::ShortName => noun_or_verb || tokens.len() > SHORT_NAME_WORDS,
-            Position::Address => false,
+        let Some((window_last, window_head)) = window.split_last() else {
+            return false;
         };
-        let matches_at = |start: usize| {
-            let Some(window) = tokens.get(start..start + phrase.len()) else {
-                return false;
-            };
-            let Some((window_last, window_head)) = window.split_last() else {
-                return false;
-            };
-            window_head.iter().zip(head).all(|(a, b)| a == b)
-                && token_is(window_last, last, endings)
-                && !(phrase.len() == 1 && position != Position::Address && negated(tokens, start))
-        };
-        if verb_only {
-            return matches_at(0);
-        }
-        (0..tokens.len()).any(matches_at)
-    })
+        window_head.iter().zip(head).all(|(a, b)| a == b)
+            && token_is(window_last, last, endings)
+            && !(phrase.len() == 1 && position != Position::Address && negated(tokens, start))
+    };
+    if verb_only {
+        return matches_at(0);
+    }
+    (0..tokens.len()).any(matches_at)
 }
 
 /// Whether the words right before `tokens[start]` undo or negate it ("Undo send").
@@ -316,6 +368,42 @@ fn negated(tokens: &[String], start: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// How many times this thread split a text into words.
+        pub(super) static SPLITS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// The review asks about one risky list many times per action: its words are split once
+    /// per list, not once per question (3-6 ms of every click with the default list).
+    #[test]
+    fn a_risky_list_is_split_once_not_per_question() {
+        let risky = crate::policy::PolicySettings::default().risky_words;
+        assert!(risky.len() > 100);
+        assert_eq!(
+            find_risky("Delete account", &risky, Position::Anywhere),
+            Some("delete")
+        );
+        let before = SPLITS.with(std::cell::Cell::get);
+        assert_eq!(find_risky("Clicked 0", &risky, Position::Anywhere), None);
+        assert_eq!(find_risky("Clicked 1", &risky, Position::VerbOnly), None);
+        // The two texts, each read twice (split at case changes and not).
+        assert_eq!(SPLITS.with(std::cell::Cell::get) - before, 4);
+        // Another list is split afresh, and answers for itself.
+        let mine = list(&["click"]);
+        assert_eq!(
+            find_risky("Clicked 0", &mine, Position::Anywhere),
+            Some("click")
+        );
+        assert_eq!(
+            find_risky("Delete account", &mine, Position::Anywhere),
+            None
+        );
+        assert_eq!(
+            find_risky("Delete account", &risky, Position::Anywhere),
+            Some("delete")
+        );
+    }
 
     fn list(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| (*w).to_owned()).collect()
