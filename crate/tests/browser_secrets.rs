@@ -182,9 +182,9 @@ fn fill_secrets(pw: &str, cvc: &str, rc: &str) {
     .unwrap();
 }
 
-/// The selector guard parses CSS with one style sheet it keeps (session 12: one per selector
-/// cost every action a sheet): no reading may see an earlier one's rule. Refused, passed,
-/// unparsable and XPath selectors in turn each get their own answer, twice over.
+/// The selector guard reads a CSS selector once as written and asks the browser's parser only
+/// when that reading tests no value (session 12): refused, passed, unparsable and XPath
+/// selectors in turn each get their own answer, twice over.
 #[wasm_bindgen_test]
 fn the_selector_guard_reads_each_selector_on_its_own() {
     let _f = Fixture::mount(LOGIN).unwrap();

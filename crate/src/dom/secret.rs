@@ -495,29 +495,12 @@ pub fn visible_text_without_secrets(element: &Element) -> String {
 
 // ---- Selector guard ------------------------------------------------------------------------
 
-thread_local! {
-    /// The style sheet [`browser_serialization`] parses selectors with, made once per document:
-    /// `replaceSync` replaces all of its rules each time, so no reading sees another's.
-    static SERIALIZER: std::cell::RefCell<Option<JsValue>> = const { std::cell::RefCell::new(None) };
-}
-
-/// A constructed style sheet (`new CSSStyleSheet()`), made once and kept.
-fn serializer_sheet() -> Option<JsValue> {
-    SERIALIZER.with(|kept| {
-        let mut kept = kept.borrow_mut();
-        if kept.is_none() {
-            let constructor = js::get(&js_sys::global(), "CSSStyleSheet");
-            let constructor = constructor.dyn_ref::<js_sys::Function>()?;
-            *kept = js_sys::Reflect::construct(constructor, &js_sys::Array::new()).ok();
-        }
-        kept.clone()
-    })
-}
-
 /// `css` as the browser serializes it after parsing it (`selectorText` of a style rule made of
 /// it), if it parses as one style rule.
 fn browser_serialization(css: &str) -> Option<String> {
-    let sheet = serializer_sheet()?;
+    let constructor = js::get(&js_sys::global(), "CSSStyleSheet");
+    let constructor = constructor.dyn_ref::<js_sys::Function>()?;
+    let sheet = js_sys::Reflect::construct(constructor, &js_sys::Array::new()).ok()?;
     let mut rule_text = String::with_capacity(css.len() + 2);
     rule_text.push_str(css);
     rule_text.push_str("{}");

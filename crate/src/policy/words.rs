@@ -15,13 +15,14 @@
 
 /// Risky words that are as often nouns as verbs: they count only at the verb position.
 /// ("compra" is Italian "buy!" and Spanish and Portuguese "purchase", as in "Mis compras".)
-const NOUN_OR_VERB: &[&str] = &[
-    "book",
-    "order",
-    "transfer",
-    "check out",
-    "checkout",
-    "compra",
+/// Each as its [`words`] (a test holds them to it), compared with a risky word's.
+const NOUN_OR_VERB: &[&[&str]] = &[
+    &["book"],
+    &["order"],
+    &["transfer"],
+    &["check", "out"],
+    &["checkout"],
+    &["compra"],
 ];
 
 /// Words that, right before a one-word risky verb, undo or negate it ("Undo send").
@@ -256,9 +257,11 @@ fn token_is(token: &str, word: &str, endings: &[&str]) -> bool {
 /// are joined. The text is read twice: split at case changes (`deleteAccount`) and not
 /// (`DeLeTe`, where the case changes are only there to break the word).
 pub fn find_risky<'w>(text: &str, risky: &'w [String], position: Position) -> Option<&'w str> {
-    let phrases = phrases(risky);
-    find_in_tokens(&words(text), risky, &phrases, position)
-        .or_else(|| find_in_tokens(&uncased_words(text), risky, &phrases, position))
+    PHRASES.with_borrow_mut(|cache| {
+        let phrases = cache.phrases_of(risky);
+        find_in_tokens(&words(text), risky, phrases, position)
+            .or_else(|| find_in_tokens(&uncased_words(text), risky, phrases, position))
+    })
 }
 
 /// A risky word as [`find_in_tokens`] compares it: its [`words`], and whether it is one of
@@ -269,36 +272,44 @@ struct Phrase {
     noun_or_verb: bool,
 }
 
-thread_local! {
-    /// The phrases of the last risky list asked about. One review asks about the same list many
-    /// times (the name, the text, each control inside, the address; each read twice), and
-    /// splitting the ~170 default words again each time (and every noun-or-verb word once per
-    /// risky word) cost 3-6 ms of every click (figure 7, session 12).
-    static PHRASES: std::cell::RefCell<(Vec<String>, std::rc::Rc<[Phrase]>)> =
-        std::cell::RefCell::new((Vec::new(), std::rc::Rc::from(Vec::new())));
+/// The phrases of the last risky list asked about, with that list.
+struct Phrases {
+    list: Vec<String>,
+    phrases: Vec<Phrase>,
 }
 
-/// The phrases of `risky`, in its order: split once per list, not once per question.
-fn phrases(risky: &[String]) -> std::rc::Rc<[Phrase]> {
-    PHRASES.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if cache.0.as_slice() != risky {
-            let noun_or_verb: Vec<Vec<String>> = NOUN_OR_VERB.iter().map(|n| words(n)).collect();
-            let phrases: Vec<Phrase> = risky
+thread_local! {
+    /// One review asks about the same risky list many times (the name, the text, each control
+    /// inside, the address; each read twice), and splitting the ~170 default words again each
+    /// time (and every noun-or-verb word once per risky word) cost 3-6 ms of every click
+    /// (figure 7, session 12).
+    static PHRASES: std::cell::RefCell<Phrases> = const {
+        std::cell::RefCell::new(Phrases {
+            list: Vec::new(),
+            phrases: Vec::new(),
+        })
+    };
+}
+
+impl Phrases {
+    /// The phrases of `risky`, in its order: split once per list, not once per question.
+    fn phrases_of(&mut self, risky: &[String]) -> &[Phrase] {
+        if self.list.as_slice() != risky {
+            self.phrases = risky
                 .iter()
                 .map(|word| {
                     let words = words(word);
-                    let noun_or_verb = noun_or_verb.contains(&words);
+                    let noun_or_verb = NOUN_OR_VERB.iter().any(|n| *n == words.as_slice());
                     Phrase {
                         words,
                         noun_or_verb,
                     }
                 })
                 .collect();
-            *cache = (risky.to_vec(), std::rc::Rc::from(phrases));
+            self.list = risky.to_vec();
         }
-        std::rc::Rc::clone(&cache.1)
-    })
+        &self.phrases
+    }
 }
 
 fn find_in_tokens<'w>(
@@ -372,6 +383,13 @@ mod tests {
     thread_local! {
         /// How many times this thread split a text into words.
         pub(super) static SPLITS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    #[test]
+    fn noun_or_verb_words_are_written_as_words_splits_them() {
+        for phrase in NOUN_OR_VERB {
+            assert_eq!(words(&phrase.join(" ")), *phrase);
+        }
     }
 
     /// The review asks about one risky list many times per action: its words are split once
