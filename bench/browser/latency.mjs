@@ -46,7 +46,15 @@ function addAndWaitForClick(text, expected) {
         clearTimeout(timer);
         const clickAt = window.__clicks[expected - 1];
         const poll = performance.getEntriesByName('bai:poll').slice(before).find((e) => e.startTime >= started && e.startTime <= clickAt);
+        // Any `bai:` marks the extension left between the message and the click (an
+        // instrumented build's phases, see bench/results.md "Action path breakdown"), as times
+        // since the message was added. A shipped build leaves none.
+        const marks = {};
+        for (const mark of performance.getEntriesByType('mark')) {
+          if (mark.name.startsWith('bai:') && mark.startTime >= started && mark.startTime <= clickAt && !(mark.name in marks)) marks[mark.name] = mark.startTime - started;
+        }
         resolve({
+          marks,
           total: clickAt - started,
           toPoll: poll ? poll.startTime - started : null,
           poll: poll ? poll.duration : null,
@@ -117,16 +125,24 @@ export async function run({ browser, server, name }) {
     const line = actionLine(workflowId, nonce, id, 'click', { selector: { type: 'css', value: '#counter' } });
     actions.push(await tab.evaluate(addAndWaitForClick, `Clicking.\n\n${line}`, id));
   }
+  const names = [...new Set(actions.flatMap((a) => Object.keys(a.marks)))];
+  const marks = Object.fromEntries(names.map((n) => [n, summary(actions.map((a) => a.marks[n]))]).sort((a, b) => a[1].median - b[1].median));
   const out = {
     auto_approve_set_via: autoApproveVia,
     handshake_to_ack_ms: summary(ackTimes),
     action_to_effect_ms: summary(actions.map((a) => a.total)),
+    // Every sample, in order: runs can be pooled to compare two builds on a noisy machine.
+    action_samples_ms: actions.map((a) => Math.round(a.total * 10) / 10),
     action_breakdown_ms: {
       mutation_to_poll_start: summary(actions.map((a) => a.toPoll)),
       poll: summary(actions.map((a) => a.poll)),
       poll_end_to_click: summary(actions.map((a) => a.afterPoll)),
     },
   };
+  if (names.length) {
+    out.action_marks_ms = marks;
+    out.action_samples = actions;
+  }
   process.stderr.write(`[bench] ${name} latency: ack ${out.handshake_to_ack_ms.median} ms, action ${out.action_to_effect_ms.median} ms\n`);
   return out;
 }

@@ -55,7 +55,7 @@ use crate::protocol::{Selector, SelectorKind};
 pub use crate::policy::selector_reads::{
     ValueTest, css_value_test, is_structural_attribute, xpath_value_test,
 };
-use crate::policy::selector_reads::{css_tests_tab_stop, xpath_tests_tab_stop};
+use crate::policy::selector_reads::{css_reads, xpath_reads};
 
 use super::secret_field::text_skipping;
 pub use super::secret_field::{
@@ -512,6 +512,26 @@ fn browser_serialization(css: &str) -> Option<String> {
     js::get_string(&first, "selectorText")
 }
 
+/// What a CSS selector may test, read as written and as the browser reads it back: its own
+/// parser settles whatever the tokenizer might still read differently (a forgiving `:is()`
+/// drops what it cannot parse). Either reading that tests a value counts, the one as written
+/// first. One tokenization per reading, and the browser is asked only when the selector as
+/// written tests no value (else the answer is that test whatever the browser reads), and read
+/// again only when it serializes the selector differently.
+fn css_guard_reads(css: &str) -> (Option<ValueTest>, bool) {
+    let (why, tab_stop) = css_reads(css);
+    if why.is_some() {
+        return (why, tab_stop);
+    }
+    match browser_serialization(css) {
+        Some(serialized) if serialized != css => {
+            let (why, serialized_tab_stop) = css_reads(&serialized);
+            (why, tab_stop || serialized_tab_stop)
+        }
+        _ => (None, tab_stop),
+    }
+}
+
 /// Refuses `selector` with `secret_field` when its answer could depend on a secret field's
 /// value; called before the selector is evaluated. Text, aria, label and role-name selectors
 /// need no refusal: their engines never read a secret field's value (see
@@ -519,21 +539,8 @@ fn browser_serialization(css: &str) -> Option<String> {
 /// which secret fields the page has, never on what they hold.
 pub fn guard_selector(root: &QueryRoot, selector: &Selector) -> Result<(), ActionError> {
     let (why, tab_stop) = match selector.kind {
-        SelectorKind::Css => {
-            // The selector as written, and as the browser itself reads it back: its own parser
-            // settles whatever this tokenizer might still read differently (a forgiving `:is()`
-            // drops what it cannot parse). Either reading that tests a value refuses.
-            let serialized = browser_serialization(&selector.value);
-            let serialized = serialized.as_deref().unwrap_or_default();
-            (
-                css_value_test(&selector.value).or_else(|| css_value_test(serialized)),
-                css_tests_tab_stop(&selector.value) || css_tests_tab_stop(serialized),
-            )
-        }
-        SelectorKind::Xpath => (
-            xpath_value_test(&selector.value),
-            xpath_tests_tab_stop(&selector.value),
-        ),
+        SelectorKind::Css => css_guard_reads(&selector.value),
+        SelectorKind::Xpath => xpath_reads(&selector.value),
         _ => return Ok(()),
     };
     if why.is_none() && !tab_stop {

@@ -15,13 +15,14 @@
 
 /// Risky words that are as often nouns as verbs: they count only at the verb position.
 /// ("compra" is Italian "buy!" and Spanish and Portuguese "purchase", as in "Mis compras".)
-const NOUN_OR_VERB: &[&str] = &[
-    "book",
-    "order",
-    "transfer",
-    "check out",
-    "checkout",
-    "compra",
+/// Each as its [`words`] (a test holds them to it), compared with a risky word's.
+const NOUN_OR_VERB: &[&[&str]] = &[
+    &["book"],
+    &["order"],
+    &["transfer"],
+    &["check", "out"],
+    &["checkout"],
+    &["compra"],
 ];
 
 /// Words that, right before a one-word risky verb, undo or negate it ("Undo send").
@@ -192,6 +193,8 @@ fn uncased_words(text: &str) -> Vec<String> {
 }
 
 fn split_words(text: &str, at_case_changes: bool) -> Vec<String> {
+    #[cfg(test)]
+    tests::SPLITS.with(|splits| splits.set(splits.get() + 1));
     let decoded = percent_decode(text);
     let chars: Vec<char> = decoded.chars().filter(|c| !is_invisible(*c)).collect();
     let mut out = Vec::new();
@@ -254,50 +257,110 @@ fn token_is(token: &str, word: &str, endings: &[&str]) -> bool {
 /// are joined. The text is read twice: split at case changes (`deleteAccount`) and not
 /// (`DeLeTe`, where the case changes are only there to break the word).
 pub fn find_risky<'w>(text: &str, risky: &'w [String], position: Position) -> Option<&'w str> {
-    find_in_tokens(&words(text), risky, position)
-        .or_else(|| find_in_tokens(&uncased_words(text), risky, position))
+    PHRASES.with_borrow_mut(|cache| {
+        let phrases = cache.phrases_of(risky);
+        find_in_tokens(&words(text), risky, phrases, position)
+            .or_else(|| find_in_tokens(&uncased_words(text), risky, phrases, position))
+    })
+}
+
+/// A risky word as [`find_in_tokens`] compares it: its [`words`], and whether it is one of
+/// [`NOUN_OR_VERB`].
+#[derive(Debug, PartialEq, Eq)]
+struct Phrase {
+    words: Vec<String>,
+    noun_or_verb: bool,
+}
+
+/// The phrases of the last risky list asked about, with that list.
+struct Phrases {
+    list: Vec<String>,
+    phrases: Vec<Phrase>,
+}
+
+thread_local! {
+    /// One review asks about the same risky list many times (the name, the text, each control
+    /// inside, the address; each read twice), and splitting the ~170 default words again each
+    /// time (and every noun-or-verb word once per risky word) cost 3-6 ms of every click
+    /// (figure 7, session 12).
+    static PHRASES: std::cell::RefCell<Phrases> = const {
+        std::cell::RefCell::new(Phrases {
+            list: Vec::new(),
+            phrases: Vec::new(),
+        })
+    };
+}
+
+impl Phrases {
+    /// The phrases of `risky`, in its order: split once per list, not once per question.
+    fn phrases_of(&mut self, risky: &[String]) -> &[Phrase] {
+        if self.list.as_slice() != risky {
+            self.phrases = risky
+                .iter()
+                .map(|word| {
+                    let words = words(word);
+                    let noun_or_verb = NOUN_OR_VERB.iter().any(|n| *n == words.as_slice());
+                    Phrase {
+                        words,
+                        noun_or_verb,
+                    }
+                })
+                .collect();
+            self.list = risky.to_vec();
+        }
+        &self.phrases
+    }
 }
 
 fn find_in_tokens<'w>(
     tokens: &[String],
     risky: &'w [String],
+    phrases: &[Phrase],
     position: Position,
 ) -> Option<&'w str> {
-    risky.iter().map(String::as_str).find(|word| {
-        let phrase = words(word);
-        let Some((last, head)) = phrase.split_last() else {
+    risky.iter().zip(phrases).find_map(|(word, phrase)| {
+        let found = phrase_found(tokens, phrase, position);
+        found.then_some(word.as_str())
+    })
+}
+
+/// Whether `phrase` is in `tokens` at `position`.
+fn phrase_found(tokens: &[String], phrase: &Phrase, position: Position) -> bool {
+    let Phrase {
+        words: phrase,
+        noun_or_verb,
+    } = phrase;
+    let noun_or_verb = *noun_or_verb;
+    let Some((last, head)) = phrase.split_last() else {
+        return false;
+    };
+    // At the verb position only verb forms count: "Payment history" is no "pay".
+    let endings = if noun_or_verb || matches!(position, Position::VerbOnly | Position::ShortName) {
+        VERB_ENDINGS
+    } else {
+        WORD_ENDINGS
+    };
+    let verb_only = match position {
+        Position::VerbOnly => true,
+        Position::Anywhere => noun_or_verb,
+        Position::ShortName => noun_or_verb || tokens.len() > SHORT_NAME_WORDS,
+        Position::Address => false,
+    };
+    let matches_at = |start: usize| {
+        let Some(window) = tokens.get(start..start + phrase.len()) else {
             return false;
         };
-        let noun_or_verb = NOUN_OR_VERB.iter().any(|n| words(n) == phrase);
-        // At the verb position only verb forms count: "Payment history" is no "pay".
-        let endings =
-            if noun_or_verb || matches!(position, Position::VerbOnly | Position::ShortName) {
-                VERB_ENDINGS
-            } else {
-                WORD_ENDINGS
-            };
-        let verb_only = match position {
-            Position::VerbOnly => true,
-            Position::Anywhere => noun_or_verb,
-            Position::ShortName => noun_or_verb || tokens.len() > SHORT_NAME_WORDS,
-            Position::Address => false,
+        let Some((window_last, window_head)) = window.split_last() else {
+            return false;
         };
-        let matches_at = |start: usize| {
-            let Some(window) = tokens.get(start..start + phrase.len()) else {
-                return false;
-            };
-            let Some((window_last, window_head)) = window.split_last() else {
-                return false;
-            };
-            window_head.iter().zip(head).all(|(a, b)| a == b)
-                && token_is(window_last, last, endings)
-                && !(phrase.len() == 1 && position != Position::Address && negated(tokens, start))
-        };
-        if verb_only {
-            return matches_at(0);
-        }
-        (0..tokens.len()).any(matches_at)
-    })
+        window_head.iter().zip(head).all(|(a, b)| a == b)
+            && token_is(window_last, last, endings)
+            && !(phrase.len() == 1 && position != Position::Address && negated(tokens, start))
+    };
+    if verb_only {
+        return matches_at(0);
+    }
+    (0..tokens.len()).any(matches_at)
 }
 
 /// Whether the words right before `tokens[start]` undo or negate it ("Undo send").
@@ -316,6 +379,49 @@ fn negated(tokens: &[String], start: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// How many times this thread split a text into words.
+        pub(super) static SPLITS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    #[test]
+    fn noun_or_verb_words_are_written_as_words_splits_them() {
+        for phrase in NOUN_OR_VERB {
+            assert_eq!(words(&phrase.join(" ")), *phrase);
+        }
+    }
+
+    /// The review asks about one risky list many times per action: its words are split once
+    /// per list, not once per question (3-6 ms of every click with the default list).
+    #[test]
+    fn a_risky_list_is_split_once_not_per_question() {
+        let risky = crate::policy::PolicySettings::default().risky_words;
+        assert!(risky.len() > 100);
+        assert_eq!(
+            find_risky("Delete account", &risky, Position::Anywhere),
+            Some("delete")
+        );
+        let before = SPLITS.with(std::cell::Cell::get);
+        assert_eq!(find_risky("Clicked 0", &risky, Position::Anywhere), None);
+        assert_eq!(find_risky("Clicked 1", &risky, Position::VerbOnly), None);
+        // The two texts, each read twice (split at case changes and not).
+        assert_eq!(SPLITS.with(std::cell::Cell::get) - before, 4);
+        // Another list is split afresh, and answers for itself.
+        let mine = list(&["click"]);
+        assert_eq!(
+            find_risky("Clicked 0", &mine, Position::Anywhere),
+            Some("click")
+        );
+        assert_eq!(
+            find_risky("Delete account", &mine, Position::Anywhere),
+            None
+        );
+        assert_eq!(
+            find_risky("Delete account", &risky, Position::Anywhere),
+            Some("delete")
+        );
+    }
 
     fn list(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| (*w).to_owned()).collect()

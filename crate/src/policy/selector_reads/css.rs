@@ -345,7 +345,17 @@ fn read_string(chars: &[char], i: usize) -> (String, usize) {
 /// `[class*=is-checked]`), or a pseudo-class that is not known to be structural, anywhere in the
 /// selector.
 pub fn css_value_test(css: &str) -> Option<ValueTest> {
+    value_test_of(&tokenize(css))
+}
+
+/// Both questions the selector guard asks of a CSS selector, from one tokenization: its first
+/// value test ([`css_value_test`]) and whether it tests `tabindex` ([`css_tests_tab_stop`]).
+pub fn css_reads(css: &str) -> (Option<ValueTest>, bool) {
     let tokens = tokenize(css);
+    (value_test_of(&tokens), tests_tab_stop(&tokens))
+}
+
+fn value_test_of(tokens: &[Token]) -> Option<ValueTest> {
     let mut i = 0;
     while let Some(token) = tokens.get(i) {
         match token {
@@ -433,7 +443,10 @@ fn attribute_operand(tokens: &[Token]) -> Option<String> {
 
 /// Whether a CSS selector tests `tabindex` (a radio group's tab stop is its checked button).
 pub fn css_tests_tab_stop(css: &str) -> bool {
-    let tokens = tokenize(css);
+    tests_tab_stop(&tokenize(css))
+}
+
+fn tests_tab_stop(tokens: &[Token]) -> bool {
     tokens.iter().enumerate().any(|(i, token)| {
         *token == Token::Open
             && attribute_selector(tokens.get(i + 1..).unwrap_or_default())
@@ -621,6 +634,28 @@ mod tests {
         assert_eq!(css_value_test("#pw[aria-invalid]"), attr("aria-invalid"));
         assert_eq!(css_value_test("form .btn-primary"), None);
         assert_eq!(css_value_test(r#"[class="login-form"] button"#), None);
+    }
+
+    /// The guard's one pass answers both questions as the two separate readings do.
+    #[test]
+    fn one_reading_answers_both_questions() {
+        for css in [
+            "#email",
+            r#"[tabindex="0"]"#,
+            r#"[tab\69ndex="0"][value=x]"#,
+            "#pw:/**/placeholder-shown",
+            r#"#pw:not(.\")[value^="hu"]:not(.\")"#,
+            "#pw:is(url(/*), *):checked",
+            "[role=radio].is-checked",
+            "#pw/*:checked",
+            "",
+        ] {
+            assert_eq!(
+                css_reads(css),
+                (css_value_test(css), css_tests_tab_stop(css)),
+                "{css}"
+            );
+        }
     }
 
     #[test]

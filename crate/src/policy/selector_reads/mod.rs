@@ -13,8 +13,8 @@
 mod css;
 mod xpath;
 
-pub use css::{css_tests_tab_stop, css_value_test};
-pub use xpath::{xpath_tests_tab_stop, xpath_value_test};
+pub use css::{css_reads, css_tests_tab_stop, css_value_test};
+pub use xpath::{xpath_reads, xpath_tests_tab_stop, xpath_value_test};
 
 /// Why a selector may test a value.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -399,13 +399,23 @@ fn attributes_read(tokens: &[Token]) -> impl Iterator<Item = String> + '_ {
 /// The first attribute read or text read in an XPath expression that could depend on what a
 /// field holds.
 pub fn xpath_value_test(xpath: &str) -> Option<ValueTest> {
+    value_test_of(&tokenize(xpath))
+}
+
+/// Both questions the selector guard asks of an XPath, from one tokenization: its first value
+/// test ([`xpath_value_test`]) and whether it reads `tabindex` ([`xpath_tests_tab_stop`]).
+pub fn xpath_reads(xpath: &str) -> (Option<ValueTest>, bool) {
     let tokens = tokenize(xpath);
+    (value_test_of(&tokens), tests_tab_stop(&tokens))
+}
+
+fn value_test_of(tokens: &[Token]) -> Option<ValueTest> {
     if let Some(name) =
-        attributes_read(&tokens).find(|name| name == "*" || !is_structural_attribute(name))
+        attributes_read(tokens).find(|name| name == "*" || !is_structural_attribute(name))
     {
         return Some(ValueTest::Attribute(name));
     }
-    if attributes_read(&tokens).any(|name| name == "class") {
+    if attributes_read(tokens).any(|name| name == "class") {
         let state = tokens.iter().find_map(|token| match token {
             Token::Literal(text) if is_state_class(text) => Some(text.clone()),
             _ => None,
@@ -414,12 +424,16 @@ pub fn xpath_value_test(xpath: &str) -> Option<ValueTest> {
             return Some(ValueTest::StateClass(class));
         }
     }
-    reads_text(&tokens).map(ValueTest::Text)
+    reads_text(tokens).map(ValueTest::Text)
 }
 
 /// Whether an XPath reads `tabindex` (a radio group's tab stop is its checked button).
 pub fn xpath_tests_tab_stop(xpath: &str) -> bool {
-    attributes_read(&tokenize(xpath)).any(|name| name == "tabindex")
+    tests_tab_stop(&tokenize(xpath))
+}
+
+fn tests_tab_stop(tokens: &[Token]) -> bool {
+    attributes_read(tokens).any(|name| name == "tabindex")
 }
 
 #[cfg(test)]
@@ -432,6 +446,25 @@ mod tests {
 
     fn reads(xpath: &str) -> bool {
         matches!(xpath_value_test(xpath), Some(ValueTest::Text(_)))
+    }
+
+    /// The guard's one pass answers both questions as the two separate readings do.
+    #[test]
+    fn one_reading_answers_both_questions() {
+        for xpath in [
+            "//input[@name='email']",
+            "//*[@tabindex='0']",
+            "//*[@tabindex='0'][@value='a']",
+            "//textarea[contains(.,'a')]",
+            "//input[contains(@class, 'ng-not-empty')]",
+            "",
+        ] {
+            assert_eq!(
+                xpath_reads(xpath),
+                (xpath_value_test(xpath), xpath_tests_tab_stop(xpath)),
+                "{xpath}"
+            );
+        }
     }
 
     #[test]
