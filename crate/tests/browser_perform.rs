@@ -499,8 +499,16 @@ async fn keys_on_custom_widgets_are_judged_by_the_options_they_may_choose() {
     let filler: String = (1..=30)
         .map(|i| format!(r#"<div role="menuitem" tabindex="-1">Move to folder {i}</div>"#))
         .collect();
+    // A long list: past the options judged one by one, the rest are read together.
+    let countries: String = (1..=300)
+        .map(|i| format!(r#"<div role="option" id="c-{i}">Country {i}</div>"#))
+        .collect();
+    let mut with_delete = countries.replace("Country 250<", "Delete account<");
+    with_delete = with_delete.replace(r#"id="c-"#, r#"id="d-"#);
     let f = Fixture::mount(&format!(
-        r#"<form onsubmit="event.preventDefault(); window.__submitted = (window.__submitted || 0) + 1">
+        r#"<div role="listbox" id="countries" tabindex="0" aria-label="Country">{countries}</div>
+<div role="listbox" id="long" tabindex="0" aria-label="Actions">{with_delete}</div>
+<form onsubmit="event.preventDefault(); window.__submitted = (window.__submitted || 0) + 1">
   <input id="combo" role="combobox" aria-label="Account action" aria-expanded="true" aria-controls="combo-list" aria-activedescendant="combo-2">
   <button>Find</button>
 </form>
@@ -539,6 +547,7 @@ async fn keys_on_custom_widgets_are_judged_by_the_options_they_may_choose() {
         ("#roving", Key::End),
         ("#roving", Key::PageDown),
         ("#tree-1", Key::ArrowDown),
+        ("#long", Key::End),
     ] {
         assert_eq!(
             question_code(&press(css, key)).await.as_deref(),
@@ -553,6 +562,7 @@ async fn keys_on_custom_widgets_are_judged_by_the_options_they_may_choose() {
         assert_eq!(question_code(&press("#shop", key)).await, None, "{key:?}");
     }
     assert_eq!(question_code(&press("#shop", Key::Enter)).await, None);
+    assert_eq!(question_code(&press("#countries", Key::End)).await, None);
     drop(f);
 }
 
@@ -563,19 +573,22 @@ async fn keys_on_custom_widgets_are_judged_by_the_options_they_may_choose() {
 async fn a_press_that_follows_a_download_link_asks() {
     use bai::protocol::action::Key;
     run_script(
-        "if (!customElements.get('x-open')) customElements.define('x-open', class extends HTMLElement { constructor() { super(); this.attachShadow({ mode: 'open' }).innerHTML = '<button type=button>Open</button>'; } });",
+        "if (!customElements.get('x-open')) customElements.define('x-open', class extends HTMLElement { constructor() { super(); this.attachShadow({ mode: 'open' }).innerHTML = '<button type=button>Open</button>'; } }); \
+         if (!customElements.get('x-get')) customElements.define('x-get', class extends HTMLElement { constructor() { super(); this.attachShadow({ mode: 'open' }).innerHTML = '<a href=/files/x.csv download>Get the file</a>'; } });",
     )
     .unwrap();
     let f = Fixture::mount(
         r#"<a id="dl" href="/files/report.csv" download>Report</a>
-<a id="dl-wrap" href="/files/summary.csv" download="summary.csv"><x-open id="open"></x-open></a>"#,
+<a id="dl-wrap" href="/files/summary.csv" download="summary.csv"><x-open id="open"></x-open></a>
+<x-get id="get"></x-get>"#,
     )
     .unwrap();
     let enter = Action::PressKey {
         key: Key::Enter,
         selector: Some(Selector::css("#dl")),
     };
-    for action in [click("#dl"), enter, click("#open")] {
+    // A link in a web component's shadow root, pressed through its host.
+    for action in [click("#dl"), enter, click("#open"), click("#get")] {
         let answer = perform(&action, None, 500).await.unwrap();
         let reason = &answer["needs_approval"]["reasons"][0];
         assert_eq!(reason["code"], "downloads_file", "{answer}");

@@ -424,8 +424,8 @@ pub struct TargetFacts {
     #[serde(default)]
     pub downloads: bool,
     /// A key in a custom list, menu, tree or grid moves its active option through the page's
-    /// own handlers to one of these (each described as if clicked), and BAI cannot tell which:
-    /// when any of them would need a question if clicked, the key asks (`unknown_choice`).
+    /// own handlers to one of these (name, text, role, address), and BAI cannot tell which:
+    /// when any of them reads as risky or downloads, the key asks (`unknown_choice`).
     #[serde(default)]
     pub may_choose: Vec<TargetFacts>,
     /// What the same press activates besides this control, each judged as if it were pressed
@@ -822,13 +822,22 @@ fn builtin_reasons(
             reasons.extend(activation_reasons(target, "", &settings.risky_words));
         }
         // A custom list's own key handlers move its choice to an option BAI cannot tell: asked
-        // when any option it may move to would be asked about if clicked ("Delete account"),
-        // so a list of "Shoes" and "Shirts" runs. A nameless option is no reason by itself.
-        let risky_option = target.may_choose.iter().any(|option| {
-            activation_reasons(option, "", &settings.risky_words)
-                .iter()
-                .any(|reason| !matches!(reason, AskReason::UnknownActivation { .. }))
-        });
+        // when any option it may move to reads as risky ("Delete account") or downloads, so a
+        // list of "Shoes" and "Shirts" runs. All options are read together, every word counting
+        // in its verb forms as in an address (what a click on any one of them would be asked
+        // about, and more): one search, as hundreds of options are judged at each key.
+        let mut all = String::new();
+        for option in &target.may_choose {
+            for part in [&option.name, &option.text]
+                .into_iter()
+                .chain(option.destination.as_ref())
+            {
+                all.push_str(part);
+                all.push('\n');
+            }
+        }
+        let risky_option = target.may_choose.iter().any(|option| option.downloads)
+            || find_risky(&all, &settings.risky_words, Position::Address).is_some();
         if target.option_unknown || risky_option {
             let key = match action {
                 Action::PressKey { key, .. } => key.as_str(),
@@ -2014,6 +2023,9 @@ mod tests {
         let mut by_address = list(&[]);
         by_address.may_choose.push(link);
         assert_eq!(asked(&settings, &arrow, &by_address), ["unknown_choice"]);
+        let mut by_download = list(&[("option", "Report")]);
+        by_download.may_choose[0].downloads = true;
+        assert_eq!(asked(&settings, &arrow, &by_download), ["unknown_choice"]);
     }
 
     #[test]

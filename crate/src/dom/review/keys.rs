@@ -5,9 +5,8 @@
 //!   focused option itself): judged as a click on it, with what is around it.
 //! - Arrows, Home, End, PageUp and PageDown move the active option somewhere BAI cannot
 //!   predict: every option of the list (and of the lists a combobox controls or owns) is a
-//!   candidate, and the policy asks (`unknown_choice`) when any of them would be asked about if
-//!   clicked. A search box suggesting "Shoes" and "Shirts" runs; one offering "Delete account"
-//!   asks.
+//!   candidate, and the policy asks (`unknown_choice`) when any of them reads as risky. A search
+//!   box suggesting "Shoes" and "Shirts" runs; one offering "Delete account" asks.
 //! - Escape closes a list or menu and so cancels its choice: not judged here.
 //!
 //! On a secret list (a PIN picked option by option) which option is active is the secret:
@@ -16,18 +15,21 @@
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
-use super::{around, facts_of};
+use super::{MAX_REST_CHARS, around, facts_of, is_link, link_address};
+use crate::dom::accname::accessible_name;
 use crate::dom::js;
 use crate::dom::roles::role_of;
 use crate::dom::secret::{is_secret_choice, is_secret_or_inside};
-use crate::dom::tree::{ShadowAccess, as_element, children, composed_parent, element_by_id_near};
+use crate::dom::tree::{
+    ShadowAccess, as_element, children, composed_contains, composed_parent, element_by_id_near,
+};
 use crate::policy::TargetFacts;
 use crate::protocol::action::Key;
 
-/// Most options judged one by one; a longer list asks.
+/// Most options judged one by one; the rest are read together ([`MAX_REST_CHARS`]).
 const MAX_OPTIONS: usize = 200;
 /// Most elements looked at inside the lists; a larger one asks.
-const MAX_VISITED: usize = 5_000;
+const MAX_VISITED: usize = 10_000;
 /// Most ancestors walked up from the key's target.
 const MAX_DEPTH: usize = 64;
 
@@ -107,9 +109,45 @@ pub(super) fn widget_key_facts(key: Key, target: &Element, facts: &mut TargetFac
         }
     }
     facts.chooses = true;
-    match options {
-        Some(options) => facts.may_choose = options.iter().map(facts_of).collect(),
-        None => facts.option_unknown = true,
+    let Some(options) = options else {
+        facts.option_unknown = true;
+        return;
+    };
+    let (own, rest) = options.split_at(options.len().min(MAX_OPTIONS));
+    facts.may_choose = own.iter().map(option_facts).collect();
+    if !rest.is_empty() {
+        // A long list (250 countries): the rest are read together, so none of their words goes
+        // unjudged; past what is read, the key asks.
+        // The list is not secret (checked above), and this text is only judged, never shown.
+        let texts: Vec<String> = rest.iter().filter_map(|o| o.text_content()).collect();
+        let text = texts
+            .join(" ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        facts.option_unknown |= text.chars().count() > MAX_REST_CHARS;
+        facts.may_choose.push(TargetFacts {
+            description: format!("{} more options", rest.len()),
+            text,
+            ..TargetFacts::default()
+        });
+    }
+}
+
+/// What a click on `option`, an option of a list that is not secret, is judged by: its name,
+/// text, role and where it goes. [`facts_of`] less the description (never shown for these) and
+/// the secret checks (done for the whole list), which cost too much for hundreds of options.
+fn option_facts(option: &Element) -> TargetFacts {
+    let text = option.text_content().unwrap_or_default();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let link = is_link(option);
+    TargetFacts {
+        name: accessible_name(option),
+        text: words.join(" ").chars().take(200).collect(),
+        role: role_of(option).unwrap_or_default(),
+        destination: if link { link_address(option) } else { None },
+        downloads: link && option.has_attribute("download"),
+        ..TargetFacts::default()
     }
 }
 
@@ -192,7 +230,13 @@ fn options_of(target: &Element, widget: &Element) -> Option<Vec<Element>> {
     let shadow = ShadowAccess::detect();
     let mut options: Vec<Element> = Vec::new();
     let mut visited = 0;
+    let mut walked: Vec<Element> = Vec::new();
     for root in roots {
+        // A list both controlled and owned, or inside the widget, is walked once.
+        if walked.iter().any(|done| composed_contains(done, &root)) {
+            continue;
+        }
+        walked.push(root.clone());
         let mut stack: Vec<web_sys::Node> = vec![root.into()];
         while let Some(node) = stack.pop() {
             visited += 1;
@@ -203,10 +247,7 @@ fn options_of(target: &Element, widget: &Element) -> Option<Vec<Element>> {
                 continue;
             };
             let role = role_of(element).unwrap_or_default();
-            if OPTION_ROLES.contains(&role.as_str()) && !options.contains(element) {
-                if options.len() == MAX_OPTIONS {
-                    return None;
-                }
+            if OPTION_ROLES.contains(&role.as_str()) {
                 options.push(element.clone());
             }
             if let Some(root) = shadow.shadow_root(element) {
