@@ -566,6 +566,31 @@ async fn keys_on_custom_widgets_are_judged_by_the_options_they_may_choose() {
     drop(f);
 }
 
+/// On a secret list (a PIN picked option by option) which option is active is the secret: a key
+/// there asks whatever is active, so whether it asks tells nothing.
+#[wasm_bindgen_test]
+async fn a_key_on_a_secret_list_asks_whatever_is_active() {
+    use bai::protocol::action::Key;
+    let f = Fixture::mount(
+        r#"<div role="listbox" id="pin" tabindex="0" aria-label="PIN" aria-activedescendant="pin-7"><div role="option" id="pin-7">7</div><div role="option" id="pin-1">1</div></div>"#,
+    )
+    .unwrap();
+    for key in [Key::Enter, Key::Space, Key::ArrowDown, Key::End] {
+        let action = Action::PressKey {
+            key,
+            selector: Some(Selector::css("#pin")),
+        };
+        let answer = perform(&action, None, 500).await.unwrap();
+        cancel_actions();
+        let codes: Vec<&str> = answer["needs_approval"]["reasons"]
+            .as_array()
+            .map(|reasons| reasons.iter().filter_map(|r| r["code"].as_str()).collect())
+            .unwrap_or_default();
+        assert!(codes.contains(&"unknown_choice"), "{key:?}: {answer}");
+    }
+    drop(f);
+}
+
 /// The fourth red team: a link with `download` saved a file with no question, also when the
 /// press landed on a web component's button inside it. Downloading is an effect the user sees
 /// first (`downloads_file`).
