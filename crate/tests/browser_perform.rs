@@ -520,7 +520,9 @@ async fn keys_on_custom_widgets_are_judged_by_the_options_they_may_choose() {
 <ul role="listbox" id="shop-list"><li role="option" id="shop-1">Shoes</li><li role="option" id="shop-2">Shirts</li></ul>
 <div role="menu" id="menu" tabindex="0" aria-label="Actions" aria-activedescendant="menu-last">{filler}<div role="menuitem" id="menu-last" tabindex="-1">Delete account</div></div>
 <div role="menu" aria-label="More"><div role="menuitem" id="roving" tabindex="0">Rename</div><div role="menuitem" tabindex="-1">Delete account</div></div>
-<ul role="tree" aria-label="Files"><li role="treeitem" id="tree-1" tabindex="0">Documents</li><li role="treeitem" tabindex="-1">Delete folder</li></ul>"#
+<ul role="tree" aria-label="Files"><li role="treeitem" id="tree-1" tabindex="0">Documents</li><li role="treeitem" tabindex="-1">Delete folder</li></ul>
+<table role="grid" aria-label="Invoices"><tr><td id="cell" tabindex="0">Invoice 42</td><td tabindex="-1"><button type="button">Delete</button></td></tr></table>
+<table role="grid" aria-label="Prices"><tr><td id="price" tabindex="0">Shoes</td><td tabindex="-1">12 EUR</td></tr></table>"#
     ))
     .unwrap();
     run_script("window.__submitted = 0;").unwrap();
@@ -548,6 +550,7 @@ async fn keys_on_custom_widgets_are_judged_by_the_options_they_may_choose() {
         ("#roving", Key::PageDown),
         ("#tree-1", Key::ArrowDown),
         ("#long", Key::End),
+        ("#cell", Key::ArrowRight),
     ] {
         assert_eq!(
             question_code(&press(css, key)).await.as_deref(),
@@ -563,6 +566,7 @@ async fn keys_on_custom_widgets_are_judged_by_the_options_they_may_choose() {
     }
     assert_eq!(question_code(&press("#shop", Key::Enter)).await, None);
     assert_eq!(question_code(&press("#countries", Key::End)).await, None);
+    assert_eq!(question_code(&press("#price", Key::ArrowRight)).await, None);
     drop(f);
 }
 
