@@ -455,6 +455,7 @@ fn reasons_are_the_derived_json_and_their_message() {
             key: s("End"),
             element: s("ul#list"),
         },
+        AskReason::DownloadsFile { name: s("Report") },
     ];
     for reason in reasons {
         let mut derived = serde_json::to_value(&reason).unwrap();

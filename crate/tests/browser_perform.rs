@@ -517,3 +517,149 @@ async fn known_secret_names_redact_the_address_and_the_answer_names_the_page_s_o
     assert_eq!(known["secret_names"], serde_json::json!(["pw9"]), "{known}");
     run_script("history.replaceState(null, '', location.pathname)").unwrap();
 }
+
+/// The fourth red team (session 12): keys on ARIA widgets ran the page's active option with no
+/// question (a combobox in a form whose `aria-activedescendant` is "Delete account": ArrowDown,
+/// then Enter, judged only the form's harmless "Find"), as did the arrows of a menu, a tree and
+/// a menu whose active item lies past the text the review reads. Each key is judged by what it
+/// may choose; a search box suggesting "Shoes" and "Shirts" runs, and Escape runs.
+#[wasm_bindgen_test]
+async fn keys_on_custom_widgets_are_judged_by_the_options_they_may_choose() {
+    use bai::protocol::action::Key;
+    // Harmless items whose text fills more than the 200 characters read of the menu itself.
+    let filler: String = (1..=30)
+        .map(|i| format!(r#"<div role="menuitem" tabindex="-1">Move to folder {i}</div>"#))
+        .collect();
+    // A long list: past the options judged one by one, the rest are read together.
+    let countries: String = (1..=300)
+        .map(|i| format!(r#"<div role="option" id="c-{i}">Country {i}</div>"#))
+        .collect();
+    let mut with_delete = countries.replace("Country 250<", "Delete account<");
+    with_delete = with_delete.replace(r#"id="c-"#, r#"id="d-"#);
+    let f = Fixture::mount(&format!(
+        r#"<div role="listbox" id="countries" tabindex="0" aria-label="Country">{countries}</div>
+<div role="listbox" id="long" tabindex="0" aria-label="Actions">{with_delete}</div>
+<form onsubmit="event.preventDefault(); window.__submitted = (window.__submitted || 0) + 1">
+  <input id="combo" role="combobox" aria-label="Account action" aria-expanded="true" aria-controls="combo-list" aria-activedescendant="combo-2">
+  <button>Find</button>
+</form>
+<ul role="listbox" id="combo-list"><li role="option" id="combo-1">Rename account</li><li role="option" id="combo-2">Delete account</li></ul>
+<form onsubmit="event.preventDefault()">
+  <input id="shop" role="combobox" aria-label="Search the shop" aria-expanded="true" aria-owns="shop-list" aria-activedescendant="shop-1">
+  <button>Search</button>
+</form>
+<ul role="listbox" id="shop-list"><li role="option" id="shop-1">Shoes</li><li role="option" id="shop-2">Shirts</li></ul>
+<div role="menu" id="menu" tabindex="0" aria-label="Actions" aria-activedescendant="menu-last">{filler}<div role="menuitem" id="menu-last" tabindex="-1">Delete account</div></div>
+<div role="menu" aria-label="More"><div role="menuitem" id="roving" tabindex="0">Rename</div><div role="menuitem" tabindex="-1">Delete account</div></div>
+<ul role="tree" aria-label="Files"><li role="treeitem" id="tree-1" tabindex="0">Documents</li><li role="treeitem" tabindex="-1">Delete folder</li></ul>
+<table role="grid" aria-label="Invoices"><tr><td id="cell" tabindex="0">Invoice 42</td><td tabindex="-1"><button type="button">Delete</button></td></tr></table>
+<table role="grid" aria-label="Prices"><tr><td id="price" tabindex="0">Shoes</td><td tabindex="-1">12 EUR</td></tr></table>"#
+    ))
+    .unwrap();
+    run_script("window.__submitted = 0;").unwrap();
+    let press = |css: &str, key: Key| Action::PressKey {
+        key,
+        selector: Some(Selector::css(css)),
+    };
+    // Enter chooses the active option: judged as a click on it, not only the form's button.
+    assert_eq!(
+        question_code(&press("#combo", Key::Enter)).await.as_deref(),
+        Some("risky_click")
+    );
+    assert_eq!(global("__submitted"), 0);
+    assert_eq!(
+        question_code(&press("#menu", Key::Enter)).await.as_deref(),
+        Some("risky_click")
+    );
+    // Keys that move the active option: any option may come next.
+    for (css, key) in [
+        ("#combo", Key::ArrowDown),
+        ("#combo", Key::ArrowUp),
+        ("#roving", Key::ArrowDown),
+        ("#roving", Key::Home),
+        ("#roving", Key::End),
+        ("#roving", Key::PageDown),
+        ("#tree-1", Key::ArrowDown),
+        ("#long", Key::End),
+        ("#cell", Key::ArrowRight),
+    ] {
+        assert_eq!(
+            question_code(&press(css, key)).await.as_deref(),
+            Some("unknown_choice"),
+            "{css} {key:?}"
+        );
+    }
+    // Escape closes and cancels: it runs.
+    assert_eq!(question_code(&press("#roving", Key::Escape)).await, None);
+    // Harmless suggestions: no question for the arrows, Home, End, or Enter on "Shoes".
+    for key in [Key::ArrowDown, Key::ArrowUp, Key::End, Key::PageDown] {
+        assert_eq!(question_code(&press("#shop", key)).await, None, "{key:?}");
+    }
+    assert_eq!(question_code(&press("#shop", Key::Enter)).await, None);
+    assert_eq!(question_code(&press("#countries", Key::End)).await, None);
+    assert_eq!(question_code(&press("#price", Key::ArrowRight)).await, None);
+    drop(f);
+}
+
+/// On a secret list (a PIN picked option by option) which option is active is the secret: a key
+/// there asks whatever is active, so whether it asks tells nothing.
+#[wasm_bindgen_test]
+async fn a_key_on_a_secret_list_asks_whatever_is_active() {
+    use bai::protocol::action::Key;
+    let f = Fixture::mount(
+        r#"<div role="listbox" id="pin" tabindex="0" aria-label="PIN" aria-activedescendant="pin-7"><div role="option" id="pin-7">7</div><div role="option" id="pin-1">1</div></div>"#,
+    )
+    .unwrap();
+    for key in [Key::Enter, Key::Space, Key::ArrowDown, Key::End] {
+        let action = Action::PressKey {
+            key,
+            selector: Some(Selector::css("#pin")),
+        };
+        let answer = perform(&action, None, 500).await.unwrap();
+        cancel_actions();
+        let codes: Vec<&str> = answer["needs_approval"]["reasons"]
+            .as_array()
+            .map(|reasons| reasons.iter().filter_map(|r| r["code"].as_str()).collect())
+            .unwrap_or_default();
+        assert!(codes.contains(&"unknown_choice"), "{key:?}: {answer}");
+    }
+    drop(f);
+}
+
+/// The fourth red team: a link with `download` saved a file with no question, also when the
+/// press landed on a web component's button inside it. Downloading is an effect the user sees
+/// first (`downloads_file`).
+#[wasm_bindgen_test]
+async fn a_press_that_follows_a_download_link_asks() {
+    use bai::protocol::action::Key;
+    run_script(
+        "if (!customElements.get('x-open')) customElements.define('x-open', class extends HTMLElement { constructor() { super(); this.attachShadow({ mode: 'open' }).innerHTML = '<button type=button>Open</button>'; } }); \
+         if (!customElements.get('x-get')) customElements.define('x-get', class extends HTMLElement { constructor() { super(); this.attachShadow({ mode: 'open' }).innerHTML = '<a href=/files/x.csv download>Get the file</a>'; } });",
+    )
+    .unwrap();
+    let f = Fixture::mount(
+        r#"<a id="dl" href="/files/report.csv" download>Report</a>
+<a id="dl-wrap" href="/files/summary.csv" download="summary.csv"><x-open id="open"></x-open></a>
+<x-get id="get"></x-get>"#,
+    )
+    .unwrap();
+    let enter = Action::PressKey {
+        key: Key::Enter,
+        selector: Some(Selector::css("#dl")),
+    };
+    // A link in a web component's shadow root, pressed through its host.
+    for action in [click("#dl"), enter, click("#open"), click("#get")] {
+        let answer = perform(&action, None, 500).await.unwrap();
+        let reason = &answer["needs_approval"]["reasons"][0];
+        assert_eq!(reason["code"], "downloads_file", "{answer}");
+        assert!(
+            reason["message"]
+                .as_str()
+                .unwrap()
+                .contains("which saves a file on your computer"),
+            "{reason}"
+        );
+        cancel_actions();
+    }
+    drop(f);
+}

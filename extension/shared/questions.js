@@ -17,7 +17,7 @@ const SHOWN_FIELDS = [
 /** Reasons the rule "Always allow" makes waives (crate::policy::rules::allow_waives); for any
  * other reason (a password field, a target nobody could check or describe, a risky address
  * behind a control's name) BAI would ask again, so "Always allow" is not offered. */
-const WAIVABLE_REASONS = new Set(['each_action_mode', 'risky_click', 'risky_navigation', 'enter_may_send']);
+const WAIVABLE_REASONS = new Set(['each_action_mode', 'risky_click', 'risky_navigation', 'enter_may_send', 'downloads_file']);
 
 /**
  * The rule "Always allow this on this site" makes for `question`, or null when it offers none:
@@ -29,9 +29,9 @@ export function alwaysAllowRule(question) {
   if (question?.kind !== 'action' || !question.actionType || !/^https?:\/\//.test(question.origin ?? '')) return null;
   const reasons = question.reasons ?? [];
   if (!reasons.length || !reasons.every((reason) => WAIVABLE_REASONS.has(reason.code))) return null;
-  // A risky name inside the target (an icon-only "Delete" in a toolbar) is not the target's
-  // own name: a rule for the target's name would not cover it.
-  if (reasons.some((reason) => reason.code === 'risky_click' && reason.name?.trim() !== String(question.targetName ?? '').trim())) return null;
+  // A risky name inside the target (an icon-only "Delete" in a toolbar), or a download link
+  // around it, is not the target's own name: a rule for the target's name would not cover it.
+  if (reasons.some((reason) => (reason.code === 'risky_click' || reason.code === 'downloads_file') && reason.name?.trim() !== String(question.targetName ?? '').trim())) return null;
   // `|` and `"` are the pattern's own syntax; as word separators they change no word.
   const name = String(question.targetName ?? '').replace(/[|"]/g, ' ').replace(/\s+/g, ' ').trim();
   if (!/[\p{L}\p{N}]/u.test(name)) return null;

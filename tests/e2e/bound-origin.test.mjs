@@ -172,6 +172,10 @@ for (const name of browserNames()) {
       ['press_key', { key: 'Delete', selector: css('#k-row') }, /presses Delete on .*not a text field/],
       ['press_key', { key: 'Backspace', selector: css('#k-item') }, /presses Backspace on .*not a text field/],
       ['press_key', { key: 'Enter', selector: css('#k-div') }, /BAI cannot tell what div#k-div/],
+      // A combobox's own handlers choose its active option ("Delete account") on Enter, and
+      // may move to it on an arrow.
+      ['press_key', { key: 'Enter', selector: css('#k-combo') }, /“Delete account” looks like it will delete/],
+      ['press_key', { key: 'ArrowUp', selector: css('#k-combo') }, /ArrowUp on .* may choose another option/],
     ];
     const ADDRESSES = [
       ['click', { selector: '#u-case' }, /goes to \S+\/Account\/DeLeTe, which looks like it will delete/],
@@ -211,6 +215,12 @@ for (const name of browserNames()) {
             await answerQuestion(chat, 'deny', `${workflowId}:${id}`);
           }
           assert.deepEqual(await target.evaluate(() => window.__pressed), [], 'nothing was pressed or submitted');
+          if (cases === KEYS) {
+            // A search box suggesting "Shoes" and "Shirts": its arrow runs with no question.
+            await say([++id, 'press_key', { key: 'ArrowDown', selector: css('#k-shop') }]);
+            assert.doesNotMatch(await actionEntry(browser, chatUrl, id), /failed/);
+            assert.equal(await target.evaluate(() => window.__moved), 1, 'the search box moved');
+          }
           await say([++id, 'click', { selector: '#harmless' }]);
           await target.waitFor(() => window.__pressed.includes('harmless'), { what: 'the harmless click' });
           assert.deepEqual(await target.evaluate(() => window.__pressed), ['harmless']);

@@ -557,6 +557,10 @@ pub fn reason_json(reason: &AskReason) -> String {
             put("key", key);
             put("element", element);
         }
+        AskReason::DownloadsFile { name } => {
+            put("code", "downloads_file");
+            put("name", name);
+        }
         AskReason::Picture { origin } => {
             put("code", "picture");
             put("origin", origin);

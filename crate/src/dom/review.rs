@@ -20,6 +20,8 @@ use crate::policy::TargetFacts;
 use crate::protocol::Action;
 use crate::protocol::join::join;
 
+mod keys;
+
 /// Most inner control names gathered (a click can only land on one of them).
 const MAX_INNER_NAMES: usize = 12;
 
@@ -158,6 +160,7 @@ fn choice_facts(
             }
             facts.enter_left_to_page =
                 *key == crate::protocol::action::Key::Enter && enter_left_to_page(element);
+            keys::widget_key_facts(*key, element, facts);
         }
         _ => {}
     }
@@ -596,6 +599,9 @@ fn facts_of(element: &Element) -> TargetFacts {
         option_unknown: false,
         chooses: false,
         enter_left_to_page: false,
+        // `<a download>` saves a file; an `<area download>` too.
+        downloads: is_link(element) && element.has_attribute("download"),
+        may_choose: Vec::new(),
         also_activates: Vec::new(),
     }
 }

@@ -419,6 +419,15 @@ pub struct TargetFacts {
     /// what they hold on it.
     #[serde(default)]
     pub enter_left_to_page: bool,
+    /// It is a link with a `download` attribute: following it saves a file on the user's
+    /// computer, an effect the user should see whatever the link is called.
+    #[serde(default)]
+    pub downloads: bool,
+    /// A key in a custom list, menu, tree or grid moves its active option through the page's
+    /// own handlers to one of these (name, text, role, address), and BAI cannot tell which:
+    /// when any of them reads as risky or downloads, the key asks (`unknown_choice`).
+    #[serde(default)]
+    pub may_choose: Vec<TargetFacts>,
     /// What the same press activates besides this control, each judged as if it were pressed
     /// itself (the most severe verdict wins): the links, buttons and other controls around
     /// what is pressed (a button inside a link follows the link too), a label's control, a
@@ -552,6 +561,12 @@ pub enum AskReason {
         /// The element that gets it, described.
         element: String,
     },
+    /// Activating it follows a link with a `download` attribute: a file is saved on the user's
+    /// computer.
+    DownloadsFile {
+        /// The link's name (or its description when it has none).
+        name: String,
+    },
     /// A `screenshot`: a picture of the page goes to the chat (and so to the model). Asked
     /// about unless the user's allow rule for `screenshot` on this site says yes.
     Picture {
@@ -592,6 +607,11 @@ impl AskReason {
             Self::EnterMaySend { element } => format!(
                 "Enter in {element} may send or submit what it holds; BAI cannot tell what the page does with it"
             ),
+            Self::DownloadsFile { name } => {
+                format!(
+                    "it follows the download link “{name}”, which saves a file on your computer"
+                )
+            }
             Self::UnknownChoice { key, element } => format!(
                 "{key} on {element} may choose another option, and BAI cannot tell which one"
             ),
@@ -801,7 +821,24 @@ fn builtin_reasons(
         if touch != Touch::Activates {
             reasons.extend(activation_reasons(target, "", &settings.risky_words));
         }
-        if target.option_unknown {
+        // A custom list's own key handlers move its choice to an option BAI cannot tell: asked
+        // when any option it may move to reads as risky ("Delete account") or downloads, so a
+        // list of "Shoes" and "Shirts" runs. All options are read together, every word counting
+        // in its verb forms as in an address (what a click on any one of them would be asked
+        // about, and more): one search, as hundreds of options are judged at each key.
+        let mut all = String::new();
+        for option in &target.may_choose {
+            for part in [&option.name, &option.text]
+                .into_iter()
+                .chain(option.destination.as_ref())
+            {
+                all.push_str(part);
+                all.push('\n');
+            }
+        }
+        let risky_option = target.may_choose.iter().any(|option| option.downloads)
+            || find_risky(&all, &settings.risky_words, Position::Address).is_some();
+        if target.option_unknown || risky_option {
             let key = match action {
                 Action::PressKey { key, .. } => key.as_str(),
                 _ => "the action",
@@ -882,6 +919,15 @@ fn activation_reasons(target: &TargetFacts, option: &str, risky: &[String]) -> V
                 url: shorten(url, 80),
             });
         }
+    }
+    if target.downloads {
+        let name = match named.trim() {
+            "" => target.description.as_str(),
+            name => name,
+        };
+        reasons.push(AskReason::DownloadsFile {
+            name: shorten(name, 60),
+        });
     }
     for other in &target.also_activates {
         for reason in activation_reasons(other, "", risky) {
@@ -1925,6 +1971,116 @@ mod tests {
             ),
             Vec::<String>::new()
         );
+    }
+
+    #[test]
+    fn a_key_in_a_custom_list_asks_only_when_an_option_it_may_choose_is_risky() {
+        use crate::protocol::action::Key;
+        let settings = PolicySettings {
+            approval_mode: ApprovalMode::Auto,
+            ..Default::default()
+        };
+        let list = |options: &[(&str, &str)]| TargetFacts {
+            chooses: true,
+            may_choose: options
+                .iter()
+                .map(|(role, name)| facts(role, name))
+                .collect(),
+            ..facts("combobox", "Search")
+        };
+        let arrow = Action::PressKey {
+            key: Key::ArrowDown,
+            selector: Some(Selector::css("#q")),
+        };
+        assert_eq!(
+            asked(
+                &settings,
+                &arrow,
+                &list(&[("option", "Shoes"), ("option", "Shirts")])
+            ),
+            Vec::<String>::new()
+        );
+        // A nameless option is no reason by itself.
+        assert_eq!(
+            asked(&settings, &arrow, &list(&[("", ""), ("option", "Shirts")])),
+            Vec::<String>::new()
+        );
+        for risky in [
+            ("option", "Delete account"),
+            ("menuitem", "Account deletion: delete"),
+        ] {
+            assert_eq!(
+                asked(&settings, &arrow, &list(&[("option", "Shoes"), risky])),
+                ["unknown_choice"],
+                "{risky:?}"
+            );
+        }
+        // An option that is a link to a risky address counts too.
+        let link = TargetFacts {
+            destination: Some("https://a.test/account/delete".into()),
+            ..facts("menuitem", "Account")
+        };
+        let mut by_address = list(&[]);
+        by_address.may_choose.push(link);
+        assert_eq!(asked(&settings, &arrow, &by_address), ["unknown_choice"]);
+        let mut by_download = list(&[("option", "Report")]);
+        by_download.may_choose[0].downloads = true;
+        assert_eq!(asked(&settings, &arrow, &by_download), ["unknown_choice"]);
+    }
+
+    #[test]
+    fn a_download_link_asks_and_only_a_rule_for_that_link_waives_it() {
+        let settings = PolicySettings {
+            approval_mode: ApprovalMode::Auto,
+            site: Some("https://a.test".into()),
+            ..Default::default()
+        };
+        let click = Action::Click {
+            selector: Selector::css("#dl"),
+        };
+        let download = TargetFacts {
+            downloads: true,
+            destination: Some("https://a.test/files/report.csv".into()),
+            ..facts("link", "Report")
+        };
+        assert_eq!(asked(&settings, &click, &download), ["downloads_file"]);
+        let Verdict::Ask { reasons } = review(&settings, &click, Some(&download)) else {
+            panic!("a download asks");
+        };
+        assert_eq!(
+            reasons[0].message(),
+            "it follows the download link “Report”, which saves a file on your computer"
+        );
+        // A button inside a download link: the link around it downloads.
+        let inside = TargetFacts {
+            also_activates: vec![download.clone()],
+            ..facts("button", "Open")
+        };
+        assert_eq!(asked(&settings, &click, &inside), ["downloads_file"]);
+        assert_eq!(
+            asked(&settings, &click, &facts("link", "Report")),
+            Vec::<String>::new()
+        );
+        let allow = |name: &str| PolicySettings {
+            rules: vec![ApprovalRule {
+                id: String::new(),
+                site: "https://a.test".into(),
+                actions: vec!["click".into()],
+                name: name.into(),
+                verdict: RuleVerdict::Allow,
+                expires_at_ms: None,
+            }],
+            ..settings.clone()
+        };
+        assert!(matches!(
+            review(&allow("\"Report\""), &click, Some(&download)),
+            Verdict::AllowedByRule { .. }
+        ));
+        // A rule for the button does not cover the link around it.
+        assert!(matches!(
+            review(&allow("\"Open\""), &click, Some(&inside)),
+            Verdict::Ask { .. }
+        ));
     }
 
     #[test]

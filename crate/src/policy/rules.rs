@@ -339,7 +339,10 @@ pub(super) fn allow_waives(rule: &ApprovalRule, reason: &AskReason) -> bool {
         // The rule covers `press_key` on this element by name (or any name) on this site: the
         // user said Enter there may do what the page does with it.
         AskReason::EnterMaySend { .. } => true,
-        AskReason::RiskyClick { name, .. } => NamePattern::parse(&rule.name).matches(name),
+        // A download, as a risky name: only a rule whose pattern covers that very link.
+        AskReason::RiskyClick { name, .. } | AskReason::DownloadsFile { name } => {
+            NamePattern::parse(&rule.name).matches(name)
+        }
         // Where a control goes is not what it is called: a rule for the name "Next" does not
         // cover a "Next" whose form goes to /account/delete, unless its pattern names that.
         AskReason::RiskyDestination { url, .. } => NamePattern::parse(&rule.name).matches(url),

@@ -194,9 +194,9 @@ pub enum KeyChoice {
 
 /// What `key` on `target` chooses, computed as [`default_action`] will: ArrowUp / ArrowDown on a
 /// `<select>` the next enabled option ([`next_select_option`]), an arrow on a radio button the
-/// next radio of its group ([`next_radio`]). Other moving keys there, and any moving key on a
-/// custom list, option or radio group, move a choice only through the page's handlers:
-/// unknown. Space on a radio button checks that very button and is reviewed as its click.
+/// next radio of its group ([`next_radio`]). Other moving keys there move a choice only through
+/// the page's handlers: unknown. Space on a radio button checks that very button and is
+/// reviewed as its click. Custom widgets are judged by the review itself.
 pub fn key_choice(key: Key, target: &Element) -> KeyChoice {
     let moves = matches!(
         key,
@@ -242,23 +242,8 @@ pub fn key_choice(key: Key, target: &Element) -> KeyChoice {
             _ => KeyChoice::Unknown,
         };
     }
-    // A custom list or group: the element itself, an option or radio in it, or anything inside
-    // one (focus kept on a child with `aria-activedescendant` on the list).
-    let mut current = Some(target.clone());
-    for _ in 0..64 {
-        let Some(element) = current else {
-            break;
-        };
-        if let Some(role) = crate::dom::roles::role_of(&element) {
-            if matches!(
-                role.as_str(),
-                "listbox" | "option" | "radiogroup" | "radio" | "menuitemradio"
-            ) {
-                return KeyChoice::Unknown;
-            }
-        }
-        current = crate::dom::tree::event_parent(&element);
-    }
+    // A custom list, menu, tree, grid or group: its own handlers move the choice; the review
+    // judges the options it may move to (`dom::review`'s widget keys).
     KeyChoice::Nothing
 }
 
