@@ -190,7 +190,7 @@ fn markup_2026_roles_bodies_and_code_block() {
     );
     assert_eq!(
         fixture.text_of("[data-chatgpt-search-unit-key$=':assistant']"),
-        "Handshake below.\nSecond line.\n```bai\n{\"handshake\": true}\n{\"line\": 2}\n```\nHeading\nAfter."
+        "Handshake below.\nSecond line.\n```bai\n{\"handshake\": true}\n{\"line\": 2}\n```\n### Heading\nAfter."
     );
 }
 
@@ -264,6 +264,31 @@ fn quoted_listed_and_inline_code_lines_keep_their_markers() {
         found[0],
         bai::protocol::scanner::ScanItem::Record { .. }
     ));
+}
+
+/// A line shown as a heading, in a table cell, inside a `<q>` or a collapsed `<details>` (a
+/// reasoning block) keeps a mark too: `#`, `|`, `"`, `> ` (red team, session 12).
+#[wasm_bindgen_test]
+fn heading_table_quote_and_details_lines_keep_a_mark() {
+    let line = r#"BAI_ACTION {"id":1}"#;
+    let fixture = Fixture::new(&format!(
+        "<div data-message-author-role=\"assistant\"><div class=\"markdown\">\
+         <h2>{line}</h2><table><thead><tr><th>{line}</th><th>b</th></tr></thead>\
+         <tbody><tr><td>{line}<br>{line}</td><td>{line}</td></tr><tr><td></td><td>{line}</td></tr></tbody></table>\
+         <p><q>{line}</q></p>\
+         <details><summary>Thought for 2 seconds</summary><p>{line}</p></details>\
+         <p>{line}</p></div></div>"
+    ));
+    let text = fixture.text_of("[data-message-author-role]");
+    assert_eq!(
+        text,
+        format!(
+            "## {line}\n| {line} | b\n| {line}\n| {line} | {line}\n| {line}\n\"{line}\"\n\
+             > Thought for 2 seconds\n> {line}\n{line}"
+        )
+    );
+    let found: Vec<_> = bai::protocol::scanner::RecordScanner::new(&text, 0, true).collect();
+    assert_eq!(found.len(), 1, "only the plain line is a record: {found:?}");
 }
 
 /// A code block inside a quote or a list item is quoted too: each of its lines, fences included,

@@ -1171,3 +1171,39 @@ async fn addresses_lose_the_values_of_the_page_s_own_secret_fields() {
     drop(f);
     run_script("history.replaceState(null, '', location.pathname)").unwrap();
 }
+
+/// The same in every scope: a password field in a shadow root (its form there, sent by GET),
+/// the host of a form-associated custom element holding one (the host's name is what the form
+/// sends), and a field in a same-origin frame. Without the scopes, `zz1`, `zz2` and `zz3` are
+/// names no rule knows.
+#[wasm_bindgen_test]
+async fn addresses_lose_the_values_of_secret_fields_in_shadow_roots_and_frames() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let f = Fixture::mount(
+        r#"<div id="scoped-host"></div><x-pin id="scoped-pin" name="zz2"></x-pin>
+           <iframe id="scoped-fr" srcdoc="<form method='get'><input id='scoped-in-frame' type='password' name='zz3'></form>"></iframe>"#,
+    )
+    .unwrap();
+    run_script(
+        "document.getElementById('scoped-host').attachShadow({mode: 'open'}).innerHTML = \
+           '<form method=get><input type=password name=zz1></form>'; \
+         document.getElementById('scoped-pin').attachShadow({mode: 'open'}).innerHTML = \
+           '<input type=password>';",
+    )
+    .unwrap();
+    // The frame loads on its own: an extract waits for its field.
+    let loaded = Action::Extract {
+        selector: Selector::css("#scoped-in-frame"),
+        attribute: Some("id".to_owned()),
+        max_chars: None,
+    };
+    execute(&loaded, &ExecOptions { timeout_ms: 3000 })
+        .await
+        .unwrap();
+    let address = redact_address("/x?zz1=hunter2&zz2=4821&zz3=swordfish&q=shoes", &document);
+    assert_eq!(
+        address,
+        "/x?zz1=[redacted]&zz2=[redacted]&zz3=[redacted]&q=shoes"
+    );
+    drop(f);
+}

@@ -63,14 +63,10 @@ pub async fn perform_action(
     // Every secret field of the page as it is before this action, remembered for the rest of
     // the document's life: an action that makes the page take a field's signal away (a "show
     // password" button) leaves it secret.
-    crate::dom::secret::remember_page_secrets();
+    // Their names are read before the action too (a form sent by GET takes the page away):
+    // the chat tab redacts the values under these names from the next page's address.
+    let secret_names = crate::dom::secret::remember_page_secrets().field_names();
     crate::dom::address::set_known_names(known_secret_names.as_deref().unwrap_or_default());
-    // Their names, read before the action (a form sent by GET takes the page away): the chat
-    // tab redacts the values under these names from the next page's address too.
-    let secret_names = web_sys::window()
-        .and_then(|w| w.document())
-        .map(|d| crate::dom::address::secret_field_names(&d))
-        .unwrap_or_default();
     let mut options = ExecOptions::default();
     if let Some(timeout_ms) = timeout_ms {
         options.timeout_ms = timeout_ms;

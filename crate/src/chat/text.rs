@@ -256,7 +256,7 @@ impl<'a> TextWriter<'a> {
         if block {
             self.end_line();
         } else if matches!(name.as_str(), "td" | "th") && !self.at_line_start() {
-            self.out.push(' ');
+            self.out.push_str(" | ");
         }
         let prefix_len = self.line_prefix.len();
         // Inline code (a code block was taken above) keeps its backticks: an action line shown
@@ -266,15 +266,29 @@ impl<'a> TextWriter<'a> {
             let code = element.text_content().unwrap_or_default();
             !code.contains('\n') && !code.starts_with("```")
         };
+        // What the page drew from the message's Markdown (or HTML) marks its lines as the source
+        // did, so a line only shown there never starts its line as a record: a heading's `#`s,
+        // a table row's `|`, a quote's `"`; a collapsed `<details>` (a reasoning block: the
+        // model thinking, not answering) reads as quoted.
+        let quote = name == "q";
         match name.as_str() {
-            "blockquote" => self.line_prefix.push_str("> "),
+            "blockquote" | "details" => self.line_prefix.push_str("> "),
             "li" => self.line_prefix.push_str("- "),
+            "td" | "th" => self.line_prefix.push_str("| "),
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+                let level = name[1..].parse::<usize>().unwrap_or(1);
+                self.line_prefix.push_str(&"#".repeat(level));
+                self.line_prefix.push(' ');
+            }
             _ if inline_code => self.text("`"),
+            _ if quote => self.text("\""),
             _ => {}
         }
         self.children(element);
         if inline_code {
             self.text("`");
+        } else if quote {
+            self.text("\"");
         }
         self.line_prefix.truncate(prefix_len);
         if block {

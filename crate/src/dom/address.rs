@@ -6,12 +6,10 @@
 //! Hidden inputs are left out: their names (`id`, `page`, `lang`) are often a page's ordinary
 //! parameters, and a token's name is caught by its words (`csrf`, `token`).
 
-use wasm_bindgen::JsCast;
-use web_sys::{Document, NodeList};
+use web_sys::Document;
 
-use super::js;
-use super::secret_field::{SecretKind, classify};
-use super::tree::as_element;
+use super::secret::SecretScan;
+use super::tree::{QueryRoot, ShadowAccess};
 
 thread_local! {
     /// Secret field names of pages met before this one, given with the running action: the
@@ -30,30 +28,14 @@ pub fn set_known_names(json: &str) {
     KNOWN_NAMES.with(|known| *known.borrow_mut() = names);
 }
 
-/// Fields a form can send, with a name to send them under.
-const NAMED_FIELDS: &str = "input[name], textarea[name], select[name]";
-
-/// The names of `document`'s secret fields (not hidden inputs), each once.
+/// The names of `document`'s secret fields (not hidden inputs), each once, in every scope
+/// (shadow roots, same-origin frames): see [`super::secret::SecretScan::field_names`].
 pub fn secret_field_names(document: &Document) -> Vec<String> {
-    let Ok(Some(list)) = js::call(document, "querySelectorAll", &[NAMED_FIELDS.into()]) else {
-        return Vec::new();
+    let root = QueryRoot {
+        document: document.clone(),
+        shadow: ShadowAccess::detect(),
     };
-    let Some(list) = list.dyn_ref::<NodeList>() else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = Vec::new();
-    for node in (0..list.length()).filter_map(|i| list.item(i)) {
-        let Some(element) = as_element(&node) else {
-            continue;
-        };
-        if !classify(element).is_some_and(|kind| kind != SecretKind::HiddenValue) {
-            continue;
-        }
-        if let Some(name) = js::attribute(element, "name").filter(|n| !names.contains(n)) {
-            names.push(name);
-        }
-    }
-    names
+    SecretScan::of(&root).field_names()
 }
 
 /// `text` (an address read from `document`, or a message quoting one) redacted as any text

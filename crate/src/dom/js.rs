@@ -58,7 +58,6 @@ pub(crate) fn call(
 ) -> Result<Option<JsValue>, JsValue> {
     let method = get(obj, name);
     // `typeof`, not `instanceof`: a frame's methods are functions of another realm.
-    // `typeof`, not `instanceof`: a frame's methods are functions of another realm.
     if !method.is_function() {
         return Ok(None);
     }

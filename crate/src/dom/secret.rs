@@ -211,6 +211,35 @@ impl SecretScan {
         Self { found }
     }
 
+    /// The names the page's secret fields are sent under (not hidden inputs), each once: a
+    /// field's own `name`, and for a field inside a shadow root its host's `name` too (a
+    /// form-associated custom element sends its value under the host's name). Fields in every
+    /// scope of the scan count: a form in a shadow root sent by GET puts them in the address.
+    pub fn field_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for found in self
+            .found
+            .iter()
+            .filter(|f| f.kind != SecretKind::HiddenValue)
+        {
+            let root = super::js::call(&found.element, "getRootNode", &[])
+                .ok()
+                .flatten();
+            let host = root
+                .as_ref()
+                .and_then(super::tree::as_node)
+                .and_then(super::tree::as_shadow_root)
+                .map(web_sys::ShadowRoot::host);
+            for element in std::iter::once(&found.element).chain(host.as_ref()) {
+                let name = super::js::attribute(element, "name");
+                if let Some(name) = name.filter(|n| !n.is_empty() && !names.contains(n)) {
+                    names.push(name);
+                }
+            }
+        }
+        names
+    }
+
     /// Whether the page has no secret field.
     pub fn is_empty(&self) -> bool {
         self.found.is_empty()
@@ -434,10 +463,11 @@ pub fn take_pressed_secret_choice() -> bool {
 
 /// Classifies every field of the page now, so that each secret one is remembered
 /// ([`classify`]) before an action could make the page take its signal away.
-pub fn remember_page_secrets() {
-    if let Some(root) = QueryRoot::current() {
-        let _ = SecretScan::of(&root);
-    }
+/// Returns the scan, whose [`SecretScan::field_names`] the action reports.
+pub fn remember_page_secrets() -> SecretScan {
+    QueryRoot::current()
+        .map(|root| SecretScan::of(&root))
+        .unwrap_or_default()
 }
 
 /// Whether `element` is a secret field or inside one (without a page-wide scan: only it and

@@ -221,6 +221,23 @@ impl Key {
         Self::PageDown,
     ];
 
+    /// The keys that move the current option in a list of choices (a native select's or
+    /// radio group's, an ARIA listbox's, menu's, radiogroup's): the review of a widget key and
+    /// the key's own run judge the same set.
+    pub fn moves_in_a_list(self) -> bool {
+        matches!(
+            self,
+            Self::ArrowUp
+                | Self::ArrowDown
+                | Self::ArrowLeft
+                | Self::ArrowRight
+                | Self::Home
+                | Self::End
+                | Self::PageUp
+                | Self::PageDown
+        )
+    }
+
     /// The wire name, which is also the DOM `KeyboardEvent.key` except for `Space` (`" "`).
     pub fn as_str(self) -> &'static str {
         match self {

@@ -198,18 +198,8 @@ pub enum KeyChoice {
 /// the page's handlers: unknown. Space on a radio button checks that very button and is
 /// reviewed as its click. Custom widgets are judged by the review itself.
 pub fn key_choice(key: Key, target: &Element) -> KeyChoice {
-    let moves = matches!(
-        key,
-        Key::ArrowUp
-            | Key::ArrowDown
-            | Key::ArrowLeft
-            | Key::ArrowRight
-            | Key::Home
-            | Key::End
-            | Key::PageUp
-            | Key::PageDown
-            | Key::Space
-    );
+    // Space too: it checks a focused radio button (or opens a select).
+    let moves = key.moves_in_a_list() || key == Key::Space;
     if !moves {
         return KeyChoice::Nothing;
     }

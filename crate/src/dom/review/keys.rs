@@ -59,17 +59,7 @@ const OPTION_ROLES: &[&str] = &[
 /// Adds to `facts` what `key` on `target` may choose in a custom widget. A native `<select>` or
 /// radio button is left to `key_choice`, which computes the option exactly.
 pub(super) fn widget_key_facts(key: Key, target: &Element, facts: &mut TargetFacts) {
-    let moves = matches!(
-        key,
-        Key::ArrowUp
-            | Key::ArrowDown
-            | Key::ArrowLeft
-            | Key::ArrowRight
-            | Key::Home
-            | Key::End
-            | Key::PageUp
-            | Key::PageDown
-    );
+    let moves = key.moves_in_a_list();
     let native = target.local_name() == "select"
         || (target.local_name() == "input"
             && js::attribute(target, "type").is_some_and(|t| t.eq_ignore_ascii_case("radio")));
