@@ -144,19 +144,22 @@ impl Workflow {
     }
 
     /// The held set as a token the host shows the user with the question and passes back on
-    /// approval ([`crate::protocol::Engine::approve_shown`]): how many lines are held and a
-    /// fingerprint of each one's id and content, in order; empty when nothing is held.
+    /// approval ([`crate::protocol::Engine::approve_shown`]): how many lines are held, then
+    /// each one's id and the action it would run, written out in order; empty when nothing is
+    /// held. The actions themselves, not a hash of them: a 64-bit fingerprint the model could
+    /// aim a second set at, so that Allow ran actions the question never showed.
     pub(crate) fn held_set(&self) -> String {
         if self.held.is_empty() {
             return String::new();
         }
-        let fingerprint = self
-            .held
-            .iter()
-            .fold(Fingerprint::of(b"held"), |acc, held| {
-                acc.with(Fingerprint(held.action_id)).with(held.fingerprint)
-            });
-        format!("{}-{:016x}", self.held.len(), fingerprint.0)
+        let mut token = format!("{}-", self.held.len());
+        for held in &self.held {
+            token.push('\n');
+            token.push_str(&held.action_id.to_string());
+            token.push(' ');
+            token.push_str(&super::decision_write::action_json(&held.action));
+        }
+        token
     }
 
     /// Whether action `action_id` already executed with exactly this content.

@@ -432,6 +432,13 @@ fn held_lines_that_did_not_change_stay_held_under_the_same_set() {
     engine.observe(&messages);
     let shown = engine.workflow("w2").unwrap().held_set;
     assert!(shown.starts_with("2-"), "{shown}");
+    // The token is the held actions written out, not a hash a second set could be aimed at.
+    assert_eq!(
+        shown.lines().nth(1),
+        Some(r##"1 {"type":"click","payload":{"selector":{"type":"css","value":"#a"}}}"##),
+        "{shown}"
+    );
+    assert!(shown.contains(r##""value":"#b""##), "{shown}");
     // Message 2 re-renders with the same line (its text changed before the line).
     messages[2] = Message::new(Role::Assistant, format!("Next:\n{}", v02_action("1", "#a")));
     engine.observe(&messages);
