@@ -167,6 +167,7 @@ for (const name of browserNames()) {
           ['press_key', { key: 'Enter', selector: { type: 'css', value: '#amount' } }, /the button “Pay now” looks like it will pay something/],
           ['click', { selector: '#slotted' }, /it goes to http:\/\/127\.0\.0\.1:\d+\/review\/delete-account\.html, which looks like it will delete something/],
           ['click', { selector: '#slotted-closed' }, /it goes to http:\/\/127\.0\.0\.1:\d+\/review\/remove-files\.html, which looks like it will remove something/],
+          ['click', { selector: '#slotted-download' }, /which saves a file on your computer/],
           ['select_option', { selector: { type: 'css', value: '#plan' }, option: 'Yearly' }, /it goes to http:\/\/127\.0\.0\.1:\d+\/account\/delete, which looks like it will delete something/],
           ['click', { selector: '#blank' }, /BAI cannot tell what div#blank\b.* does/],
         ];
