@@ -587,15 +587,6 @@ impl Computation<'_> {
             }
             early_role = Some(role);
         }
-        // A presentational element (its `none` role honoured) has no name of its own: not its
-        // `alt`, caption or `title` (Chromium and Firefox); its content still counts.
-        let has_role_attribute = has_attributes && attr(element, &self.names.role).is_some();
-        let presentational = has_role_attribute
-            && match &early_role {
-                Some(role) => matches!(role.as_deref(), Some("none" | "presentation")),
-                None => matches!(role_of(element).as_deref(), Some("none" | "presentation")),
-            };
-
         // 2D: aria-label.
         if has_attributes {
             if let Some(label) = attr(element, &self.names.aria_label) {
@@ -604,6 +595,15 @@ impl Computation<'_> {
                 }
             }
         }
+
+        // A presentational element (its `none` role honoured) has no name of its own: not its
+        // `alt`, caption or `title` (Chromium and Firefox); its content still counts.
+        let has_role_attribute = has_attributes && attr(element, &self.names.role).is_some();
+        let presentational = has_role_attribute
+            && match &early_role {
+                Some(role) => matches!(role.as_deref(), Some("none" | "presentation")),
+                None => matches!(role_of(element).as_deref(), Some("none" | "presentation")),
+            };
 
         // 2E: host language label.
         if !presentational {
