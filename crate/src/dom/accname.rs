@@ -105,6 +105,7 @@ struct JsNames {
     display: JsValue,
     visibility: JsValue,
     text_transform: JsValue,
+    content_visibility: JsValue,
     before: JsValue,
     after: JsValue,
     /// `{visibilityProperty: true}` for `checkVisibility`.
@@ -132,6 +133,7 @@ impl JsNames {
             display: JsValue::from_str("display"),
             visibility: JsValue::from_str("visibility"),
             text_transform: JsValue::from_str("text-transform"),
+            content_visibility: JsValue::from_str("content-visibility"),
             before: JsValue::from_str("::before"),
             after: JsValue::from_str("::after"),
             visibility_options: options.into(),
@@ -146,9 +148,9 @@ thread_local! {
     /// style reads per named element, most of a name's cost on large pages, are skipped.
     static NO_GENERATED_CONTENT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// Set while a query runs on a page where no style sheet and no inline style mentions
-    /// `text-transform` (see [`with_generated_content_scan`]): text is named as written, without
-    /// a style read per element holding text.
-    static NO_TEXT_TRANSFORM: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// `text-transform` or `content-visibility` (see [`with_generated_content_scan`]): text is
+    /// named as written, without a style read per element holding text.
+    static NO_TEXT_STYLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Style rules read at most per query before giving up on proving that no generated content
@@ -163,17 +165,19 @@ const MAX_SCANNED_RULES: u32 = 4000;
 /// The user-agent sheet's only generated content is the quotes of `<q>`, which contribute no
 /// text.
 ///
-/// The same scan proves, when it can, that no text is transformed (`text-transform` in no rule
-/// and in no element's inline style): then text nodes are named without reading their style.
+/// The same scan proves, when it can, that no text is transformed and no element's content is
+/// skipped (`text-transform` and `content-visibility` in no rule and in no element's inline
+/// style, no `hidden="until-found"`, which the user-agent sheet gives `content-visibility:
+/// hidden`): then text nodes are named without reading their style.
 pub(crate) fn with_generated_content_scan<R>(scopes: &[Node], query: impl FnOnce() -> R) -> R {
     let mut scan = SheetScan::default();
     scan_sheets(scopes, &mut scan);
     let no_transform = !scan.text_transform && !inline_text_transform(scopes);
     let before = NO_GENERATED_CONTENT.with(|flag| flag.replace(!scan.generated_content));
-    let transform_before = NO_TEXT_TRANSFORM.with(|flag| flag.replace(no_transform));
+    let transform_before = NO_TEXT_STYLE.with(|flag| flag.replace(no_transform));
     let out = query();
     NO_GENERATED_CONTENT.with(|flag| flag.set(before));
-    NO_TEXT_TRANSFORM.with(|flag| flag.set(transform_before));
+    NO_TEXT_STYLE.with(|flag| flag.set(transform_before));
     out
 }
 
@@ -189,18 +193,23 @@ pub(crate) fn generated_content_absent() -> bool {
 struct SheetScan {
     /// Some rule may give a `::before` or `::after` content (or could not be read).
     generated_content: bool,
-    /// Some rule may transform text (or could not be read).
+    /// Some rule may transform text or skip an element's content (`content-visibility`), or
+    /// could not be read.
     text_transform: bool,
 }
 
-/// Whether an element of `scopes` has `text-transform` in its inline style (one selector
-/// query per scope: cheaper than a style read per element holding text).
+/// Whether an element of `scopes` has `text-transform` or `content-visibility` in its inline
+/// style, or is `hidden="until-found"` (one selector query per scope: cheaper than a style read
+/// per element holding text).
 fn inline_text_transform(scopes: &[Node]) -> bool {
     scopes.iter().any(|scope| {
         let found = js::call(
             scope,
             "querySelector",
-            &[JsValue::from_str("[style*=\"text-transform\" i]")],
+            &[JsValue::from_str(
+                "[style*=\"text-transform\" i], [style*=\"content-visibility\" i], \
+                 [hidden=\"until-found\" i]",
+            )],
         );
         // A scope that cannot be queried counts as possibly transforming.
         !matches!(found, Ok(Some(found)) if found.is_null())
@@ -255,7 +264,8 @@ fn scan_sheet(sheet: &JsValue, budget: &mut u32, scan: &mut SheetScan) {
             return unknown(scan);
         }
         scan.generated_content |= text.contains("before") || text.contains("after");
-        scan.text_transform |= text.contains("text-transform");
+        scan.text_transform |=
+            text.contains("text-transform") || text.contains("content-visibility");
         if scan.generated_content && scan.text_transform {
             return;
         }
@@ -546,7 +556,11 @@ impl Computation<'_> {
         let role_now = || {
             if has_attributes && attr(element, &self.names.role).is_some() {
                 role_of(element)
-            } else if !has_attributes && flags.in_content && !is_control_tag(tag) {
+            } else if !has_attributes
+                && flags.in_content
+                && !is_control_tag(tag)
+                && !is_container_tag(tag)
+            {
                 None
             } else {
                 implicit_role_for(element, tag).map(str::to_owned)
@@ -565,11 +579,14 @@ impl Computation<'_> {
                 return String::new();
             }
             if let Some(value) = embedded_control_value(element, tag, role.as_deref()) {
-                return value;
+                // An empty value (a blank field, a list with nothing chosen) names the control
+                // by its own label instead, `aria-label` to `title`, as in both browsers.
+                if !value.trim().is_empty() {
+                    return value;
+                }
             }
             early_role = Some(role);
         }
-
         // 2D: aria-label.
         if has_attributes {
             if let Some(label) = attr(element, &self.names.aria_label) {
@@ -579,11 +596,32 @@ impl Computation<'_> {
             }
         }
 
+        // A presentational element (its `none` role honoured) has no name of its own: not its
+        // `alt`, caption or `title` (Chromium and Firefox); its content still counts.
+        let has_role_attribute = has_attributes && attr(element, &self.names.role).is_some();
+        let presentational = has_role_attribute
+            && match &early_role {
+                Some(role) => matches!(role.as_deref(), Some("none" | "presentation")),
+                None => matches!(role_of(element).as_deref(), Some("none" | "presentation")),
+            };
+
         // 2E: host language label.
-        if let Some(native) = self.native_name(element, tag, flags) {
-            return native;
+        if !presentational {
+            if let Some(native) = self.native_name(element, tag, flags) {
+                return native;
+            }
         }
         let role = early_role.unwrap_or_else(role_now);
+        // Met inside another element's name from content (not a reference's subtree), a
+        // container widget, landmark or value control gives its own name only, not its text:
+        // a button holding a menu is named by its own words (Chromium's tree; Firefox but for
+        // a few roles, see [`is_name_from_content_barrier`]).
+        let barrier = flags.in_content
+            && !is_root
+            && ((!flags.in_labelledby
+                && (has_role_attribute || is_container_tag(tag))
+                && role.as_deref().is_some_and(is_name_from_content_barrier))
+                || is_range_role(role.as_deref()));
 
         // 2F: name from content.
         // Only as another element's label: a <label> or <legend> on its own has no name.
@@ -597,7 +635,7 @@ impl Computation<'_> {
             || native_text_alternative
             || role.as_deref().is_some_and(allows_name_from_content)
             || (role.is_none() && !is_root);
-        if from_content && role.as_deref() != Some("textbox") {
+        if from_content && !barrier && role.as_deref() != Some("textbox") {
             // An editor's text is its value: a secret editor (met as a descendant, an owned
             // node or the root) or, for the root or a referenced node, one around it.
             let secret_editor = if flags.in_content {
@@ -616,7 +654,7 @@ impl Computation<'_> {
         }
 
         // 2I: tooltip.
-        if !has_attributes {
+        if !has_attributes || presentational {
             return String::new();
         }
         // An ARIA text field's placeholder names it when nothing above did (before `title`,
@@ -847,8 +885,12 @@ impl Computation<'_> {
             Vec::new()
         };
         let mut out = self.pseudo_content(element, tag, false);
-        // The element's computed `text-transform`, read once, when it first holds text.
-        let mut transform: Option<String> = None;
+        // The element's text style (`text-transform`, and whether `content-visibility: hidden`
+        // skips its content), read once, when it first holds text.
+        let mut text_style: Option<TextStyle> = None;
+        // A closed `<details>` shows its summary only: its other text is not rendered (its
+        // other elements are not either, and are found hidden one by one).
+        let closed_details = tag == "details" && !element.has_attribute("open");
         let nodes = match (tag == "slot").then(|| element.unchecked_ref::<HtmlSlotElement>()) {
             Some(slot) => assigned_or_fallback(slot),
             None => match self.shadow.shadow_root(element) {
@@ -862,24 +904,30 @@ impl Computation<'_> {
                 // Adjacent text nodes (split by a comment, or made by script) join as rendered:
                 // `one<!-- -->two` is "onetwo" in Chromium and Firefox alike.
                 let text = node.text_content().unwrap_or_default();
-                if text.chars().any(char::is_alphabetic)
-                    && !NO_TEXT_TRANSFORM.with(std::cell::Cell::get)
-                {
+                if closed_details {
+                    continue;
+                }
+                if !text.trim().is_empty() && !NO_TEXT_STYLE.with(std::cell::Cell::get) {
                     // Named as shown: both browsers apply `text-transform` (an uppercase
-                    // button style gives "SAVE"). Text in a slot is styled by its own parent.
-                    let transform = match (&transform, tag == "slot") {
+                    // button style gives "SAVE"), and leave out the text of an element whose
+                    // content `content-visibility: hidden` skips. Text in a slot is styled by
+                    // its own parent.
+                    let style = match (&text_style, tag == "slot") {
                         (Some(known), false) => known.clone(),
                         _ => {
                             let parent = node.parent_element();
-                            let read = self.text_transform(parent.as_ref().unwrap_or(element));
+                            let read = self.text_style(parent.as_ref().unwrap_or(element));
                             if tag != "slot" {
-                                transform = Some(read.clone());
+                                text_style = Some(read.clone());
                             }
                             read
                         }
                     };
+                    if style.content_skipped {
+                        continue;
+                    }
                     let previous = out.chars().last().or(self.text_tail);
-                    transform_text(&transform, &text, previous, &mut out);
+                    transform_text(&style.transform, &text, previous, &mut out);
                 } else {
                     out.push_str(&text);
                 }
@@ -923,11 +971,17 @@ impl Computation<'_> {
         out
     }
 
-    /// The computed `text-transform` of `element` ("none" when it cannot be read).
-    fn text_transform(&self, element: &Element) -> String {
-        self.style(element)
-            .map(|style| style.property(&self.names.text_transform))
-            .unwrap_or_default()
+    /// How `element` styles its own text (nothing changed when its style cannot be read).
+    fn text_style(&self, element: &Element) -> TextStyle {
+        let Some(style) = self.style(element) else {
+            return TextStyle::default();
+        };
+        let transform = style.property(&self.names.text_transform);
+        let content_skipped = style.property(&self.names.content_visibility) == "hidden";
+        TextStyle {
+            transform,
+            content_skipped,
+        }
     }
 
     /// The text of CSS generated content (`content: "..."`, or the alternative text after `/`)
@@ -976,6 +1030,15 @@ impl Computation<'_> {
             text
         }
     }
+}
+
+/// What an element's computed style does to its own text nodes.
+#[derive(Clone, Default)]
+struct TextStyle {
+    /// The computed `text-transform` ("" when unknown: the text as written).
+    transform: String,
+    /// `content-visibility: hidden`: the element's box shows, its content does not.
+    content_skipped: bool,
 }
 
 /// Appends `text` to `out` as `text-transform: transform` shows it (`uppercase`, `lowercase`,
@@ -1092,6 +1155,86 @@ fn field_fallback(element: &Element) -> Option<String> {
         .or_else(|| non_empty_attr(element, "aria-placeholder"))
 }
 
+/// Elements whose implicit role may make them a barrier to a name from content
+/// ([`is_name_from_content_barrier`]): their role is read even when they have no attribute.
+/// Other elements are barriers by an explicit role only: a `<table>` (Chromium counts a
+/// layout table's text), its rows, a `<details>` (its open content counts), `<address>`, and
+/// a `<footer>` (Chromium counts its text inside a link, unlike a `<header>`'s).
+fn is_container_tag(tag: &str) -> bool {
+    matches!(
+        tag,
+        "nav"
+            | "main"
+            | "aside"
+            | "dialog"
+            | "output"
+            | "article"
+            | "blockquote"
+            | "search"
+            | "header"
+            | "fieldset"
+            | "figure"
+            | "hgroup"
+    )
+}
+
+/// Roles that do not lend their text to an ancestor's name from content (they still give
+/// their own name: a `<fieldset>`'s legend, an `aria-label`). Chromium's tree, measured with
+/// bench/browser/accname-target.mjs; Firefox agrees but for `grid`, `table`, `row`,
+/// `rowgroup`, `group`, `alert`, `log`, `timer`, `feed` and `note`, where it counts the text.
+/// Inside a reference's subtree (`aria-labelledby`) Chromium counts all text, so this applies
+/// to names from content only.
+fn is_name_from_content_barrier(role: &str) -> bool {
+    matches!(
+        role,
+        "menu"
+            | "menubar"
+            | "tree"
+            | "grid"
+            | "treegrid"
+            | "table"
+            | "tablist"
+            | "toolbar"
+            | "radiogroup"
+            | "dialog"
+            | "alertdialog"
+            | "alert"
+            | "log"
+            | "status"
+            | "timer"
+            | "marquee"
+            | "navigation"
+            | "main"
+            | "banner"
+            | "contentinfo"
+            | "complementary"
+            | "search"
+            | "article"
+            | "document"
+            | "application"
+            | "feed"
+            | "group"
+            | "tabpanel"
+            | "note"
+            | "figure"
+            | "img"
+            | "separator"
+            | "row"
+            | "rowgroup"
+            | "blockquote"
+            | "listbox"
+            | "combobox"
+    )
+}
+
+/// Range widgets: named in a label by their value only, never by their text.
+fn is_range_role(role: Option<&str>) -> bool {
+    matches!(
+        role,
+        Some("slider" | "spinbutton" | "progressbar" | "scrollbar" | "meter")
+    )
+}
+
 /// The roles whose value an embedded control contributes (accname step 2C,
 /// [`embedded_control_value`]).
 fn is_embedded_control_role(role: Option<&str>) -> bool {
@@ -1190,9 +1333,31 @@ fn embedded_control_value(element: &Element, tag: &str, role: Option<&str>) -> O
                 return Some(now);
             }
             if tag == "input" {
-                js::get_string(element, "value")
-            } else {
-                None
+                return js::get_string(element, "value");
+            }
+            if tag == "meter" || (tag == "progress" && element.has_attribute("value")) {
+                // The element's value as a number, as Chromium writes it ("0.5"; Firefox
+                // writes a progress bar's as a percentage); an indeterminate progress bar
+                // has none.
+                return js::get(element, "value").as_f64().map(|v| v.to_string());
+            }
+            // Without a value, ARIA's defaults as Chromium's tree gives them: the middle of
+            // the range for a slider or scroll bar, 0 for a meter or spin button, none for a
+            // progress bar (Firefox: the middle for all but the spin button).
+            let bound = |attr: &str, default: f64| {
+                non_empty_attr(element, attr)
+                    .and_then(|v| v.trim().parse::<f64>().ok())
+                    .filter(|v| v.is_finite())
+                    .unwrap_or(default)
+            };
+            match role? {
+                "slider" | "scrollbar" => {
+                    let middle =
+                        (bound("aria-valuemin", 0.0) + bound("aria-valuemax", 100.0)) / 2.0;
+                    Some(middle.to_string())
+                }
+                "meter" | "spinbutton" => Some("0".to_owned()),
+                _ => None,
             }
         }
         _ => None,
@@ -1219,9 +1384,25 @@ fn parse_css_content(content: &str, attribute: impl Fn(&str) -> Option<String>) 
                 let mut s = String::new();
                 while let Some(inner) = chars.next() {
                     if inner == '\\' {
-                        if let Some(escaped) = chars.next() {
-                            s.push(escaped);
+                        // A CSS escape: up to six hex digits and one optional space (the
+                        // computed value writes a newline `"\A"` as `"\a "`), else the next
+                        // character as itself.
+                        let mut hex = String::new();
+                        while hex.len() < 6 && chars.peek().is_some_and(char::is_ascii_hexdigit) {
+                            hex.extend(chars.next());
                         }
+                        if hex.is_empty() {
+                            s.extend(chars.next());
+                            continue;
+                        }
+                        if chars.peek().is_some_and(|c| c.is_ascii_whitespace()) {
+                            chars.next();
+                        }
+                        let code = u32::from_str_radix(&hex, 16).unwrap_or(0xFFFD);
+                        s.push(match char::from_u32(code) {
+                            Some('\0') | None => '\u{FFFD}',
+                            Some(c) => c,
+                        });
                     } else if inner == quote {
                         break;
                     } else {

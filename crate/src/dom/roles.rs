@@ -302,6 +302,9 @@ pub fn implicit_role_for(element: &Element, tag: &str) -> Option<&'static str> {
     let has = |attr: &'static str| js::has_attribute(element, attr);
     Some(match tag {
         "a" | "area" if has("href") => "link",
+        // An anchor without `href` that handles a click is a link in both browsers' trees
+        // (they see any click listener; a handler attribute is what the markup shows).
+        "a" if has("onclick") || has("onmousedown") || has("onmouseup") => "link",
         "address" | "hgroup" => "group",
         "article" => "article",
         // An <aside> inside a section or article is a landmark only when it is named.
