@@ -8,9 +8,10 @@
 )]
 //! The text engine: innermost visible element, normalized, case-insensitive substring.
 
-use bai::dom::fixture::Fixture;
+use bai::dom::fixture::{Fixture, run_script};
 use bai::dom::selector::{QueryRoot, query_all};
 use bai::protocol::{Selector, SelectorKind};
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -113,4 +114,92 @@ fn a_secret_input_never_matches_even_an_empty_text() {
     assert!(!empty.contains(&"otp".to_owned()), "{empty:?}");
     // A button-like input is no field: its value is its text.
     assert_eq!(text("Password", false), ["go"]);
+}
+
+// The walk reads every element's text as if all of it were rendered and asks about rendering
+// only for candidates (see `selector::text`): the answers below are those of a walk that stops
+// at every hidden element.
+
+#[wasm_bindgen_test]
+fn hidden_pieces_are_left_out_of_the_text_around_them() {
+    let _f = Fixture::mount(
+        r#"<p id="p">Item <span style="display:none">9</span>1500</p>
+        <div id="d">Shown <span style="display:none">only hidden</span></div>
+        <p id="e">Log<span style="display:none">out</span>in</p>"#,
+    )
+    .unwrap();
+    assert_eq!(text("Item 1500", false), ["p"]);
+    // Its text as written holds the words; its rendered text does not.
+    assert_eq!(text("only hidden", false), Vec::<String>::new());
+    assert_eq!(text("shown only", false), Vec::<String>::new());
+    assert_eq!(text("Login", true), ["e"]);
+    assert_eq!(text("Logoutin", true), Vec::<String>::new());
+}
+
+#[wasm_bindgen_test]
+fn a_match_inside_a_hidden_element_neither_counts_nor_hides_its_ancestor() {
+    let _f = Fixture::mount(
+        r#"<div id="outer">zebra <span style="display:none"><b id="in">zebra</b></span></div>
+        <section style="display:none"><div><i id="deep">okapi</i></div></section>
+        <p id="ok">okapi</p>"#,
+    )
+    .unwrap();
+    assert_eq!(text("zebra", false), ["outer"]);
+    assert_eq!(text("okapi", false), ["ok"]);
+}
+
+#[wasm_bindgen_test]
+fn display_contents_and_visibility_hidden_keep_their_text() {
+    // `display: contents` has no box but renders its children; `visibility: hidden` is
+    // rendered (its text counts for its ancestors) but is not visible itself.
+    let _f = Fixture::mount(
+        r#"<div id="c">tap<span style="display:contents">ir</span></div>
+        <div id="v">gi<span style="visibility:hidden">raffe</span></div>"#,
+    )
+    .unwrap();
+    assert_eq!(text("tapir", true), ["c"]);
+    assert_eq!(text("giraffe", true), ["v"]);
+    assert_eq!(text("raffe", true), Vec::<String>::new());
+}
+
+#[wasm_bindgen_test]
+fn leaves_skip_comments_and_cdata_sections() {
+    // A leaf's text is read in one call (`textContent`) unless its scope holds a CDATA
+    // section, which `textContent` counts and the engine does not.
+    let f = Fixture::mount(r#"<span id="c">ze<!-- x -->bra</span><span id="x">ab</span>"#).unwrap();
+    assert_eq!(text("zebra", true), ["c"]);
+    run_script(
+        "const xml = new DOMParser().parseFromString('<x/>', 'application/xml'); \
+         document.getElementById('x').append(xml.createCDATASection('cd'));",
+    )
+    .unwrap();
+    assert_eq!(f.find("#x").unwrap().text_content().unwrap(), "abcd");
+    assert_eq!(text("abcd", false), Vec::<String>::new());
+    assert_eq!(text("ab", true), ["x"]);
+}
+
+#[wasm_bindgen_test]
+fn same_origin_frames_are_searched_unless_hidden() {
+    let f = Fixture::mount(
+        r#"<iframe id="shown"></iframe><iframe id="hidden" style="display:none"></iframe>
+        <p id="after">pangolin after</p>"#,
+    )
+    .unwrap();
+    for (id, html) in [
+        ("#shown", r#"<p id="in-frame">pangolin inside</p>"#),
+        ("#hidden", r#"<p id="in-hidden">pangolin hidden</p>"#),
+    ] {
+        let frame = f.find(id).unwrap();
+        let frame: &web_sys::HtmlIFrameElement = frame.unchecked_ref();
+        frame
+            .content_document()
+            .unwrap()
+            .body()
+            .unwrap()
+            .set_inner_html(html);
+    }
+    assert_eq!(text("pangolin inside", false), ["in-frame"]);
+    assert_eq!(text("pangolin hidden", false), Vec::<String>::new());
+    // The frame's text is not the iframe's, nor its ancestors'.
+    assert_eq!(text("pangolin", false), ["in-frame", "after"]);
 }
