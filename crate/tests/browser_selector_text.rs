@@ -9,7 +9,9 @@
 //! The text engine: innermost visible element, normalized, case-insensitive substring.
 
 use bai::dom::fixture::{Fixture, run_script};
+use bai::dom::matching::TextMatcher;
 use bai::dom::selector::{QueryRoot, query_all};
+use bai::dom::visibility::{is_rendered, is_visible};
 use bai::protocol::{Selector, SelectorKind};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -202,4 +204,107 @@ fn same_origin_frames_are_searched_unless_hidden() {
     assert_eq!(text("pangolin hidden", false), Vec::<String>::new());
     // The frame's text is not the iframe's, nor its ancestors'.
     assert_eq!(text("pangolin", false), ["in-frame", "after"]);
+}
+
+/// The answer of a walk that asks every element whether it is rendered and stops at hidden
+/// ones (the engine before it asked only candidates), for pages without fields, shadow roots,
+/// slots or frames.
+fn eager_reference(value: &str, exact: bool) -> Vec<String> {
+    fn walk(element: &web_sys::Element, matcher: &TextMatcher, out: &mut Vec<String>) -> String {
+        let tag = element.local_name();
+        if matches!(
+            tag.as_str(),
+            "script" | "style" | "noscript" | "template" | "head"
+        ) || !is_rendered(element)
+        {
+            return String::new();
+        }
+        let before = out.len();
+        let mut text = String::new();
+        let mut child = element.first_child();
+        while let Some(node) = child {
+            child = node.next_sibling();
+            match node.node_type() {
+                web_sys::Node::TEXT_NODE => text.push_str(&node.text_content().unwrap_or_default()),
+                web_sys::Node::ELEMENT_NODE => {
+                    text.push_str(&walk(node.unchecked_ref(), matcher, out));
+                }
+                _ => {}
+            }
+        }
+        if out.len() == before && matcher.matches(&text) && is_visible(element) {
+            out.push(element.id());
+        }
+        text
+    }
+    let body = web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .body()
+        .unwrap();
+    let mut out = Vec::new();
+    walk(&body, &TextMatcher::new(value, exact), &mut out);
+    out
+}
+
+#[wasm_bindgen_test]
+fn the_answers_are_those_of_a_walk_that_asks_every_element() {
+    // Random nestings of hidden, `display: contents` and `visibility: hidden` elements around
+    // short pieces of text (and comments), asked for values their pieces can form across
+    // hidden elements.
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move |n: u64| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) % n
+    };
+    fn element(next: &mut dyn FnMut(u64) -> u64, depth: u32, id: &mut u32, out: &mut String) {
+        const TAGS: [&str; 5] = ["div", "span", "p", "b", "section"];
+        const STYLES: [&str; 6] = [
+            "",
+            "display:none",
+            "display:none",
+            "display:contents",
+            "visibility:hidden",
+            "display:block",
+        ];
+        const PIECES: [&str; 8] = ["a", "b", "c", " ", "a", "b", "<!--ab-->", "A\u{00ad}"];
+        let tag = TAGS[next(5) as usize];
+        *id += 1;
+        out.push_str(&format!(
+            r#"<{tag} id="n{id}" style="{}">"#,
+            STYLES[next(6) as usize]
+        ));
+        for _ in 0..next(6) {
+            if depth < 3 && next(2) == 0 {
+                element(next, depth + 1, id, out);
+            } else {
+                out.push_str(PIECES[next(8) as usize]);
+            }
+        }
+        out.push_str(&format!("</{tag}>"));
+    }
+    let values = ["ab", "a b", "ba", "abc", "b c", "aa", "cab", "c", "bab"];
+    let mut compared = 0;
+    for _ in 0..80 {
+        let mut html = String::new();
+        let mut id = 0;
+        for _ in 0..3 {
+            element(&mut next, 0, &mut id, &mut html);
+        }
+        let _f = Fixture::mount(&html).unwrap();
+        for value in values {
+            for exact in [false, true] {
+                assert_eq!(
+                    text(value, exact),
+                    eager_reference(value, exact),
+                    "{value:?} exact {exact} in {html}"
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, 80 * values.len() * 2);
 }
