@@ -65,6 +65,46 @@ impl TextMatcher {
 /// mapping, Σ at a word's end, folds like σ.
 pub fn fold_for_containment(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    fold_each(text, |c| {
+        out.push(c);
+        true
+    });
+    out
+}
+
+/// Whether `needle` (a [`fold_for_containment`] result) is a subsequence of `text`'s fold: its
+/// characters appear there in order, not necessarily together. A sound pre-filter for text
+/// that may lose pieces: when `text` with some pieces taken out folds to something containing
+/// `needle`, `text` passes (the fold maps each character on its own, so the shorter text's fold
+/// is the longer one's with characters taken out). Stops at the first character that completes
+/// `needle`.
+pub fn fold_has_subsequence(text: &str, needle: &str) -> bool {
+    let mut wanted = needle.chars();
+    let Some(mut next) = wanted.next() else {
+        return true;
+    };
+    let mut found = false;
+    fold_each(text, |c| {
+        if c != next {
+            return true;
+        }
+        match wanted.next() {
+            Some(after) => {
+                next = after;
+                true
+            }
+            None => {
+                found = true;
+                false
+            }
+        }
+    });
+    found
+}
+
+/// Calls `emit` with each character of [`fold_for_containment`]`(text)` in order, until it
+/// answers `false`.
+fn fold_each(text: &str, mut emit: impl FnMut(char) -> bool) {
     let bytes = text.as_bytes();
     let mut at = 0;
     // Byte by byte through ASCII (most of a page's text), a character at a time otherwise.
@@ -72,8 +112,9 @@ pub fn fold_for_containment(text: &str) -> String {
         if byte.is_ascii() {
             // `char::is_whitespace` in ASCII: tab, line feed, vertical tab, form feed,
             // carriage return, space (`u8::is_ascii_whitespace` leaves out the vertical tab).
-            if !matches!(byte, b'\t'..=b'\r' | b' ') {
-                out.push(char::from(byte.to_ascii_lowercase()));
+            if !matches!(byte, b'\t'..=b'\r' | b' ') && !emit(char::from(byte.to_ascii_lowercase()))
+            {
+                return;
             }
             at += 1;
             continue;
@@ -90,10 +131,13 @@ pub fn fold_for_containment(text: &str) -> String {
         for upper in c.to_uppercase() {
             for lower in upper.to_lowercase() {
                 for upper_again in lower.to_uppercase() {
-                    out.extend(upper_again.to_lowercase());
+                    for folded in upper_again.to_lowercase() {
+                        if !emit(folded) {
+                            return;
+                        }
+                    }
                 }
             }
         }
     }
-    out
 }

@@ -258,7 +258,7 @@ const SHOW_CDATA_SECTION: u32 = 0x8;
 
 /// Whether `scope` (a document or shadow root) holds a CDATA section (only an XML document
 /// makes one; a page can adopt one from it).
-fn has_cdata_section(scope: &Node) -> bool {
+pub(super) fn has_cdata_section(scope: &Node) -> bool {
     let document = match scope.owner_document() {
         Some(document) => JsValue::from(document),
         None => JsValue::from(scope.clone()),
