@@ -224,6 +224,8 @@ async function cpuProfile(tab, appends) {
   }
   const { profile } = await cdp.send('Profiler.stop');
   await cdp.detach();
+  // The raw profile, for a closer look (chrome://inspect or a script): BAI_BENCH_PROFILE_DUMP=file.
+  if (process.env.BAI_BENCH_PROFILE_DUMP) await import('node:fs/promises').then((fs) => fs.writeFile(process.env.BAI_BENCH_PROFILE_DUMP, JSON.stringify(profile)));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);

@@ -721,3 +721,34 @@ fn index_set_answers_as_a_btree_set() {
     }
     assert!(ours.into_iter().eq(theirs));
 }
+
+#[wasm_bindgen_test]
+fn a_composer_form_replaced_by_the_page_is_looked_up_again() {
+    // The reader keeps the composer's form between polls and skips asking whether it is still
+    // on the page while nothing was removed outside the messages. The page re-renders its
+    // composer: the form it had goes (without a stop button), a new one with the stop button
+    // comes. The last answer must read as streaming again, from the new form.
+    let fixture = Fixture::new(&format!(
+        "{}<div id=\"slot\"><form><div class=\"ProseMirror\" contenteditable=\"true\"></div></form></div>",
+        conversation(2).replace("<form id=\"composer\"></form>", "")
+    ));
+    let mut reader = TranscriptReader::new(document(), profile());
+    let watcher = watch_body();
+    reader.full_scan();
+    assert_eq!(reader.take_changes()[1], (1, assistant("answer 1", true)));
+    assert!(sync(&mut reader, &watcher).is_empty());
+    fixture
+        .find("#slot")
+        .set_inner_html(r#"<form><div class="ProseMirror" contenteditable="true"></div><button data-testid="stop-button">Stop</button></form>"#);
+    assert_eq!(
+        sync(&mut reader, &watcher),
+        vec![(1, assistant("answer 1", false))]
+    );
+    // The stop button goes from the new form: complete again.
+    fixture.find("[data-testid=stop-button]").remove();
+    assert_eq!(
+        sync(&mut reader, &watcher),
+        vec![(1, assistant("answer 1", true))]
+    );
+    drop(fixture);
+}

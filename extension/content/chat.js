@@ -179,8 +179,8 @@ export async function startChat(core, banner, executor) {
     const raw = session.poll();
     // A quiet poll (nothing decided or recognized, the same site as the last whole result) comes
     // as the number of messages alone (see ChatSession::poll): no JSON to parse.
-    const quiet = !raw.startsWith('{');
-    const result = quiet ? { pending: false, decisions: [], messages: Number(raw), site: reportedLayout.site } : JSON.parse(raw);
+    const quiet = typeof raw === 'number';
+    const result = quiet ? { pending: false, decisions: [], messages: raw, site: reportedLayout.site } : JSON.parse(raw);
     performance.measure('bai:poll', { start: started, end: performance.now(), detail: { messages: result.messages, reads: result.reads, pending: result.pending, quiet } });
     if (result.pending) {
       // A long transcript is read in slices, one per task: yield to the page, then read on.
@@ -208,7 +208,7 @@ export async function startChat(core, banner, executor) {
     marksLayer.refresh();
     await actionChain;
     marksLayer.refresh();
-    banner.setRunning(unfinishedWorkflows().some((w) => w.state === 'active'));
+    banner.setRunning(session.any_active());
     // Visible progress markers: how many polls finished (with their actions) and how many
     // actions ran on this page since it loaded. The panel and the tests read them.
     banner.setProgress({ polls: ++polls, actionsRun, messages: result.messages });
@@ -236,7 +236,7 @@ export async function startChat(core, banner, executor) {
         actionChain = queue(() => {
           report({ kind: 'state_changed', workflow_id: decision.workflow_id, state: decision.state });
           banner.setWorkflowState(decision.workflow_id, decision.state);
-          banner.setRunning(unfinishedWorkflows().some((w) => w.state === 'active'));
+          banner.setRunning(session.any_active());
         });
         return actionChain;
       default:

@@ -98,6 +98,8 @@ pub struct ChatSession {
     /// page a form sent by GET led to, which has no such field. Not saved: a reload forgets
     /// them until the next answer.
     secret_names: Vec<String>,
+    /// The page's clock, asked once (the poll times its read slices with it).
+    clock: Option<web_sys::Performance>,
 }
 
 /// A JSON object's fields (`None`: not JSON, or not an object), read as serde_json reads it.
@@ -238,6 +240,7 @@ impl ChatSession {
             marks: LineMarks::new(),
             told_profile: None,
             secret_names: Vec::new(),
+            clock: web_sys::window().and_then(|window| window.performance()),
         })
     }
 
@@ -248,18 +251,19 @@ impl ChatSession {
     ///
     /// A poll with nothing for the glue to do (read to the end, no decision, no handshake
     /// recognized, the same site as the last whole result) returns only the number of messages,
-    /// in decimal (no `reads`): most polls are such, and parsing a JSON object cost the page's
-    /// main thread about a tenth of a quiet poll (measured on the chat fixture, Chromium).
-    pub fn poll(&mut self) -> Result<String, JsError> {
+    /// as a JS number (no `reads`): most polls are such, and parsing a JSON object cost the
+    /// page's main thread about a tenth of a quiet poll (measured on the chat fixture,
+    /// Chromium); a number also needs no string decoded on the way out.
+    pub fn poll(&mut self) -> Result<JsValue, JsError> {
         self.follow_layout();
         let mut reader = self.reader.borrow_mut();
         // A long conversation is read in slices of at most READ_SLICE_MS, one per task, so the
         // page stays responsive. The engine sees the transcript only once it is read up to the
         // newest message: a half-read conversation never looks like a finished one (nothing
         // runs, no handshake is offered, from a partial read).
-        let clock = web_sys::window().and_then(|window| window.performance());
-        let started = clock.as_ref().map(web_sys::Performance::now);
-        let elapsed = || match (&clock, started) {
+        let clock = self.clock.as_ref();
+        let started = clock.map(web_sys::Performance::now);
+        let elapsed = || match (clock, started) {
             (Some(clock), Some(started)) => clock.now() - started,
             _ => 0.0,
         };
@@ -272,15 +276,17 @@ impl ChatSession {
             && elapsed() >= READ_SLICE_MS / 2.0;
         self.engine_deferred |= engine_waits;
         if !all_read || engine_waits {
-            return Ok(PollResult {
-                pending: true,
-                decisions: &[],
-                messages: reader.len(),
-                reads: reader.reads(),
-                site: reader.profile().name,
-                handshake_recognitions: Vec::new(),
-            }
-            .json());
+            return Ok(JsValue::from_str(
+                &PollResult {
+                    pending: true,
+                    decisions: &[],
+                    messages: reader.len(),
+                    reads: reader.reads(),
+                    site: reader.profile().name,
+                    handshake_recognitions: Vec::new(),
+                }
+                .json(),
+            ));
         }
         // The first poll takes the whole transcript: only later ones need what changed.
         let changes = if self.first_poll_done {
@@ -322,18 +328,23 @@ impl ChatSession {
                 .told_profile
                 .is_some_and(|told| std::ptr::eq(told, profile))
         {
-            return Ok((reader.len() as u64).to_string());
+            // Message counts stay far below 2^53.
+            #[allow(clippy::cast_precision_loss, reason = "small counts")]
+            let messages = reader.len() as f64;
+            return Ok(JsValue::from_f64(messages));
         }
         self.told_profile = Some(profile);
-        Ok(PollResult {
-            pending: false,
-            decisions: &decisions,
-            messages: reader.len(),
-            reads: reader.reads(),
-            site: profile.name,
-            handshake_recognitions,
-        }
-        .json())
+        Ok(JsValue::from_str(
+            &PollResult {
+                pending: false,
+                decisions: &decisions,
+                messages: reader.len(),
+                reads: reader.reads(),
+                site: profile.name,
+                handshake_recognitions,
+            }
+            .json(),
+        ))
     }
 
     /// The layout profile reading this page (its name, as in the panel's diagnostics).
@@ -558,6 +569,12 @@ impl ChatSession {
     /// The actions of one poll have all run (see [`Engine::actions_settled`]).
     pub fn actions_settled(&mut self) {
         self.engine.actions_settled();
+    }
+
+    /// Whether a workflow is active: the banner's "running" state, asked after every poll (the
+    /// whole list as JSON, [`ChatSession::workflows`], cost the page a parse each time).
+    pub fn any_active(&self) -> bool {
+        self.engine.any_active()
     }
 
     /// Every workflow the engine knows, as JSON (for the panel).

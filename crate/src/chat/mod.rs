@@ -1,6 +1,7 @@
 //! The chat side of the DOM layer: recognizes a chat page (ChatGPT or a compatible self-hosted
 //! UI) and, from it, reads the transcript the protocol engine consumes. Built only for wasm32.
 
+pub mod calls;
 pub mod composer;
 pub mod image;
 pub mod observer;

@@ -5,6 +5,7 @@
 
 use web_sys::{Document, Element};
 
+use super::calls;
 use crate::protocol::Role;
 use crate::protocol::join::join;
 
@@ -515,27 +516,45 @@ impl SiteProfile {
 
     /// Whether a stop indicator is inside the composer's `form` or inside the last message, or is
     /// that message itself (`.result-streaming` on a message, ChatGPT's `data-message-streaming`,
-    /// Claude's `data-is-streaming=true`). The selector list is written once for the three
-    /// queries (this runs on every poll whose last message is the assistant's).
+    /// Claude's `data-is-streaming=true`). The selector list is one JS string made once for the
+    /// three queries (this runs on every poll whose last message is the assistant's). If the
+    /// browser rejects the list, each selector is tried alone, so one bad entry cannot make a
+    /// streaming answer look complete.
     pub fn has_stop_indicator(&self, form: &Element, message: &Element) -> bool {
-        let stop = join(self.stop_button_selectors, ", ");
-        form.query_selector(&stop).ok().flatten().is_some()
-            || message.query_selector(&stop).ok().flatten().is_some()
-            || message.matches(&stop).unwrap_or(false)
+        let list = self.stop_button_selectors;
+        let joined = calls::list_query(form, list).map(|found| found.is_some());
+        if joined == Ok(true) {
+            return true;
+        }
+        let in_message = calls::list_query(message, list).map(|found| found.is_some());
+        if in_message == Ok(true) {
+            return true;
+        }
+        let is_message = calls::list_matches(message, list);
+        match (joined, in_message, is_message) {
+            (Ok(_), Ok(_), Ok(found)) => found,
+            _ => list.iter().any(|selector| {
+                calls::query_selector(form, selector).is_some()
+                    || calls::query_selector(message, selector).is_some()
+                    || calls::matches(message, selector)
+            }),
+        }
     }
 
     /// The author of a message element, from the first role source that names one.
     pub fn role_of(&self, message: &Element) -> Option<Role> {
         self.role_sources.iter().find_map(|source| match *source {
             RoleSource::Attribute { within, attribute } => {
-                let holder = match within {
-                    None => Some(message.clone()),
-                    Some(selector) => message.query_selector(selector).ok().flatten(),
+                let value = match within {
+                    None => calls::attribute(message, attribute)?,
+                    Some(selector) => {
+                        calls::attribute(&calls::query_selector(message, selector)?, attribute)?
+                    }
                 };
-                parse_role(&holder?.get_attribute(attribute)?)
+                parse_role(&value)
             }
             RoleSource::Matches { selector, role } => {
-                message.matches(selector).unwrap_or(false).then_some(role)
+                calls::matches(message, selector).then_some(role)
             }
         })
     }
@@ -548,7 +567,7 @@ impl SiteProfile {
         };
         selectors
             .iter()
-            .find_map(|selector| message.query_selector(selector).ok().flatten())
+            .find_map(|selector| calls::query_selector(message, selector))
             .unwrap_or_else(|| message.clone())
     }
 }

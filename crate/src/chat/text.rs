@@ -9,6 +9,7 @@
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Node};
 
+use super::calls;
 use super::sites::SiteProfile;
 use crate::protocol::Role;
 
@@ -112,7 +113,7 @@ pub struct MessageRead {
 /// handshakes by their content.
 pub fn read_message(element: &Element, profile: &SiteProfile, role: Role) -> MessageRead {
     let body = profile.body_of(element, role);
-    let mut writer = TextWriter::new(profile, role == Role::User, false);
+    let mut writer = TextWriter::new(profile, &body, role == Role::User, false);
     writer.children(&body);
     let handshake_rules = std::mem::take(&mut writer.handshake_rules);
     MessageRead {
@@ -133,7 +134,7 @@ pub fn locate_offsets(
     offsets: &[usize],
 ) -> Vec<Option<(Node, u32)>> {
     let body = profile.body_of(element, role);
-    let mut writer = TextWriter::new(profile, role == Role::User, true);
+    let mut writer = TextWriter::new(profile, &body, role == Role::User, true);
     writer.children(&body);
     // The text read is trimmed of leading line breaks (not for the user's verbatim text).
     let leading = if writer.verbatim {
@@ -191,10 +192,24 @@ struct TextWriter<'a> {
     /// Only for [`locate_offset`]: where each text node (or code block) starts in `out`.
     record_positions: bool,
     positions: Vec<(usize, Node)>,
+    /// Some element under the body matches the interface selector / the code block selector.
+    /// Asked once per read (one `querySelector` each): most messages hold neither, and then no
+    /// element of the walk needs its own `matches` call for them.
+    ui_inside: bool,
+    code_inside: bool,
 }
 
 impl<'a> TextWriter<'a> {
-    fn new(profile: &'a SiteProfile, verbatim: bool, record_positions: bool) -> Self {
+    fn new(
+        profile: &'a SiteProfile,
+        body: &Element,
+        verbatim: bool,
+        record_positions: bool,
+    ) -> Self {
+        // `body.querySelector(s)` finds exactly the descendants that `matches(s)` (selectors are
+        // matched against the whole document either way), and the walk visits only descendants.
+        let ui_inside = calls::query_selector(body, profile.ui_selector).is_some();
+        let code_inside = calls::query_selector(body, profile.code_block_selector).is_some();
         Self {
             out: String::new(),
             profile,
@@ -204,6 +219,8 @@ impl<'a> TextWriter<'a> {
             line_prefix: String::new(),
             record_positions,
             positions: Vec::new(),
+            ui_inside,
+            code_inside,
         }
     }
 
@@ -225,11 +242,8 @@ impl<'a> TextWriter<'a> {
                     self.text(&text);
                 }
             }
-            Node::ELEMENT_NODE => {
-                if let Some(element) = node.dyn_ref::<Element>() {
-                    self.element(element);
-                }
-            }
+            // A node of type ELEMENT_NODE is an Element: no `instanceof` call to ask again.
+            Node::ELEMENT_NODE => self.element(node.unchecked_ref::<Element>()),
             _ => {}
         }
     }
@@ -242,13 +256,10 @@ impl<'a> TextWriter<'a> {
             self.block_break_at_end = false;
             return;
         }
-        if element.matches(self.profile.ui_selector).unwrap_or(false) {
+        if self.ui_inside && calls::matches(element, self.profile.ui_selector) {
             return;
         }
-        if element
-            .matches(self.profile.code_block_selector)
-            .unwrap_or(false)
-        {
+        if self.code_inside && calls::matches(element, self.profile.code_block_selector) {
             self.code_block(element);
             return;
         }

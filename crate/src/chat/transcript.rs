@@ -73,6 +73,7 @@ use js_sys::{Array, WeakMap};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Document, Element, MutationObserverInit, MutationRecord, Node};
 
+use super::calls;
 use super::sites::SiteProfile;
 use super::text::{HandshakeRule, read_message};
 use crate::protocol::{Message, Role};
@@ -115,6 +116,14 @@ pub struct TranscriptReader {
     /// The composer's `<form>`, where the stop button lives while the assistant writes; kept
     /// between polls so the streaming check looks there instead of walking the whole transcript.
     composer_form: Option<Element>,
+    /// `composer_form` was connected when last looked at, and no mutation record since could
+    /// have taken it out of the page: no node was removed outside the messages (the form is
+    /// not inside one, see `form_outside_messages`). The streaming check then skips asking the
+    /// page again (one page call fewer on the poll of every appended or streamed message).
+    form_seen_connected: bool,
+    /// `composer_form` is not inside a message element (removals inside a message, which the
+    /// flag above ignores, cannot take it away). Checked once when the form is found.
+    form_outside_messages: bool,
     /// Handshakes recognized by their content in complete messages, not taken yet.
     recognitions: Vec<(usize, HandshakeRule)>,
 }
@@ -134,6 +143,8 @@ impl TranscriptReader {
             streaming: None,
             reads: 0,
             composer_form: None,
+            form_seen_connected: false,
+            form_outside_messages: false,
             recognitions: Vec::new(),
         }
     }
@@ -291,16 +302,18 @@ impl TranscriptReader {
     fn note_record(&mut self, record: &MutationRecord) {
         let Some(selector) = self.selector else {
             // Nothing indexed yet: `take_changes` checks the page once per batch.
+            self.form_seen_connected = false;
             return;
         };
         let Some(target) = record.target() else {
+            self.form_seen_connected = false;
             return;
         };
         let target_element = match target.dyn_ref::<Element>() {
             Some(element) => Some(element.clone()),
             None => target.parent_element(),
         };
-        let message = target_element.and_then(|element| element.closest(selector).ok().flatten());
+        let message = target_element.and_then(|element| calls::closest(&element, selector));
         if let Some(message) = message {
             // Inside one message (streaming text, a re-rendered code block, a class change):
             // only that message is dirty. Messages do not nest, so added or removed nodes here
@@ -313,12 +326,22 @@ impl TranscriptReader {
             }
             return;
         }
-        if record.type_() != "childList" || self.reindex {
-            // A re-index finds added and removed messages by itself.
+        if record.type_() != "childList" {
+            return;
+        }
+        if self.reindex {
+            // A re-index finds added and removed messages by itself. The composer's form may
+            // have gone with what was removed: asked again.
+            self.form_seen_connected = false;
             return;
         }
         let removed = record.removed_nodes();
-        for position in 0..removed.length() {
+        let removed_count = removed.length();
+        if removed_count > 0 {
+            // Outside the messages: the composer's form may have been in what was removed.
+            self.form_seen_connected = false;
+        }
+        for position in 0..removed_count {
             if let Some(node) = removed.item(position) {
                 if self.holds_known_message(&node, selector) {
                     self.reindex = true;
@@ -334,7 +357,7 @@ impl TranscriptReader {
             else {
                 continue;
             };
-            if element.matches(selector).unwrap_or(false) {
+            if calls::matches(&element, selector) {
                 self.add_candidate(element);
             } else if let Ok(found) = element.query_selector_all(selector) {
                 for inner in 0..found.length() {
@@ -545,16 +568,23 @@ impl TranscriptReader {
     /// only there keeps the check's cost independent of the conversation's length. Without a
     /// composer form (an unknown layout) the whole document is searched, as a fallback.
     fn is_generating(&mut self, last_message: &Element) -> bool {
-        let form_is_current = self
-            .composer_form
-            .as_ref()
-            .is_some_and(|form| form.is_connected());
+        let form_is_current = self.composer_form.as_ref().is_some_and(|form| {
+            (self.form_seen_connected && self.form_outside_messages) || form.is_connected()
+        });
         if !form_is_current {
             self.composer_form = self
                 .profile
                 .find_composer(&self.document)
                 .and_then(|composer| composer.closest("form").ok().flatten());
+            // Without a message selector (none matched yet) the form is never trusted: every
+            // check asks the page.
+            self.form_outside_messages = match (&self.composer_form, self.selector) {
+                (Some(form), Some(selector)) => calls::closest(form, selector).is_none(),
+                _ => false,
+            };
         }
+        // Found by a document query, or just asked: connected now.
+        self.form_seen_connected = self.composer_form.is_some();
         match &self.composer_form {
             Some(form) => self.profile.has_stop_indicator(form, last_message),
             None => self.profile.is_generating(&self.document),

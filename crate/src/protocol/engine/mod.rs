@@ -275,6 +275,14 @@ impl Engine {
             .any(|w| w.id == workflow_id && w.has(capability))
     }
 
+    /// Whether a workflow is active (acknowledged, not ended): what the chat tab's banner shows
+    /// as "running" after every poll, without the whole list as JSON.
+    pub fn any_active(&self) -> bool {
+        self.workflows
+            .iter()
+            .any(|workflow| workflow.state == WorkflowState::Active)
+    }
+
     /// Every workflow the engine remembers, oldest first.
     pub fn workflows(&self) -> Vec<WorkflowInfo> {
         self.workflows.iter().map(Workflow::info).collect()

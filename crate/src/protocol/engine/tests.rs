@@ -1066,3 +1066,23 @@ fn a_result_due_decision_reads_back_from_its_json() {
     assert!(Decision::result_due_from_json("{").is_err());
     assert!(Decision::result_due_from_json(r#"{"decision":"result_due"}"#).is_err());
 }
+
+#[test]
+fn any_active_follows_the_workflows_states() {
+    let mut engine = Engine::new();
+    assert!(!engine.any_active());
+    engine.observe(&[Message::new(Role::Assistant, handshake(WF))]);
+    // Found, not acknowledged yet: not running.
+    assert!(!engine.any_active());
+    engine.approve(WF, NONCE).unwrap();
+    assert!(engine.any_active());
+    engine.stop(WF).unwrap();
+    assert!(!engine.any_active());
+    assert_eq!(
+        engine.any_active(),
+        engine
+            .workflows()
+            .iter()
+            .any(|w| w.state == WorkflowState::Active)
+    );
+}
