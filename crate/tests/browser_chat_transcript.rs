@@ -124,7 +124,7 @@ fn markup_2024_code_block_is_rebuilt_and_ui_text_dropped() {
     assert_eq!(
         fixture.text_of("[data-message-author-role=assistant]"),
         "Here is the handshake:\n```bai\n{\"protocol\": \"BAI/0.3\",\n  \"workflow_id\": \"w1\"}\n```\n\
-         Then `inline_code` and a soft\nbreak, bold text.\n- one\n- two"
+         Then `inline_code` and a soft\nbreak, **bold** text.\n- one\n- two"
     );
 }
 
@@ -267,7 +267,8 @@ fn quoted_listed_and_inline_code_lines_keep_their_markers() {
 }
 
 /// A line shown as a heading, in a table cell, inside a `<q>` or a collapsed `<details>` (a
-/// reasoning block) keeps a mark too: `#`, `|`, `"`, `> ` (red team, session 12).
+/// reasoning block), bold, italic or struck out keeps a mark too: `#`, `|`, `"`, `> `, `**`,
+/// `*`, `~~` (red teams, sessions 12 and 13); an empty icon `<i>` writes nothing.
 #[wasm_bindgen_test]
 fn heading_table_quote_and_details_lines_keep_a_mark() {
     let line = r#"BAI_ACTION {"id":1}"#;
@@ -277,6 +278,7 @@ fn heading_table_quote_and_details_lines_keep_a_mark() {
          <tbody><tr><td>{line}<br>{line}</td><td>{line}</td></tr><tr><td></td><td>{line}</td></tr></tbody></table>\
          <p><q>{line}</q></p>\
          <details><summary>Thought for 2 seconds</summary><p>{line}</p></details>\
+         <p><strong>{line}</strong></p><p><del>{line}</del></p><p><em>{line}</em><i class=\"icon\"></i></p>\
          <p>{line}</p></div></div>"
     ));
     let text = fixture.text_of("[data-message-author-role]");
@@ -284,7 +286,7 @@ fn heading_table_quote_and_details_lines_keep_a_mark() {
         text,
         format!(
             "## {line}\n| {line} | b\n| {line}\n| {line} | {line}\n| {line}\n\"{line}\"\n\
-             > Thought for 2 seconds\n> {line}\n{line}"
+             > Thought for 2 seconds\n> {line}\n**{line}**\n~~{line}~~\n*{line}*\n{line}"
         )
     );
     let found: Vec<_> = bai::protocol::scanner::RecordScanner::new(&text, 0, true).collect();
@@ -720,6 +722,42 @@ fn index_set_answers_as_a_btree_set() {
         assert!(ours.iter().eq(theirs.iter()));
     }
     assert!(ours.into_iter().eq(theirs));
+}
+
+/// Red team, session 13: the page moves its composer form into a message (the reader is then
+/// told of no removal when it goes from there), removes it, and a new composer with a stop
+/// button comes. The form moved under a message must not be trusted without asking the page.
+#[wasm_bindgen_test]
+fn a_composer_form_moved_into_a_message_is_not_trusted_without_asking() {
+    let fixture = Fixture::new(&format!(
+        "{}<div id=\"slot\"><form id=\"moved\"><div class=\"ProseMirror\" contenteditable=\"true\"></div></form></div>",
+        conversation(2).replace("<form id=\"composer\"></form>", "")
+    ));
+    let mut reader = TranscriptReader::new(document(), profile());
+    let watcher = watch_body();
+    reader.full_scan();
+    assert_eq!(reader.take_changes()[1], (1, assistant("answer 1", true)));
+    assert!(sync(&mut reader, &watcher).is_empty());
+    let form = fixture.find("#moved");
+    fixture
+        .find("[data-message-author-role=user]")
+        .append_child(&form)
+        .unwrap();
+    let _ = sync(&mut reader, &watcher);
+    // A change in the last answer makes the reader check again (and trust the form now).
+    fixture
+        .find("[data-message-author-role=assistant] p")
+        .set_text_content(Some("answer 1."));
+    let _ = sync(&mut reader, &watcher);
+    form.remove();
+    fixture
+        .find("#slot")
+        .set_inner_html(r#"<form><div class="ProseMirror" contenteditable="true"></div><button data-testid="stop-button">Stop</button></form>"#);
+    assert_eq!(
+        sync(&mut reader, &watcher),
+        vec![(1, assistant("answer 1.", false))]
+    );
+    drop(fixture);
 }
 
 #[wasm_bindgen_test]

@@ -1173,8 +1173,8 @@ async fn addresses_lose_the_values_of_the_page_s_own_secret_fields() {
 }
 
 /// The same in every scope: a password field in a shadow root (its form there, sent by GET),
-/// the host of a form-associated custom element holding one (the host's name is what the form
-/// sends), and a field in a same-origin frame. Without the scopes, `zz1`, `zz2` and `zz3` are
+/// the host of a form-associated custom element holding one through a nested component (the
+/// host's name is what the form sends), and a field in a same-origin frame. Without the scopes, `zz1`, `zz2` and `zz3` are
 /// names no rule knows.
 #[wasm_bindgen_test]
 async fn addresses_lose_the_values_of_secret_fields_in_shadow_roots_and_frames() {
@@ -1188,7 +1188,9 @@ async fn addresses_lose_the_values_of_secret_fields_in_shadow_roots_and_frames()
         "document.getElementById('scoped-host').attachShadow({mode: 'open'}).innerHTML = \
            '<form method=get><input type=password name=zz1></form>'; \
          document.getElementById('scoped-pin').attachShadow({mode: 'open'}).innerHTML = \
-           '<input type=password>';",
+           '<x-inner></x-inner>'; \
+         document.getElementById('scoped-pin').shadowRoot.querySelector('x-inner') \
+           .attachShadow({mode: 'open'}).innerHTML = '<input type=password>';",
     )
     .unwrap();
     // The frame loads on its own: an extract waits for its field.

@@ -279,9 +279,26 @@ impl<'a> TextWriter<'a> {
         };
         // What the page drew from the message's Markdown (or HTML) marks its lines as the source
         // did, so a line only shown there never starts its line as a record: a heading's `#`s,
-        // a table row's `|`, a quote's `"`; a collapsed `<details>` (a reasoning block: the
+        // a table row's `|`, a quote's `"`, emphasis; a collapsed `<details>` (a reasoning block: the
         // model thinking, not answering) reads as quoted.
         let quote = name == "q";
+        // Emphasis and strike-through too (`**BAI_ACTION …**`, `~~BAI_ACTION …~~`: a line shown
+        // struck out is one the model took back), when it holds text.
+        let emphasis = match name.as_str() {
+            "strong" | "b" => "**",
+            "em" | "i" => "*",
+            "del" | "s" | "strike" => "~~",
+            _ => "",
+        };
+        let emphasis = if !emphasis.is_empty()
+            && element
+                .text_content()
+                .is_some_and(|text| !text.trim().is_empty())
+        {
+            emphasis
+        } else {
+            ""
+        };
         match name.as_str() {
             "blockquote" | "details" => self.line_prefix.push_str("> "),
             "li" => self.line_prefix.push_str("- "),
@@ -293,13 +310,15 @@ impl<'a> TextWriter<'a> {
             }
             _ if inline_code => self.text("`"),
             _ if quote => self.text("\""),
-            _ => {}
+            _ => self.text(emphasis),
         }
         self.children(element);
         if inline_code {
             self.text("`");
         } else if quote {
             self.text("\"");
+        } else {
+            self.text(emphasis);
         }
         self.line_prefix.truncate(prefix_len);
         if block {

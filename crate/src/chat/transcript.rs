@@ -568,16 +568,23 @@ impl TranscriptReader {
     /// only there keeps the check's cost independent of the conversation's length. Without a
     /// composer form (an unknown layout) the whole document is searched, as a fallback.
     fn is_generating(&mut self, last_message: &Element) -> bool {
-        let form_is_current = self.composer_form.as_ref().is_some_and(|form| {
-            (self.form_seen_connected && self.form_outside_messages) || form.is_connected()
-        });
-        if !form_is_current {
-            self.composer_form = self
-                .profile
-                .find_composer(&self.document)
-                .and_then(|composer| composer.closest("form").ok().flatten());
-            // Without a message selector (none matched yet) the form is never trusted: every
-            // check asks the page.
+        let trusted =
+            self.composer_form.is_some() && self.form_seen_connected && self.form_outside_messages;
+        if !trusted {
+            if !self
+                .composer_form
+                .as_ref()
+                .is_some_and(|form| form.is_connected())
+            {
+                self.composer_form = self
+                    .profile
+                    .find_composer(&self.document)
+                    .and_then(|composer| composer.closest("form").ok().flatten());
+            }
+            // Asked again whenever the page was: a connected form the page moved under a
+            // message (whose removal the observer then ignores) is no longer trusted. Without a
+            // message selector (none matched yet) the form is never trusted: every check asks
+            // the page.
             self.form_outside_messages = match (&self.composer_form, self.selector) {
                 (Some(form), Some(selector)) => calls::closest(form, selector).is_none(),
                 _ => false,

@@ -216,7 +216,8 @@ impl SecretScan {
 
     /// The names the page's secret fields are sent under (not hidden inputs), each once: a
     /// field's own `name`, and for a field inside a shadow root its host's `name` too (a
-    /// form-associated custom element sends its value under the host's name). Fields in every
+    /// form-associated custom element sends its value under the host's name, also through
+    /// nested components). Fields in every
     /// scope of the scan count: a form in a shadow root sent by GET puts them in the address.
     pub fn field_names(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
@@ -225,15 +226,22 @@ impl SecretScan {
             .iter()
             .filter(|f| f.kind != SecretKind::HiddenValue)
         {
-            let root = super::js::call(&found.element, "getRootNode", &[])
-                .ok()
-                .flatten();
-            let host = root
-                .as_ref()
-                .and_then(super::tree::as_node)
-                .and_then(super::tree::as_shadow_root)
-                .map(web_sys::ShadowRoot::host);
-            for element in std::iter::once(&found.element).chain(host.as_ref()) {
+            // The field and every shadow host around it, up to its document: a custom element
+            // may hold another that holds the field.
+            let mut hosts = vec![found.element.clone()];
+            while hosts.len() < 32 {
+                let Some(last) = hosts.last() else { break };
+                let root = super::js::call(last, "getRootNode", &[]).ok().flatten();
+                match root
+                    .as_ref()
+                    .and_then(super::tree::as_node)
+                    .and_then(super::tree::as_shadow_root)
+                {
+                    Some(shadow) => hosts.push(shadow.host()),
+                    None => break,
+                }
+            }
+            for element in &hosts {
                 let name = super::js::attribute(element, "name");
                 if let Some(name) = name.filter(|n| !n.is_empty() && !names.contains(n)) {
                     names.push(name);
