@@ -44,6 +44,10 @@ bai_build_wasm_pkg() {
   # import), the panel, and the content scripts (dynamic import of a web-accessible URL).
   wasm-bindgen --target web --out-dir "$out" --out-name "$name" \
     "$target_dir/wasm32-unknown-unknown/wasm-release/bai.wasm"
+  # The names of the imports and of the closure shims, which only the module and its glue see,
+  # made short in both (`w0`, `w1`, ... for `__wbg_<name>_<hash>`; see short-names.mjs). The
+  # executor module: 2.4 KiB gzip less. Fast builds too, for the same reason as the esbuild step.
+  node "$BAI_ROOT/scripts/lib/short-names.mjs" "$out/${name}_bg.wasm" "$out/$name.js"
   # The glue without the Rust doc comments wasm-bindgen copies into it and with its whitespace
   # and syntax minified, names kept (esbuild, as scripts/build-js-core uses it; esnext: nothing
   # lowered). The chat module's glue: 11.2 -> 6.9 KiB gzip. Fast builds too, so the tests run
