@@ -243,10 +243,11 @@ impl Default for PolicySettings {
     fn default() -> Self {
         Self {
             approval_mode: ApprovalMode::default(),
-            risky_words: DEFAULT_RISKY_WORDS
+            // Packed (`words!`): the lists cost the wasm their text only.
+            risky_words: crate::words!(DEFAULT_RISKY_WORDS)
                 .iter()
-                .chain(OTHER_LANGUAGE_RISKY_WORDS)
-                .map(|w| (*w).to_owned())
+                .chain(crate::words!(OTHER_LANGUAGE_RISKY_WORDS).iter())
+                .map(str::to_owned)
                 .collect(),
             max_actions_per_workflow: 200,
             max_actions_per_minute: 60,
@@ -625,7 +626,7 @@ impl AskReason {
 /// How a question says that `word` is risky: "looks like it will delete something" reads well
 /// for an English verb only, so a word of another language is quoted as what it is.
 fn looks_risky(word: &str) -> String {
-    if OTHER_LANGUAGE_RISKY_WORDS.contains(&word) {
+    if crate::words!(OTHER_LANGUAGE_RISKY_WORDS).contains(word) {
         format!("has “{word}” in it, a risky word (pay, buy, delete, send…)")
     } else {
         format!("looks like it will {word} something")

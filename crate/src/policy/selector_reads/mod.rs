@@ -98,5 +98,5 @@ pub fn is_state_class(class: &str) -> bool {
 /// Whether reading attribute `name` tells what a field is, never what it holds.
 pub fn is_structural_attribute(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
-    name != "value" && STRUCTURAL_ATTRIBUTES.contains(&name.as_str())
+    name != "value" && crate::words!(STRUCTURAL_ATTRIBUTES).contains(&name)
 }
