@@ -472,13 +472,13 @@ impl TargetFacts {
     fn is_command(&self) -> bool {
         self.submits_form
             || self.destination.is_some()
-            || !FIELD_ROLES.contains(&self.role.as_str())
+            || !crate::words!(FIELD_ROLES).contains(&self.role)
     }
 
     /// Whether Delete and Backspace edit text in it (a text field, by its role, or a password
     /// field); anywhere else only the page's key handlers give them a meaning.
     fn edits_text(&self) -> bool {
-        self.is_password || TEXT_ROLES.contains(&self.role.as_str())
+        self.is_password || crate::words!(TEXT_ROLES).contains(&self.role)
     }
 
     /// Whether nothing tells what activating it does: no role, name, text, address, form, or
@@ -880,7 +880,7 @@ fn activation_reasons(target: &TargetFacts, option: &str, risky: &[String]) -> V
     let mut reasons = Vec::new();
     let own = if target.is_command() {
         Position::Anywhere
-    } else if CHOICE_ROLES.contains(&target.role.as_str()) {
+    } else if crate::words!(CHOICE_ROLES).contains(&target.role) {
         Position::ShortName
     } else {
         Position::VerbOnly

@@ -188,7 +188,7 @@ pub fn is_secret_parameter(name: &str, extra: &[&str]) -> bool {
     }
     let words = name_words(&decoded);
     // The whole name glued (`ccNumber` -> `ccnumber`) is checked as well as each word.
-    let joined: String = words.concat();
+    let joined = crate::protocol::join::join(&words, "");
     // Packed (`words!`): the lists cost the wasm their text only.
     let secret_words = crate::words!(SECRET_WORDS);
     if (secret_words.contains(&joined) && joined != "code")
@@ -203,7 +203,7 @@ pub fn is_secret_parameter(name: &str, extra: &[&str]) -> bool {
         match word.as_str() {
             "code" => before.is_none_or(|b| !crate::words!(ORDINARY_CODES).contains(b)),
             "number" | "num" | "no" | "nr" => {
-                before.is_some_and(|b| CARD_WORDS.contains(&b.as_str()))
+                before.is_some_and(|b| crate::words!(CARD_WORDS).contains(b))
             }
             other => secret_words.contains(other),
         }
