@@ -105,7 +105,7 @@ pub(crate) fn number_text(x: f64) -> String {
     let Some((mantissa, exponent)) = text.split_once('e') else {
         return text;
     };
-    let Ok(exponent) = exponent.parse::<i32>() else {
+    let Some(exponent) = crate::protocol::json::parse_i32(exponent) else {
         return text;
     };
     let (sign, mantissa) = match mantissa.strip_prefix('-') {
