@@ -584,3 +584,86 @@ async fn answers_are_the_text_json_wrote() {
     });
     assert_eq!(text, expected.to_string());
 }
+
+/// Numbers as the crate's JSON writer writes them in the wasm (integers through the standard
+/// library, floats through JavaScript's shortest digits, `dom::js::serde_float_text`): byte for
+/// byte serde_json's own writing, over edge cases, random bit patterns and random short
+/// decimals at every scale.
+#[wasm_bindgen_test]
+fn numbers_are_serde_json_numbers() {
+    use bai::protocol::json_write::value_json;
+    let mut floats: Vec<f64> = vec![
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.1,
+        0.3,
+        2.5,
+        100.0,
+        1234.5678,
+        1e15,
+        9.999e15,
+        1e16,
+        1.5e16,
+        123_456_789_012_345_680.0,
+        9_007_199_254_740_992.0,
+        1e21,
+        1e22,
+        1e100,
+        1e-4,
+        1e-5,
+        1.234e-5,
+        1e-6,
+        1.5e-6,
+        1e-7,
+        5e-324,
+        f64::MIN_POSITIVE,
+        f64::MAX,
+        f64::MIN,
+        -1e-300,
+        0.000_012_34,
+        1_234_567_890_123_456.7,
+    ];
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..20_000 {
+        let x = f64::from_bits(next());
+        if x.is_finite() {
+            floats.push(x);
+        }
+    }
+    for _ in 0..20_000 {
+        let bits = next();
+        let mantissa = (bits % 1_000_000) as f64;
+        let exponent = ((bits >> 32) % 60) as i32 - 30;
+        let sign = if bits >> 63 == 1 { -1.0 } else { 1.0 };
+        floats.push(sign * mantissa * 10f64.powi(exponent));
+        floats.push(sign * mantissa / 10f64.powi(exponent.abs()));
+    }
+    for x in floats {
+        let value = serde_json::Value::from(x);
+        assert_eq!(
+            value_json(&value),
+            serde_json::to_string(&value).unwrap(),
+            "{x:e}"
+        );
+    }
+    let integers = [
+        serde_json::Value::from(0u64),
+        serde_json::Value::from(7u64),
+        serde_json::Value::from(u64::MAX),
+        serde_json::Value::from(1u64 << 53),
+        serde_json::Value::from(-1i64),
+        serde_json::Value::from(i64::MIN),
+        serde_json::Value::from(-9_007_199_254_740_993i64),
+    ];
+    for value in integers {
+        assert_eq!(value_json(&value), serde_json::to_string(&value).unwrap());
+    }
+}

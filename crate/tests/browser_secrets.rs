@@ -14,7 +14,9 @@
 use bai::dom::address::{page_address, redact_address};
 use bai::dom::fixture::{Fixture, run_script};
 use bai::dom::redact::{is_iban, redact_secrets};
-use bai::dom::secret::{SecretKind, autocomplete_kind, classify, words_kind};
+use bai::dom::secret::{
+    SIGNALS, SecretKind, autocomplete_kind, classify, packed_signals, words_kind,
+};
 use bai::dom::{Effect, ExecOptions, execute, observe};
 use bai::protocol::action::{ElementState, Expectation, WaitCondition};
 use bai::protocol::{Action, Selector, SelectorKind};
@@ -1208,4 +1210,11 @@ async fn addresses_lose_the_values_of_secret_fields_in_shadow_roots_and_frames()
         "/x?zz1=[redacted]&zz2=[redacted]&zz3=[redacted]&q=shoes"
     );
     drop(f);
+}
+
+/// The classifier reads its signals packed (`words!`, one string and one byte per kind): the
+/// same words and kinds, in the same order, as the table they are written in.
+#[wasm_bindgen_test]
+fn packed_signals_are_the_signal_table() {
+    assert_eq!(packed_signals().collect::<Vec<_>>(), SIGNALS.to_vec());
 }

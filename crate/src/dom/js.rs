@@ -104,7 +104,7 @@ pub(crate) fn number_text(x: f64) -> String {
     let Some((mantissa, exponent)) = text.split_once('e') else {
         return text;
     };
-    let Ok(exponent) = exponent.parse::<i32>() else {
+    let Some(exponent) = crate::protocol::json::parse_i32(exponent) else {
         return text;
     };
     let (sign, mantissa) = match mantissa.strip_prefix('-') {
@@ -123,6 +123,48 @@ pub(crate) fn number_text(x: f64) -> String {
     } else {
         let (whole, fraction) = digits.split_at(usize::try_from(point).unwrap_or(0));
         format!("{sign}{whole}.{fraction}")
+    }
+}
+
+/// A finite `x` as serde_json writes a float (`Number`'s `Display`): the shortest digits that
+/// read back the same (JavaScript's, through [`number_text`]), in plain form with a `.0` on
+/// whole numbers when the leading digit's power of ten is within -5..=15, else as
+/// `d.ddde+N` / `de-N`. Zero is `0.0` or `-0.0`. Serde_json writes no non-finite number (its
+/// `Value` holds them as `null`).
+pub(crate) fn serde_float_text(x: f64) -> String {
+    let plain = number_text(x);
+    let (sign, plain) = match plain.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", plain.as_str()),
+    };
+    let (whole, fraction) = plain.split_once('.').unwrap_or((plain, ""));
+    let all = format!("{whole}{fraction}");
+    let Some(first) = all.find(|c| c != '0') else {
+        return format!("{sign}0.0");
+    };
+    let digits = all.get(first..).unwrap_or_default().trim_end_matches('0');
+    let to_i32 = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
+    // The power of ten of the leading digit.
+    let exponent = to_i32(whole.len()) - 1 - to_i32(first);
+    let count = to_i32(digits.len());
+    let zeros = |n: i32| "0".repeat(usize::try_from(n).unwrap_or(0));
+    if (-5..=15).contains(&exponent) {
+        if count - 1 <= exponent {
+            format!("{sign}{digits}{}.0", zeros(exponent + 1 - count))
+        } else if exponent >= 0 {
+            let (head, tail) = digits.split_at(usize::try_from(exponent + 1).unwrap_or(0));
+            format!("{sign}{head}.{tail}")
+        } else {
+            format!("{sign}0.{}{digits}", zeros(-exponent - 1))
+        }
+    } else {
+        let (head, tail) = digits.split_at(1.min(digits.len()));
+        let point = if tail.is_empty() { "" } else { "." };
+        let exponent_sign = if exponent < 0 { '-' } else { '+' };
+        format!(
+            "{sign}{head}{point}{tail}e{exponent_sign}{}",
+            exponent.unsigned_abs()
+        )
     }
 }
 

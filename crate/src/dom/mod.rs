@@ -50,7 +50,7 @@ pub mod fixture;
 pub(crate) mod focus;
 pub mod hints;
 pub mod hold;
-mod js;
+pub(crate) mod js;
 pub mod matching;
 pub mod observe;
 pub mod redact;

@@ -290,7 +290,7 @@ fn around(pressed: &Element, activated: &Element) -> Option<Vec<TargetFacts>> {
         let rest = also.split_off(MAX_AROUND - 1);
         let joined = |part: fn(&TargetFacts) -> Option<&str>| {
             let all: Vec<&str> = rest.iter().filter_map(part).collect();
-            all.join(" ")
+            crate::protocol::join::join(&all, " ")
                 .chars()
                 .take(MAX_REST_CHARS)
                 .collect::<String>()
@@ -485,7 +485,7 @@ fn is_activating(element: &Element) -> bool {
     {
         return true;
     }
-    role_of(element).is_some_and(|role| ACTIVATING_ROLES.contains(&role.as_str()))
+    role_of(element).is_some_and(|role| crate::words!(ACTIVATING_ROLES).contains(&role))
 }
 
 /// The nearest activating control around `element` (itself included), across shadow roots.

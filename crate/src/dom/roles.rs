@@ -173,7 +173,9 @@ fn presentation_conflicts(element: &Element) -> bool {
 /// Focusable by the user: natively (links, enabled form controls, `<summary>`, iframes,
 /// editing hosts) or by `tabindex`.
 fn is_focusable(element: &Element) -> bool {
-    if js::attribute(element, "tabindex").is_some_and(|t| t.trim().parse::<i32>().is_ok()) {
+    if js::attribute(element, "tabindex")
+        .is_some_and(|t| crate::protocol::json::parse_i32(t.trim()).is_some())
+    {
         return true;
     }
     let tag = element.local_name();

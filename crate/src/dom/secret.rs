@@ -60,7 +60,7 @@ use crate::policy::selector_reads::{css_reads, xpath_reads};
 use super::secret_field::text_skipping;
 pub use super::secret_field::{
     AUTOCOMPLETE_SIGNALS, SIGNALS, SecretKind, autocomplete_kind, classify, is_field,
-    is_radio_choice, is_secret_choice, words_kind,
+    is_radio_choice, is_secret_choice, packed_signals, words_kind,
 };
 
 /// Every element [`is_field`] may accept (it also needs a type that is a field, or to be an

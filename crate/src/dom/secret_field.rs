@@ -629,11 +629,48 @@ pub fn words_kind(text: &str) -> Option<SecretKind> {
 thread_local! {
     /// [`SIGNALS`] split into words once: every field of a page is checked against every
     /// signal on each query.
-    static SIGNAL_WORDS: Vec<(Vec<&'static str>, SecretKind)> = SIGNALS
-        .iter()
-        .map(|(signal, kind)| (signal.split(' ').collect(), *kind))
+    /// Read from the packed words and kinds, not from `SIGNALS` itself, which would cost the
+    /// wasm a 12-byte entry per signal.
+    static SIGNAL_WORDS: Vec<(Vec<&'static str>, SecretKind)> = packed_signals()
+        .map(|(signal, kind)| (signal.split(' ').collect(), kind))
         .collect();
 }
+
+/// [`SIGNALS`], in order, as the classifier reads them: from their packed texts and kinds.
+pub fn packed_signals() -> impl Iterator<Item = (&'static str, SecretKind)> {
+    crate::words!(&SIGNAL_TEXTS).iter().zip(SIGNAL_KINDS)
+}
+
+/// The texts of [`SIGNALS`], in order (packed by `words!`; only the constant evaluator reads
+/// this array).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "evaluated by the compiler; an index out of range stops the build"
+)]
+const SIGNAL_TEXTS: [&str; SIGNALS.len()] = {
+    let mut texts = [""; SIGNALS.len()];
+    let mut i = 0;
+    while i < SIGNALS.len() {
+        texts[i] = SIGNALS[i].0;
+        i += 1;
+    }
+    texts
+};
+
+/// The kinds of [`SIGNALS`], in order: one byte each.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "evaluated by the compiler; an index out of range stops the build"
+)]
+const SIGNAL_KINDS: [SecretKind; SIGNALS.len()] = {
+    let mut kinds = [SecretKind::Password; SIGNALS.len()];
+    let mut i = 0;
+    while i < SIGNALS.len() {
+        kinds[i] = SIGNALS[i].1;
+        i += 1;
+    }
+    kinds
+};
 
 /// Whether `signal`'s words appear in `words`, consecutive: the same as `" {signal} "` in
 /// `" {words joined by spaces} "`, without building either string.

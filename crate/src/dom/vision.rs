@@ -130,7 +130,7 @@ impl Mark {
 /// `null` when not finite.
 fn write_float(out: &mut String, value: f64) {
     match serde_json::Number::from_f64(value) {
-        Some(number) => out.push_str(&number.to_string()),
+        Some(number) => crate::protocol::json_write::number(out, &number),
         None => out.push_str("null"),
     }
 }

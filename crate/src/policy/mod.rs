@@ -243,10 +243,11 @@ impl Default for PolicySettings {
     fn default() -> Self {
         Self {
             approval_mode: ApprovalMode::default(),
-            risky_words: DEFAULT_RISKY_WORDS
+            // Packed (`words!`): the lists cost the wasm their text only.
+            risky_words: crate::words!(DEFAULT_RISKY_WORDS)
                 .iter()
-                .chain(OTHER_LANGUAGE_RISKY_WORDS)
-                .map(|w| (*w).to_owned())
+                .chain(crate::words!(OTHER_LANGUAGE_RISKY_WORDS).iter())
+                .map(str::to_owned)
                 .collect(),
             max_actions_per_workflow: 200,
             max_actions_per_minute: 60,
@@ -471,13 +472,13 @@ impl TargetFacts {
     fn is_command(&self) -> bool {
         self.submits_form
             || self.destination.is_some()
-            || !FIELD_ROLES.contains(&self.role.as_str())
+            || !crate::words!(FIELD_ROLES).contains(&self.role)
     }
 
     /// Whether Delete and Backspace edit text in it (a text field, by its role, or a password
     /// field); anywhere else only the page's key handlers give them a meaning.
     fn edits_text(&self) -> bool {
-        self.is_password || TEXT_ROLES.contains(&self.role.as_str())
+        self.is_password || crate::words!(TEXT_ROLES).contains(&self.role)
     }
 
     /// Whether nothing tells what activating it does: no role, name, text, address, form, or
@@ -625,7 +626,7 @@ impl AskReason {
 /// How a question says that `word` is risky: "looks like it will delete something" reads well
 /// for an English verb only, so a word of another language is quoted as what it is.
 fn looks_risky(word: &str) -> String {
-    if OTHER_LANGUAGE_RISKY_WORDS.contains(&word) {
+    if crate::words!(OTHER_LANGUAGE_RISKY_WORDS).contains(word) {
         format!("has “{word}” in it, a risky word (pay, buy, delete, send…)")
     } else {
         format!("looks like it will {word} something")
@@ -879,7 +880,7 @@ fn activation_reasons(target: &TargetFacts, option: &str, risky: &[String]) -> V
     let mut reasons = Vec::new();
     let own = if target.is_command() {
         Position::Anywhere
-    } else if CHOICE_ROLES.contains(&target.role.as_str()) {
+    } else if crate::words!(CHOICE_ROLES).contains(&target.role) {
         Position::ShortName
     } else {
         Position::VerbOnly

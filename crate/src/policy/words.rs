@@ -250,7 +250,7 @@ fn token_is(token: &str, word: &str, endings: &[&str]) -> bool {
     with_ending(token, word, endings)
         || token
             .strip_prefix(word)
-            .is_some_and(|rest| JOINED_OBJECTS.contains(&rest))
+            .is_some_and(|rest| crate::words!(JOINED_OBJECTS).contains(rest))
 }
 
 /// The first of `risky` found in `text` at `position`, ignoring case, encoding and how words

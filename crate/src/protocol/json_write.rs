@@ -42,11 +42,31 @@ pub fn value(out: &mut String, value: &serde_json::Value) {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
         Value::Bool(false) => out.push_str("false"),
-        Value::Number(number) => out.push_str(&number.to_string()),
+        Value::Number(number) => self::number(out, number),
         Value::String(text) => string(out, text),
         Value::Array(items) => list(out, items, self::value),
         Value::Object(map) => object(out, map),
     }
+}
+
+/// Appends `number` as serde_json writes it. In the wasm, integers go through the standard
+/// library's integer formatting and floats through [`crate::dom::js::serde_float_text`], so the
+/// modules link neither serde_json's number writer nor its float formatter (zmij and its
+/// tables); `browser_json_out` holds both to serde_json's output.
+pub fn number(out: &mut String, number: &serde_json::Number) {
+    #[cfg(target_arch = "wasm32")]
+    {
+        use std::fmt::Write as _;
+        if let Some(n) = number.as_u64() {
+            let _ = write!(out, "{n}");
+        } else if let Some(n) = number.as_i64() {
+            let _ = write!(out, "{n}");
+        } else if let Some(x) = number.as_f64() {
+            out.push_str(&crate::dom::js::serde_float_text(x));
+        }
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    out.push_str(&number.to_string());
 }
 
 /// Appends a JSON object's fields in the map's order (see [`value`]).

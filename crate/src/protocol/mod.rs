@@ -45,6 +45,7 @@ pub mod small_sort;
 pub mod sorted_map;
 pub mod tabs;
 pub mod validate;
+pub mod word_list;
 pub mod workflow;
 
 pub use action::Action;

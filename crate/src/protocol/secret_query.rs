@@ -188,20 +188,24 @@ pub fn is_secret_parameter(name: &str, extra: &[&str]) -> bool {
     }
     let words = name_words(&decoded);
     // The whole name glued (`ccNumber` -> `ccnumber`) is checked as well as each word.
-    let joined: String = words.concat();
-    if (SECRET_WORDS.contains(&joined.as_str()) && joined != "code")
-        || GLUED_WORDS.iter().any(|glued| joined.contains(glued))
+    let joined = crate::protocol::join::join(&words, "");
+    // Packed (`words!`): the lists cost the wasm their text only.
+    let secret_words = crate::words!(SECRET_WORDS);
+    if (secret_words.contains(&joined) && joined != "code")
+        || crate::words!(GLUED_WORDS)
+            .iter()
+            .any(|glued| joined.contains(glued))
     {
         return true;
     }
     words.iter().enumerate().any(|(i, word)| {
         let before = i.checked_sub(1).and_then(|b| words.get(b));
         match word.as_str() {
-            "code" => before.is_none_or(|b| !ORDINARY_CODES.contains(&b.as_str())),
+            "code" => before.is_none_or(|b| !crate::words!(ORDINARY_CODES).contains(b)),
             "number" | "num" | "no" | "nr" => {
-                before.is_some_and(|b| CARD_WORDS.contains(&b.as_str()))
+                before.is_some_and(|b| crate::words!(CARD_WORDS).contains(b))
             }
-            other => SECRET_WORDS.contains(&other),
+            other => secret_words.contains(other),
         }
     })
 }

@@ -76,7 +76,7 @@ pub(super) async fn run(
             dispatch_input(&element, text)?;
             dispatch_plain(&element, "change")?;
             js::next_frame().await;
-            verify_value(&element, text, password, |el| {
+            verify_value(&element, text, password, &|el| {
                 js::get_string(el, "value").unwrap_or_default()
             })?
         }
@@ -84,7 +84,7 @@ pub(super) async fn run(
             focus(&element);
             insert_text(&element, text)?;
             js::next_frame().await;
-            verify_value(&element, text, password, |el| {
+            verify_value(&element, text, password, &|el| {
                 normalize_whitespace(&js::get_string(el, "innerText").unwrap_or_default())
             })
             .or_else(|e| {
@@ -252,8 +252,8 @@ fn classify(element: &Element) -> Result<Editable, ActionError> {
 pub fn targets_password_explicitly(selector: &Selector, element: &Element) -> bool {
     let mentions = |text: &str| {
         let lower = text.to_lowercase();
-        PASSWORD_WORDS.iter().any(|w| {
-            if *w == "pin" {
+        crate::words!(PASSWORD_WORDS).iter().any(|w| {
+            if w == "pin" {
                 lower
                     .split(|c: char| !c.is_alphanumeric())
                     .any(|t| t == "pin")
@@ -330,7 +330,8 @@ fn verify_value(
     element: &Element,
     text: &str,
     password: bool,
-    read: impl Fn(&Element) -> String,
+    // `dyn`: one copy of this function for both readers.
+    read: &dyn Fn(&Element) -> String,
 ) -> Result<Effect, ActionError> {
     if !element.is_connected() {
         return Err(ActionError::Detached {

@@ -465,10 +465,9 @@ const EXCEPTION_KINDS: &[&str] = &[
 
 fn exception_kind(err: &wasm_bindgen::JsValue) -> &'static str {
     let name = js::get_string(err, "name").unwrap_or_default();
-    EXCEPTION_KINDS
+    crate::words!(EXCEPTION_KINDS)
         .iter()
-        .find(|kind| **kind == name)
-        .copied()
+        .find(|kind| *kind == name)
         .unwrap_or("an exception")
 }
 

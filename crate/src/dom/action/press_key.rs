@@ -689,7 +689,7 @@ fn tab_index(element: &Element) -> Option<i32> {
     }
     let explicit = element
         .get_attribute("tabindex")
-        .and_then(|t| t.trim().parse::<i32>().ok());
+        .and_then(|t| crate::protocol::json::parse_i32(t.trim()));
     let index = explicit.unwrap_or(0);
     if index < 0 || is_disabled(element) || !is_visible(element) {
         return None;

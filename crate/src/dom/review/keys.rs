@@ -110,11 +110,12 @@ pub(super) fn widget_key_facts(key: Key, target: &Element, facts: &mut TargetFac
         // unjudged; past what is read, the key asks.
         // The list is not secret (checked above), and this text is only judged, never shown.
         let texts: Vec<String> = rest.iter().filter_map(|o| o.text_content()).collect();
-        let text = texts
-            .join(" ")
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let text = crate::protocol::join::join(
+            &crate::protocol::join::join(&texts, " ")
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+            " ",
+        );
         facts.option_unknown |= text.chars().count() > MAX_REST_CHARS;
         facts.may_choose.push(TargetFacts {
             description: format!("{} more options", rest.len()),
@@ -133,7 +134,10 @@ fn option_facts(option: &Element) -> TargetFacts {
     let link = is_link(option);
     TargetFacts {
         name: accessible_name(option),
-        text: words.join(" ").chars().take(200).collect(),
+        text: crate::protocol::join::join(&words, " ")
+            .chars()
+            .take(200)
+            .collect(),
         role: role_of(option).unwrap_or_default(),
         destination: if link { link_address(option) } else { None },
         downloads: link && option.has_attribute("download"),
@@ -151,10 +155,10 @@ fn widget_of(target: &Element) -> Option<(Element, Option<Element>)> {
             break;
         };
         let role = role_of(&element).unwrap_or_default();
-        if WIDGET_ROLES.contains(&role.as_str()) {
+        if crate::words!(WIDGET_ROLES).contains(&role) {
             return Some((element, option));
         }
-        if option.is_none() && OPTION_ROLES.contains(&role.as_str()) {
+        if option.is_none() && crate::words!(OPTION_ROLES).contains(&role) {
             option = Some(element.clone());
         }
         current = composed_parent(&element);
@@ -237,7 +241,7 @@ fn options_of(target: &Element, widget: &Element) -> Option<Vec<Element>> {
                 continue;
             };
             let role = role_of(element).unwrap_or_default();
-            if OPTION_ROLES.contains(&role.as_str()) {
+            if crate::words!(OPTION_ROLES).contains(&role) {
                 options.push(element.clone());
             }
             if let Some(root) = shadow.shadow_root(element) {

@@ -367,7 +367,7 @@ fn value_test_of(tokens: &[Token]) -> Option<ValueTest> {
                 }
                 match tokens.get(i + 1) {
                     Some(Token::Ident(name) | Token::Function(name))
-                        if STRUCTURAL_PSEUDO_CLASSES.contains(&name.as_str()) => {}
+                        if crate::words!(STRUCTURAL_PSEUDO_CLASSES).contains(name) => {}
                     Some(Token::Ident(name) | Token::Function(name)) => {
                         return Some(ValueTest::PseudoClass(name.clone()));
                     }

@@ -92,11 +92,13 @@ const STATE_CLASS_WORDS: &[&str] = &[
 /// Whether a class name (or a `class` attribute's compared text) names a field's state.
 pub fn is_state_class(class: &str) -> bool {
     let class = class.to_ascii_lowercase();
-    STATE_CLASS_WORDS.iter().any(|word| class.contains(word))
+    crate::words!(STATE_CLASS_WORDS)
+        .iter()
+        .any(|word| class.contains(word))
 }
 
 /// Whether reading attribute `name` tells what a field is, never what it holds.
 pub fn is_structural_attribute(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
-    name != "value" && STRUCTURAL_ATTRIBUTES.contains(&name.as_str())
+    name != "value" && crate::words!(STRUCTURAL_ATTRIBUTES).contains(&name)
 }

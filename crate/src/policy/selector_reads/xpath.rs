@@ -278,7 +278,7 @@ fn classify_path(tokens: &[Token]) -> Operand {
         Some(Token::At | Token::Literal(_) | Token::Number | Token::Dollar) => Operand::Value,
         Some(Token::Axis(axis)) if axis == "attribute" || axis == "namespace" => Operand::Value,
         Some(Token::Name(name)) if last.get(1) == Some(&Token::Open) => {
-            if name == "id" || TEXT_NODE_TESTS.contains(&name.as_str()) {
+            if name == "id" || crate::words!(TEXT_NODE_TESTS).contains(name) {
                 Operand::Nodes
             } else {
                 Operand::Value
@@ -336,7 +336,7 @@ fn reads_text(tokens: &[Token]) -> Option<String> {
         match token {
             Token::Name(name)
                 if tokens.get(k + 1) == Some(&Token::Open)
-                    && TEXT_NODE_TESTS.contains(&name.as_str()) =>
+                    && crate::words!(TEXT_NODE_TESTS).contains(name) =>
             {
                 return Some(format!("{name}()"));
             }
@@ -355,13 +355,13 @@ fn reads_text(tokens: &[Token]) -> Option<String> {
             }
             Token::Name(name)
                 if tokens.get(k + 1) == Some(&Token::Open)
-                    && !NO_STRING_FUNCTIONS.contains(&name.as_str()) =>
+                    && !crate::words!(NO_STRING_FUNCTIONS).contains(name) =>
             {
                 let end = closing(tokens, k + 1);
                 let arguments = tokens.get(k + 2..end).unwrap_or_default();
                 // With no argument these read the context node: `normalize-space()` is
                 // `normalize-space(.)`.
-                if arguments.is_empty() && CONTEXT_STRING_FUNCTIONS.contains(&name.as_str()) {
+                if arguments.is_empty() && crate::words!(CONTEXT_STRING_FUNCTIONS).contains(name) {
                     return Some(format!("{name}()"));
                 }
                 if split_top(arguments, |t| *t == Token::Comma)
