@@ -24,6 +24,23 @@ fn opts(timeout_ms: u32) -> ExecOptions {
     ExecOptions { timeout_ms }
 }
 
+/// Waits, one animation frame at a time, until `condition` holds (at most ~2 s of frames).
+async fn until(mut condition: impl FnMut() -> bool) {
+    for _ in 0..120 {
+        if condition() {
+            return;
+        }
+        let promise = js_sys::Promise::new(&mut |resolve, _| {
+            web_sys::window()
+                .unwrap()
+                .request_animation_frame(&resolve)
+                .unwrap();
+        });
+        wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+    }
+    panic!("condition never held");
+}
+
 async fn click(selector: Selector, timeout_ms: u32) -> Result<ActionReport, bai::dom::ActionError> {
     execute(&Action::Click { selector }, &opts(timeout_ms)).await
 }
@@ -308,18 +325,24 @@ async fn a_moving_element_is_not_stable_until_it_stops() {
            <button id="mover" style="animation: bai-slide 0.6s linear infinite" onclick="window.__moverClicked = true">Moving</button>"#,
     )
     .unwrap();
+    let mover: web_sys::HtmlElement = f.find("#mover").unwrap().dyn_into().unwrap();
+    // A new animation starts at the next frame it is committed in, so for a frame or two a
+    // loaded machine shows it still at its start: wait until it has really moved.
+    let start = mover.get_bounding_client_rect().left();
+    until(|| mover.get_bounding_client_rect().left() != start).await;
     // Moving for good: never stable.
     let err = click(Selector::css("#mover"), 150).await.unwrap_err();
     assert_eq!(err.code(), "not_stable");
     // Then one last run, restarted right before the click (so a slow machine cannot let it end
     // before the click looks): the click waits for it to stop.
-    let mover: web_sys::HtmlElement = f.find("#mover").unwrap().dyn_into().unwrap();
     mover.style().set_property("animation", "none").unwrap();
     let _ = mover.offset_width();
     mover
         .style()
         .set_property("animation", "bai-slide 1.2s linear 1")
         .unwrap();
+    let start = mover.get_bounding_client_rect().left();
+    until(|| mover.get_bounding_client_rect().left() != start).await;
     let report = click(Selector::css("#mover"), 8000).await.unwrap();
     assert!(report.attempts > 1);
     assert_eq!(global("__moverClicked"), JsValue::TRUE);
