@@ -481,3 +481,61 @@ async fn slots_shadowed_form_lists_blank_names_and_choices_that_submit_are_judge
     assert_eq!(review_auto(&choose("#plan4")).await, allow());
     drop(f);
 }
+
+/// The red team of session 14: words the user sees on a button outside its name and the first
+/// 200 characters of its text were never judged. An image marked presentational has no part in
+/// the name, yet its alt shows while it fails to load; a hidden prefix of 220 characters pushed
+/// "Delete account" past what the review read.
+#[wasm_bindgen_test]
+async fn words_shown_outside_the_name_and_the_first_200_characters_are_judged() {
+    let padding = "x ".repeat(110);
+    let _f = Fixture::mount(&format!(
+        r#"<button type="button" id="img"><img role="presentation" alt="Delete account" src="data:,">OK</button>
+           <button type="button" id="tip" title="Delete account">OK</button>
+           <button type="button" id="pad" aria-label="Close"><span style="display:none">{padding}</span>Delete account</button>
+           <button type="button" id="ok" aria-label="Close"><span style="display:none">{padding}</span>Close <img alt="" src="data:,"></button>
+           <input id="field" aria-label="Notes" title="Delete account">"#
+    ))
+    .unwrap();
+    let click = |css: &str| Action::Click {
+        selector: Selector::css(css),
+    };
+    for css in ["#img", "#tip", "#pad"] {
+        assert_eq!(
+            review(&click(css)).await,
+            ("ask".into(), vec!["risky_click".into()]),
+            "{css}"
+        );
+    }
+    assert_eq!(review(&click("#ok")).await, ("allow".into(), vec![]));
+    // A field's title says what it holds, not what it does: not at the verb position.
+    assert_eq!(review(&click("#field")).await, ("allow".into(), vec![]));
+}
+
+/// The red team of session 14: Tab on a combobox chose its active option with no question, as
+/// react-select (`tabSelectsValue`) and Downshift (selection on blur) do. Tab is judged as Enter
+/// when an option is active, and chooses nothing when none is.
+#[wasm_bindgen_test]
+async fn tab_on_a_combobox_is_judged_by_its_active_option() {
+    let _f = Fixture::mount(
+        r#"<input id="risky" role="combobox" aria-label="Account action" aria-expanded="true" aria-controls="risky-list" aria-activedescendant="risky-2">
+           <ul role="listbox" id="risky-list"><li role="option" id="risky-1">Rename account</li><li role="option" id="risky-2">Delete account</li></ul>
+           <input id="shop" role="combobox" aria-label="Search the shop" aria-expanded="true" aria-controls="shop-list" aria-activedescendant="shop-1">
+           <ul role="listbox" id="shop-list"><li role="option" id="shop-1">Shoes</li><li role="option" id="shop-2">Delete account</li></ul>
+           <input id="closed" role="combobox" aria-label="Account action" aria-expanded="false" aria-controls="closed-list">
+           <ul role="listbox" id="closed-list" hidden><li role="option">Delete account</li></ul>"#,
+    )
+    .unwrap();
+    assert_eq!(
+        review(&press(Key::Tab, Some("#risky"))).await,
+        ("ask".into(), vec!["risky_click".into()])
+    );
+    assert_eq!(
+        review(&press(Key::Tab, Some("#shop"))).await,
+        ("allow".into(), vec![])
+    );
+    assert_eq!(
+        review(&press(Key::Tab, Some("#closed"))).await,
+        ("allow".into(), vec![])
+    );
+}

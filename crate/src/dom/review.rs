@@ -558,12 +558,45 @@ fn is_password_target(element: &Element) -> bool {
             .is_some()
 }
 
+/// Most elements inside a control whose `alt` and `title` are read ([`push_shown_attributes`]).
+const MAX_SHOWN_ATTRIBUTES: u32 = 64;
+
+/// Appends to `out` the `alt` and `title` of `element` and of the elements inside it (the first
+/// [`MAX_SHOWN_ATTRIBUTES`]): words the page shows on it outside its text.
+fn push_shown_attributes(element: &Element, out: &mut String) {
+    let mut push = |el: &Element| {
+        for attribute in ["alt", "title"] {
+            if let Some(value) = el.get_attribute(attribute) {
+                out.push(' ');
+                out.push_str(&value);
+            }
+        }
+    };
+    push(element);
+    let Ok(inside) = element.query_selector_all("[alt], [title]") else {
+        return;
+    };
+    for i in 0..inside.length().min(MAX_SHOWN_ATTRIBUTES) {
+        if let Some(el) = inside.item(i).as_ref().and_then(|node| as_element(node)) {
+            push(el);
+        }
+    }
+}
+
 /// Name, role, text and destination of the control that is activated.
 fn facts_of(element: &Element) -> TargetFacts {
     // A secret field's text (an editor's, a textarea's) never goes into the question or the log.
     let content = super::secret::text_content_without_secrets(element);
     let words: Vec<&str> = content.split_whitespace().collect();
-    let text: String = join(&words, " ").chars().take(200).collect();
+    let joined = join(&words, " ");
+    let cut = joined
+        .char_indices()
+        .nth(200)
+        .map_or(joined.len(), |(at, _)| at);
+    let (text, rest) = joined.split_at_checked(cut).unwrap_or((&joined, ""));
+    let text = text.to_owned();
+    let mut more_text = rest.to_owned();
+    push_shown_attributes(element, &mut more_text);
     let tag = element.local_name();
     let mut destination = None;
     let mut submits_form = false;
@@ -589,6 +622,7 @@ fn facts_of(element: &Element) -> TargetFacts {
         description: describe(element),
         name: accessible_name(element),
         text,
+        more_text,
         is_password: false,
         role: role_of(element).unwrap_or_default(),
         destination,

@@ -367,9 +367,16 @@ pub struct TargetFacts {
     pub description: String,
     /// Its accessible name.
     pub name: String,
-    /// Its visible text (may be empty).
+    /// Its visible text (may be empty): the first 200 characters, what questions and rules read.
     #[serde(default)]
     pub text: String,
+    /// Words the user may see on it that `name` and `text` leave out, judged for risky words
+    /// (as its name is) but never shown: its text past `text`'s 200 characters (a hidden
+    /// prefix must not push "Delete account" out of what is read), and the `alt` and `title`
+    /// of it and of what is inside it (an image marked presentational has no part in the
+    /// name, yet its alt shows while it fails to load, and a title shows on hover).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub more_text: String,
     /// An `<input type=password>`.
     #[serde(default)]
     pub is_password: bool,
@@ -895,6 +902,13 @@ fn activation_reasons(target: &TargetFacts, option: &str, risky: &[String]) -> V
     let found = [(target.name.as_str(), own), (target.text.as_str(), own)]
         .into_iter()
         .find_map(|(text, position)| find_risky(text, risky, position).map(|w| (w, named.clone())))
+        .or_else(|| {
+            // Past the verb position of a field's name and text, nothing here stands there.
+            let word = (own == Position::Anywhere)
+                .then(|| find_risky(&target.more_text, risky, Position::Anywhere))
+                .flatten()?;
+            Some((word, format!("{} … {word}", named.trim())))
+        })
         .or_else(|| {
             target.inner_names.iter().find_map(|inner| {
                 find_risky(inner, risky, Position::Anywhere).map(|w| (w, inner.clone()))

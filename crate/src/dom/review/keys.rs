@@ -7,6 +7,9 @@
 //!   predict: every option of the list (and of the lists a combobox controls or owns) is a
 //!   candidate, and the policy asks (`unknown_choice`) when any of them reads as risky. A search
 //!   box suggesting "Shoes" and "Shirts" runs; one offering "Delete account" asks.
+//! - Tab leaves the widget, and many choose the active option as it does (react-select's
+//!   `tabSelectsValue`, Downshift's selection on blur): judged as Enter when an option other
+//!   than the focused element is active; with none active it chooses nothing.
 //! - Escape closes a list or menu and so cancels its choice: not judged here.
 //!
 //! On a secret list (a PIN picked option by option) which option is active is the secret:
@@ -63,7 +66,7 @@ pub(super) fn widget_key_facts(key: Key, target: &Element, facts: &mut TargetFac
     let native = target.local_name() == "select"
         || (target.local_name() == "input"
             && js::attribute(target, "type").is_some_and(|t| t.eq_ignore_ascii_case("radio")));
-    if native || !(moves || matches!(key, Key::Enter | Key::Space)) {
+    if native || !(moves || matches!(key, Key::Enter | Key::Space | Key::Tab)) {
         return;
     }
     let Some((widget, focused_option)) = widget_of(target) else {
@@ -89,12 +92,16 @@ pub(super) fn widget_key_facts(key: Key, target: &Element, facts: &mut TargetFac
                     // Fail closed, as for what a press activates.
                     None => facts.option_unknown = true,
                 }
-                facts.chooses |= facts.option_unknown;
+                // Tab is no press of the target itself (the policy judges what it activates
+                // only for a press): it is judged as the choice it makes.
+                facts.chooses |= facts.option_unknown || key == Key::Tab;
                 return;
             }
             // The focused option itself: judged as what the key presses.
             Some(_) => return,
             None if focused_option.is_some() => return,
+            // Tab with no active option moves the focus and chooses nothing.
+            None if key == Key::Tab => return,
             None => {}
         }
     }
