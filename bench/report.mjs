@@ -9,6 +9,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { FLOAT_KIND, shippedWithNames, summarize } from './wasm-size.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -63,11 +64,19 @@ const roleSize = (name) => ({
   wasm_and_glue: sizeOf([`extension/pkg/${name}_bg.wasm`, `extension/pkg/${name}.js`]),
   js_build: fs.existsSync(path.join(root, `extension/pkg-js/${name}.js`)) ? sizeOf([`extension/pkg-js/${name}.js`]) : null,
 });
+// Where each role's wasm bytes go (issue 17): its functions by name, from the copy of the shipped
+// module with names that scripts/build keeps (bench/wasm-size.mjs; scripts/bench checked it is
+// the shipped module). Body bytes of the code section, uncompressed.
+const where = (name) => {
+  const { file, bytes, fast } = shippedWithNames(name);
+  return { file, fast, ...summarize(bytes, 10) };
+};
 const size = rerender ? rerender.size : (() => {
   const roles = { chat: roleSize('bai'), exec: roleSize('exec') };
   const largest = Object.values(roles).reduce((a, r) => (r.wasm_and_glue.gzip > a.wasm_and_glue.gzip ? r : a));
   return {
     roles,
+    where: { chat: where('bai'), exec: where('exec') },
     // The larger role's module: what one content script loads at most when it starts.
     wasm_and_glue: largest.wasm_and_glue,
     background: sizeOf(['extension/pkg/background_bg.wasm', 'extension/pkg/background.js']),
@@ -132,6 +141,10 @@ if (size.roles) {
   p(`| 5 | Content-script wasm + JS glue, gzip, per role | ${roles.map(([n, r]) => `${n} ${kib(r.wasm_and_glue.gzip)}`).join(', ')} | ≤ 150 KiB each | ${verdict(roles.every(([, r]) => r.wasm_and_glue.gzip <= size.target_gzip_bytes))} |`);
   if (roles.every(([, r]) => r.js_build)) {
     p(`| 5b | JavaScript build (strict-CSP pages), gzip, per role | ${roles.map(([n, r]) => `${n} ${kib(r.js_build.gzip)}`).join(', ')} | ≤ 250 KiB each | ${verdict(roles.every(([, r]) => r.js_build.gzip <= size.js_target_gzip_bytes))} |`);
+  }
+  const floatBytes = (role) => size.where?.[role]?.by_kind.find((k) => k.kind === FLOAT_KIND)?.bytes;
+  if (floatBytes('exec') !== undefined) {
+    p(`| 5c | Rust float code in the executor: code bytes under \`dec2flt\` / \`flt2dec\` / float \`fmt\` / \`zmij\` names (§5) | ${floatBytes('exec')} B (chat: ${floatBytes('chat')} B) | 0 | ${verdict(floatBytes('exec') === 0)} |`);
   }
 } else {
   p(`| 5 | Content-script wasm + JS glue, gzip | ${kib(size.wasm_and_glue.gzip)} (${size.wasm_and_glue.gzip} B) | ≤ 150 KiB | ${verdict(size.wasm_and_glue.gzip <= size.target_gzip_bytes)} |`);
@@ -216,6 +229,24 @@ for (const [role, r] of Object.entries(size.roles ?? { all: size })) {
 if (size.background) p(`| background worker and panel: \`extension/pkg/background_bg.wasm\` + glue (no content script loads it) | ${kib(size.background.raw)} | ${kib(size.background.gzip)} |`);
 p(`| content-script JS (${size.content_script_js.files.length} files in extension/content, extension/shared) | ${kib(size.content_script_js.raw)} | ${kib(size.content_script_js.gzip)} |`, '');
 p('The measured wasm is the one the extension ships: the benchmark entry points of `crate/src/bindings/bench.rs` (`bench_selector`, `bench_tree_walk`, `bench_observe`) are only in the `bench` feature\'s build, which figures 4 and 8 load.', '');
+if (size.where) {
+  // Where the bytes go: per content-script role, the largest groups side by side, then the kinds.
+  const cut = (text, n) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
+  const cell = (g, n) => (g ? `\`${cut(g.name, n)}\` | ${kib(g.bytes)}` : ' | ');
+  const share = (bytes, of) => `${((100 * bytes) / of).toFixed(1)}%`;
+  p('### Where the bytes go', '');
+  p('Function body bytes of the code section (uncompressed), by the function names of the shipped module (`wasm-opt -Oz -g` keeps them in a copy, `target/h-wasm/names/pkg/`, which is the shipped module plus its name section, byte for byte; `node bench/wasm-size.mjs --role exec` prints all of it). A bai module (two path levels) counts the functions whose path, or implementing type (`<bai::x::T as Trait>`), is in it; the standard library\'s generic code made for bai\'s types counts under its own crate (core, alloc). Kinds overlap.', '');
+  for (const [role, w] of Object.entries(size.where)) {
+    const data = w.sections.find((x) => x.name === 'data')?.bytes ?? 0;
+    p(`**${role}** (\`${w.file}\`${w.fast ? ', a BAI_FAST build: unoptimized' : ''}): ${kib(w.total - (w.sections.find((x) => x.name === 'custom: name')?.bytes ?? 0))} without names; code ${kib(w.code_bytes)} in ${w.functions} functions, data ${kib(data)}.`, '');
+    p('| bai module | | crate | | largest function | |', '|---|---|---|---|---|---|');
+    for (let i = 0; i < 10; i++) {
+      const fn = w.top_functions[i];
+      p(`| ${cell(w.by_bai_module[i], 40)} | ${cell(w.by_crate[i], 30)} | ${fn ? `\`${cut(fn.name, 70)}\` | ${fn.bytes} B` : ' | '} |`);
+    }
+    p('', `Kinds: ${w.by_kind.map((k) => `${k.kind.replace(/ \(.*$/, '')} ${kib(k.bytes)} (${share(k.bytes, w.code_bytes)})`).join('; ')}.`, '');
+  }
+}
 
 p('## 6. Start-up', '');
 p('Repeated loads of the chat page (12 per browser; the first, cold, reported apart). **Core init** = what the content script measures around wasm fetch + compile + instantiate (`startMs`, read back from the background\'s storage.session through an extension page). **DOMContentLoaded → banner ready** (Chromium, via an init script) adds loader.js, the module imports, the page check, the round trip to the background and mounting the banner. `bench/browser/startup.mjs`.', '');

@@ -66,11 +66,22 @@ bai_build_wasm_pkg() {
     # starts at 0 and grows down from 1 MiB; data starts at 1 MiB), so an address `x + c` with a
     # small constant c can become a load/store offset: the two differ only when x + c wraps past
     # 4 GiB into that low kilobyte. The executor: 0.8 KiB gzip, its JavaScript build 1.8 KiB.
-    "$BAI_ROOT/node_modules/.bin/wasm-opt" -Oz --converge --low-memory-unused \
+    #
+    # -g keeps the function names (the name section), in a copy under the target directory:
+    # bench/wasm-size.mjs reads it to say where the shipped module's bytes go (scripts/bench) and
+    # scripts/test to keep Rust's float code out of the executor. The shipped module is that
+    # copy without its name section, byte for byte what wasm-opt writes without -g (compared on
+    # the three modules at 47ecf72: -g decides only whether the names are written), so the
+    # names describe exactly the shipped code, at no extra build time. Keyed by the output
+    # directory: scripts/bench's `bench` build (tests/fixtures/build/bench-pkg) keeps its own.
+    local named
+    named="$target_dir/names/$(basename "$out")"
+    mkdir -p "$named"
+    "$BAI_ROOT/node_modules/.bin/wasm-opt" -Oz --converge --low-memory-unused -g \
       --strip-producers --strip-target-features \
       --enable-bulk-memory --enable-nontrapping-float-to-int \
       --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
-      "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm.opt"
-    mv "$out/${name}_bg.wasm.opt" "$out/${name}_bg.wasm"
+      "$out/${name}_bg.wasm" -o "$named/${name}_bg.wasm"
+    node "$BAI_ROOT/scripts/lib/name-section.mjs" strip "$named/${name}_bg.wasm" "$out/${name}_bg.wasm"
   fi
 }
