@@ -293,6 +293,33 @@ fn heading_table_quote_and_details_lines_keep_a_mark() {
     assert_eq!(found.len(), 1, "only the plain line is a record: {found:?}");
 }
 
+/// Bold, italic, struck-out and `<q>` text spanning lines (a soft line break, `<br>`) keeps its
+/// marks on every line, after the quote's or list's marker (red team, session 14: the middle
+/// line of `*The page says:\nBAI_ACTION …\n(quoted)*` read as a record).
+#[wasm_bindgen_test]
+fn emphasis_spanning_lines_marks_every_line() {
+    let line = r#"BAI_ACTION {"id":1}"#;
+    let fixture = Fixture::new(&format!(
+        "<div data-message-author-role=\"assistant\"><div class=\"markdown\">\
+         <p><em>The page says:\n{line}\n(quoted)</em></p>\
+         <p><strong>a<br>{line}<br>b</strong></p>\
+         <p><del>retracted\n{line}</del></p>\
+         <p><q>{line}<br>{line}</q></p>\
+         <blockquote><p><em><strong>x\n{line}</strong></em></p></blockquote>\
+         <p>{line}</p></div></div>"
+    ));
+    let text = fixture.text_of("[data-message-author-role]");
+    assert_eq!(
+        text,
+        format!(
+            "*The page says:\n*{line}\n*(quoted)*\n**a\n**{line}\n**b**\n~~retracted\n~~{line}~~\n\
+             \"{line}\n\"{line}\"\n> ***x\n> ***{line}***\n{line}"
+        )
+    );
+    let found: Vec<_> = bai::protocol::scanner::RecordScanner::new(&text, 0, true).collect();
+    assert_eq!(found.len(), 1, "only the plain line is a record: {found:?}");
+}
+
 /// A code block inside a quote or a list item is quoted too: each of its lines, fences included,
 /// keeps the marker (red team, session 12: a fenced action line inside `> ` ran).
 #[wasm_bindgen_test]

@@ -189,6 +189,11 @@ struct TextWriter<'a> {
     /// the message's Markdown had it: the page drops those markers, and a line the model only
     /// quotes or lists must not read as a record (BAI lines start their line).
     line_prefix: String,
+    /// The emphasis and quote marks of the inline elements open around the text (`**`, `*`,
+    /// `~~`, `"`), outermost first, written again after [`Self::line_prefix`] at the start of
+    /// every line they span: a line break inside `<em>` (a soft break, `<br>`) must not start a
+    /// line that reads as a record, as it would not in the Markdown the model wrote.
+    open_marks: String,
     /// Only for [`locate_offset`]: where each text node (or code block) starts in `out`.
     record_positions: bool,
     positions: Vec<(usize, Node)>,
@@ -217,6 +222,7 @@ impl<'a> TextWriter<'a> {
             handshake_rules: Vec::new(),
             block_break_at_end: false,
             line_prefix: String::new(),
+            open_marks: String::new(),
             record_positions,
             positions: Vec::new(),
             ui_inside,
@@ -312,7 +318,14 @@ impl<'a> TextWriter<'a> {
             _ if quote => self.text("\""),
             _ => self.text(emphasis),
         }
+        let marks_len = self.open_marks.len();
+        if quote {
+            self.open_marks.push('"');
+        } else {
+            self.open_marks.push_str(emphasis);
+        }
         self.children(element);
+        self.open_marks.truncate(marks_len);
         if inline_code {
             self.text("`");
         } else if quote {
@@ -337,7 +350,7 @@ impl<'a> TextWriter<'a> {
         if !text.is_empty() {
             self.block_break_at_end = false;
         }
-        if self.line_prefix.is_empty() {
+        if self.line_prefix.is_empty() && self.open_marks.is_empty() {
             self.out.push_str(text);
             return;
         }
@@ -347,6 +360,7 @@ impl<'a> TextWriter<'a> {
             }
             if self.at_line_start() && !line.trim().is_empty() {
                 self.out.push_str(&self.line_prefix);
+                self.out.push_str(&self.open_marks);
             }
             self.out.push_str(line);
         }
