@@ -171,7 +171,17 @@ fn is_invisible(c: char) -> bool {
 /// kept: it splits `camelCase` words.
 fn normalized_name(name: &str) -> String {
     let decoded = crate::policy::percent_decode(&name.replace('+', " "));
-    let visible: String = decoded.chars().filter(|c| !is_invisible(*c)).collect();
+    visible_name(&decoded)
+}
+
+/// `name` without invisible characters, its line breaks as `\n` (a form sends CRLF), trimmed.
+fn visible_name(name: &str) -> String {
+    let visible: String = name
+        .replace("\r\n", "\n")
+        .chars()
+        .filter(|c| !is_invisible(*c))
+        .map(|c| if c == '\r' { '\n' } else { c })
+        .collect();
     visible.trim().to_owned()
 }
 
@@ -181,7 +191,8 @@ fn normalized_name(name: &str) -> String {
 pub fn is_secret_parameter(name: &str, extra: &[&str]) -> bool {
     let decoded = normalized_name(name);
     if extra.iter().any(|known| {
-        let known = normalized_name(known);
+        // A field's own name, not encoded: a `+` in it is a `+` (the form sends `%2B`).
+        let known = visible_name(known);
         !known.is_empty() && known.to_lowercase() == decoded.to_lowercase()
     }) {
         return true;
@@ -608,6 +619,15 @@ mod tests {
         assert_eq!(
             redact_secret_query_values("/l?my+pin=1&my%20key%5B%5D=2&q=3", &["My Pin", "my key[]"]),
             "/l?my+pin=[redacted]&my%20key%5B%5D=[redacted]&q=3"
+        );
+    }
+
+    #[test]
+    fn page_field_names_are_raw_names() {
+        // Red team 14: a field named `x+y` is sent as `x%2By`; one with a line break, with CRLF.
+        assert_eq!(
+            redact_secret_query_values("/l?x%2By=hunter2&x+y=1&a%0D%0Ab=2&q=3", &["x+y", "a\nb"]),
+            "/l?x%2By=[redacted]&x+y=1&a%0D%0Ab=[redacted]&q=3"
         );
     }
 
