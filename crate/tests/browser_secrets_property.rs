@@ -358,10 +358,11 @@ async fn no_output_depends_on_a_secret_value() {
             refused += usize::from(out_a.contains("secret_field"));
         }
     }
-    // The refusals are exercised, and the test stays bounded.
+    // The refusals are exercised, and the test stays bounded (about 12 s on a loaded 2-core
+    // machine; the bound is for a run gone slow, not a benchmark).
     assert!(refused > 20, "only {refused} refusals");
     let elapsed = js_sys::Date::now() - started;
-    assert!(elapsed < 30_000.0, "took {elapsed} ms");
+    assert!(elapsed < 60_000.0, "took {elapsed} ms");
 }
 
 /// A PIN entered one digit group at a time: native radio groups named for it, an ARIA

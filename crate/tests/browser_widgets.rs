@@ -304,13 +304,15 @@ async fn a_long_animation_reports_not_settled_within_the_cap() {
         &Action::Click {
             selector: Selector::css("#go"),
         },
-        &ExecOptions { timeout_ms: 5000 },
+        &ExecOptions { timeout_ms: 20_000 },
     )
     .await
     .unwrap();
     assert!(report.has("not_settled"), "{:?}", kinds(&report));
+    // The cap, not the timeout nor the animation's end (both 20 s), bounds the wait; the upper
+    // bound leaves a loaded machine time for the click itself.
     assert!(
-        (1500..3000).contains(&report.elapsed_ms),
+        (1500..10_000).contains(&report.elapsed_ms),
         "waited up to the 1.5 s cap: {}",
         report.elapsed_ms
     );

@@ -142,10 +142,12 @@ for (const name of browserNames()) {
 
     test('allowed at once, then swapped, re-labelled or covered by a Delete while the click waits: nothing is pressed', async () => {
       const { target, say, outcome, pressed } = await startOnAttacks(browser, server, `wait-${name}`);
+      // The attack lands 3 s after it is armed: the click (timeout 8 s) must have been reviewed
+      // and be waiting by then, which a loaded machine did not always manage within 1.5 s.
       const attacks = [
-        ['#slow', () => window.swapSlowAfter(1500)],
-        ['#slow2', () => window.relabelSlowAfter(1500)],
-        ['#toolbar', () => window.swapUnderPointerAfter(1500)],
+        ['#slow', () => window.swapSlowAfter(3000)],
+        ['#slow2', () => window.relabelSlowAfter(3000)],
+        ['#toolbar', () => window.swapUnderPointerAfter(3000)],
       ];
       let id = 0;
       for (const [selector, attack] of attacks) {

@@ -16,7 +16,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS, browserNames } from './lib/browsers.mjs';
 import { startServer } from './lib/server.mjs';
-import { actionLine, answerQuestion, openChat, protocolPrompt, shownQuestion } from './lib/chat.mjs';
+import { actionLine, answerQuestion, openChat, protocolPrompt, shownQuestion, waitForLedger } from './lib/chat.mjs';
 
 /** A model that asks for the richer actions (press_key, select_option). */
 function handshake(workflowId) {
@@ -203,7 +203,8 @@ for (const name of browserNames()) {
       // a look at the background's delivery ledger.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       if (browser.inBackground) {
-        const delivered = await browser.inBackground(async (key) => Boolean((await chrome.storage.session.get(key))[key]), `ran:${workflowId}:1`);
+        // A loaded machine may take longer than the pause: wait for the ledger (bounded).
+        const delivered = await waitForLedger(browser, `ran:${workflowId}:1`);
         assert.ok(delivered, 'the click was delivered to the target before Stop');
       }
       assert.equal(await target.evaluate(() => Boolean(document.getElementById('late'))), false, 'the element is not there yet');

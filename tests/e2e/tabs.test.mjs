@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS, browserNames } from './lib/browsers.mjs';
 import { startServer } from './lib/server.mjs';
-import { answerBanner, protocolPrompt } from './lib/chat.mjs';
+import { answerBanner, protocolPrompt, waitForLedger } from './lib/chat.mjs';
 
 const CAPABILITIES = ['action_lines', 'result_lines', 'observe', 'extended_actions', 'tabs'];
 
@@ -290,7 +290,8 @@ for (const name of browserNames()) {
       // at the background's delivery ledger.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       if (browser.inBackground) {
-        const delivered = await browser.inBackground(async (key) => Boolean((await chrome.storage.session.get(key))[key]), `ran:${workflowId}:2`);
+        // A loaded machine may take longer than the pause: wait for the ledger (bounded).
+        const delivered = await waitForLedger(browser, `ran:${workflowId}:2`);
         assert.ok(delivered, 'the click was delivered before Stop');
       }
       assert.equal(server.state('cart')?.late, false, 'the element is not there yet when Stop is pressed');

@@ -206,6 +206,12 @@ pub(crate) async fn next_frame() {
     let _ = JsFuture::from(promise).await;
 }
 
+/// The time of `document`'s animation clock (`document.timeline.currentTime`), which every
+/// CSS animation and transition follows; `None` when it has none (an inactive document).
+pub(crate) fn animation_clock(document: &JsValue) -> Option<f64> {
+    get(&get(document, "timeline"), "currentTime").as_f64()
+}
+
 /// Whether the page is hidden (a background tab, a minimized window).
 pub(crate) fn document_hidden() -> bool {
     web_sys::window()

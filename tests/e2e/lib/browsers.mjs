@@ -467,6 +467,14 @@ class FirefoxBrowser {
     // give each attempt a bounded time, then close it and open a fresh one.
     for (let attempt = 1; ; attempt++) {
       const before = new Set(await this.session.command('GET', '/window/handles'));
+      // The session may still be on a question window, which closes once its question ends
+      // (sooner or later after Stop or an answer, depending on the machine's load): the script
+      // below runs from a window of the tests' own, which stays.
+      const own = [...before].find((handle) => this.testHandles.has(handle));
+      if (own && !this.testHandles.has(this.current)) {
+        await this.session.command('POST', '/window', { handle: own });
+        this.current = own;
+      }
       await this.session.command('POST', '/moz/context', { context: 'chrome' });
       try {
         await this.session.command('POST', '/execute/sync', {

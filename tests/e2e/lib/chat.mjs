@@ -128,3 +128,17 @@ export async function answerQuestion(tab, answer, key) {
 
 /** The older name of answerQuestion (the question used to be in the page's banner). */
 export const answerBanner = answerQuestion;
+
+/**
+ * Whether the background's delivery ledger (Chromium: `browser.inBackground`) records `key`
+ * within `timeout` ms: an action is delivered to its tab once it is there. Polls, since a loaded
+ * machine delivers later than any fixed pause.
+ */
+export async function waitForLedger(browser, key, { timeout = 15000 } = {}) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    if (await browser.inBackground(async (k) => Boolean((await chrome.storage.session.get(k))[k]), key)) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -356,7 +356,21 @@ pub(crate) fn check_actionable(element: &Element) -> Result<(), ActionError> {
 /// further frame would add ~16 ms to every action (issue 17's action → effect figure).
 pub(crate) async fn check_stable(element: &Element) -> Result<(), ActionError> {
     let before = rect_of(element);
-    js::next_frame().await;
+    // An animation moves only when the document's clock does, and on a loaded machine the next
+    // frame can show the very time the first look saw (Chrome advances the clock for a look
+    // between frames, and a late frame then carries an older time; a frame later than
+    // next_frame's fallback never came): wait a few more frames for the clock to move, else
+    // a moving element would look stable. An idle machine moves it in the first frame.
+    // (Chrome may also report the same time a few microseconds apart: a frame is milliseconds.)
+    let document = element.owner_document().map(JsValue::from);
+    let clock = document.as_ref().and_then(js::animation_clock);
+    for _ in 0..5 {
+        js::next_frame().await;
+        let now = document.as_ref().and_then(js::animation_clock);
+        if clock.zip(now).is_none_or(|(clock, now)| now - clock >= 1.0) {
+            break;
+        }
+    }
     if !element.is_connected() {
         return Err(ActionError::Detached {
             element: describe(element),
