@@ -92,7 +92,7 @@ function generator(seed) {
   function item(depth) {
     const k = r();
     if (depth > 3 || k < 0.3) return `${sp()}${word()}${sp()}`;
-    const n = Math.floor(r() * 24);
+    const n = Math.floor(r() * 30);
     switch (n) {
       case 0:
       case 1:
@@ -144,8 +144,20 @@ function generator(seed) {
         return `<figure><img alt="${word()}" src="data:,"><figcaption>${word()}</figcaption></figure>`;
       case 22:
         return `<span aria-label="${chance(0.8) ? word() : ' '}">${content(depth + 1, 1)}</span>`;
-      default:
+      case 23:
         return `<span aria-labelledby="${chance(0.5) ? 'l1' : 'nope'}">${content(depth + 1, 1)}</span>`;
+      case 24:
+        return `<span aria-owns="${pick(['l2', 'l3', 'nope'])}">${content(depth + 1, 1)}</span>`;
+      case 25:
+        return `<span style="${pick(['text-transform:uppercase', 'text-transform:capitalize', 'display:contents', 'content-visibility:hidden', 'opacity:0', 'width:0;height:0;overflow:hidden;display:inline-block'])}">${content(depth + 1, 1)}</span>`;
+      case 26:
+        return `<span hidden="until-found">${word()}</span>`;
+      case 27:
+        return `<q>${word()}</q>`;
+      case 28:
+        return `<span role="${pick(['presentation', 'none'])}"${chance(0.5) ? ` aria-label="${word()}"` : ''}${chance(0.3) ? ' tabindex="-1"' : ''}>${content(depth + 1, 1)}</span>`;
+      default:
+        return el(pick(['ins', 'del', 'mark', 'sub', 'sup', 'time', 'dfn', 'kbd', 'bdi']), '', word());
     }
   }
 
@@ -174,7 +186,7 @@ function generator(seed) {
   }
 
   function target() {
-    const kind = Math.floor(r() * 22);
+    const kind = Math.floor(r() * 30);
     switch (kind) {
       case 0:
       case 1:
@@ -231,6 +243,22 @@ function generator(seed) {
         };
       case 20:
         return { html: el(pick(['section', 'nav', 'aside', 'form', 'dialog', 'li', 'span', 'label']), ` id="t"${nameAttrs('')}`, content(0)), labelable: false };
+      case 22:
+        return { html: `<div id="t" role="${pick(['BUTTON', 'button link', 'foo button', 'none button', ' link ', 'presentation', 'img'])}"${nameAttrs('')}>${content(0)}</div>`, labelable: false };
+      case 23:
+        return { html: `<ul role="tree"><li role="treeitem" id="t"${nameAttrs('')}>${content(1, 2)}<ul role="group"><li role="treeitem">${word()}</li></ul></li></ul>`, labelable: false };
+      case 24:
+        return { html: `<div role="menu"><div id="t" role="${pick(['menuitem', 'menuitemcheckbox', 'menuitemradio'])}"${nameAttrs('')}>${content(1, 2)}${chance(0.5) ? `<div role="menu"><div role="menuitem">${word()}</div></div>` : ''}</div></div>`, labelable: false };
+      case 25:
+        return { html: `<select${chance(0.5) ? ' size="4"' : ''}><optgroup label="${word()}"><option id="t"${chance(0.3) ? ` label="${word()}"` : ''}${nameAttrs('')}>${word()} ${chance(0.3) ? word() : ''}</option></optgroup></select>`, labelable: false };
+      case 26:
+        return { html: `<img src="data:," usemap="#m" alt="${word()}"><map name="m"><area id="t" href="#" shape="rect" coords="0,0,5,5"${chance(0.7) ? ` alt="${word()}"` : ''}${nameAttrs('')}></map>`, labelable: false };
+      case 27:
+        return { html: `<fieldset${chance(0.5) ? ' disabled' : ''}><legend>${word()}</legend><button id="t"${nameAttrs('')}>${content(1, 2)}</button></fieldset>`, labelable: true };
+      case 28:
+        return { html: `<dialog open id="t"${nameAttrs('')}>${chance(0.5) ? `<h2>${word()}</h2>` : ''}${content(1, 2)}</dialog>`, labelable: false };
+      case 29:
+        return { html: `<div role="tablist"><div role="tab" id="t"${chance(0.5) ? ' aria-selected="true"' : ''}${nameAttrs('')}>${content(1, 2)}</div></div>`, labelable: false };
       default:
         return { html: `<div id="t" role="${pick(['listbox', 'menu', 'tablist', 'radiogroup'])}"${nameAttrs('')}><div role="${pick(['option', 'menuitem', 'tab', 'radio'])}"${chance(0.5) ? ' aria-selected="true"' : ''}>${content(1)}</div></div>`, labelable: false };
     }
@@ -299,6 +327,11 @@ const norm = (s) => (s ?? '').trim().replace(/\s+/g, ' ');
 const normRole = (role) => {
   const r = (role ?? '').trim();
   if (r === 'image') return 'img';
+  // Chromium's internal names for what Firefox (and ARIA) call a table's parts, a summary, or
+  // no role at all.
+  const chromium = { LayoutTable: 'table', LayoutTableRow: 'row', LayoutTableCell: 'cell', DisclosureTriangle: 'button' };
+  if (chromium[r]) return chromium[r];
+  if (['Abbr', 'Figcaption', 'LineBreak', 'Legend', 'StaticText'].includes(r)) return '';
   if (['', 'none', 'presentation', 'generic', 'ignored', 'LabelText'].includes(r)) return '';
   return r;
 };

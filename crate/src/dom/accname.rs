@@ -162,8 +162,8 @@ const MAX_SCANNED_RULES: u32 = 4000;
 /// adopted sheets) styles a `::before` or `::after`: then no element has generated content and
 /// its reads are skipped. Any sheet that cannot be read (cross-origin, `@import`) counts as
 /// possibly styling them. The proof holds for a synchronous query (no script runs meanwhile).
-/// The user-agent sheet's only generated content is the quotes of `<q>`, which contribute no
-/// text.
+/// The user-agent sheet's only generated content is the quotes of `<q>`, named without a style
+/// read then (see [`quote`]).
 ///
 /// The same scan proves, when it can, that no text is transformed and no element's content is
 /// skipped (`text-transform` and `content-visibility` in no rule and in no element's inline
@@ -492,7 +492,8 @@ impl Computation<'_> {
         }
         // A replaced element (an image, a field) is its own run of text in browsers' trees,
         // even when displayed inline: "Go<img alt=to>page" reads "Go to page".
-        let breaks = look.breaks_words || is_replaced(&tag);
+        // So is what a `<slot>` renders (Chromium; Firefox for most content).
+        let breaks = look.breaks_words || is_replaced(&tag) || tag == "slot";
         if breaks {
             self.text_tail = Some(' ');
         }
@@ -1014,7 +1015,13 @@ impl Computation<'_> {
             return TextStyle::default();
         };
         let transform = style.property(&self.names.text_transform);
-        let content_skipped = style.property(&self.names.content_visibility) == "hidden";
+        // `content-visibility` does not apply to an inline box (a `<span>`, also one that is
+        // `hidden=until-found`): its text shows, in both browsers' names too.
+        let content_skipped = style.property(&self.names.content_visibility) == "hidden"
+            && !matches!(
+                style.property(&self.names.display).as_str(),
+                "inline" | "contents"
+            );
         TextStyle {
             transform,
             content_skipped,
@@ -1028,6 +1035,10 @@ impl Computation<'_> {
         if hidden || is_void(tag) {
             // Replaced and void elements have no ::before / ::after boxes.
             return String::new();
+        }
+        if tag == "q" && NO_GENERATED_CONTENT.with(std::cell::Cell::get) {
+            // The user-agent sheet's quotes, which no page rule changes here.
+            return quote(element, after).to_owned();
         }
         if NO_GENERATED_CONTENT.with(std::cell::Cell::get) {
             return String::new();
@@ -1054,6 +1065,9 @@ impl Computation<'_> {
         if visibility == "hidden" || visibility == "collapse" {
             return String::new();
         }
+        if content == "open-quote" || content == "close-quote" {
+            return quote(element, content == "close-quote").to_owned();
+        }
         let (text, alternative) = parse_css_content(&content, |name| element.get_attribute(name));
         if text.is_empty() {
             return text;
@@ -1078,6 +1092,26 @@ fn spaced(name: String, flags: Flags, is_root: bool) -> String {
         format!(" {name} ")
     } else {
         name
+    }
+}
+
+/// The quotation mark an `open-quote` (`close`: a `close-quote`) on `element` shows, as both
+/// browsers name it in English: double marks, single ones inside another `<q>`. Other
+/// languages' marks (`«»`) are not known here.
+fn quote(element: &Element, close: bool) -> &'static str {
+    let mut depth = 0;
+    let mut current = element.parent_element();
+    while let Some(ancestor) = current {
+        if ancestor.local_name() == "q" {
+            depth += 1;
+        }
+        current = ancestor.parent_element();
+    }
+    match (depth % 2 == 1, close) {
+        (false, false) => "\u{201C}",
+        (false, true) => "\u{201D}",
+        (true, false) => "\u{2018}",
+        (true, true) => "\u{2019}",
     }
 }
 
