@@ -294,6 +294,7 @@ fn name_with(names: &JsNames, shadow: &ShadowAccess, element: &Element) -> Strin
         page_owned_ids: None,
         reached_secret: false,
         text_tail: None,
+        labelled: Vec::new(),
     };
     let flags = Flags {
         in_labelledby: false,
@@ -348,6 +349,9 @@ struct Computation<'a> {
     /// (`text-transform: capitalize` capitalizes a word split over elements once); a space at
     /// a word break.
     text_tail: Option<char>,
+    /// The controls whose labels are being named: a label around its control does not name it
+    /// with the control's own value (the root is kept out by `may_reach_root`).
+    labelled: Vec<Element>,
 }
 
 /// What one computed-style read tells about a descendant.
@@ -479,6 +483,9 @@ impl Computation<'_> {
             return " ".to_owned();
         }
         if flags.may_reach_root && child == &self.root {
+            return String::new();
+        }
+        if !self.labelled.is_empty() && self.labelled.contains(child) {
             return String::new();
         }
         let look = self.look(child, &tag, has_attributes);
@@ -786,6 +793,13 @@ impl Computation<'_> {
             return None;
         }
         let labels: &web_sys::NodeList = labels.unchecked_ref();
+        if labels.length() == 0 {
+            return None;
+        }
+        let labelled = element != &self.root;
+        if labelled {
+            self.labelled.push(element.clone());
+        }
         let mut parts = Vec::new();
         for i in 0..labels.length() {
             let Some(label) = labels.item(i) else {
@@ -818,6 +832,9 @@ impl Computation<'_> {
             if !part.is_empty() {
                 parts.push(part);
             }
+        }
+        if labelled {
+            self.labelled.pop();
         }
         if parts.is_empty() {
             None
