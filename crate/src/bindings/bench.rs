@@ -162,3 +162,34 @@ pub fn bench_names(runs: u32) -> Result<String, JsError> {
     })
     .map_err(|error| JsError::new(&error.to_string()))
 }
+
+/// The accessible name and role of each of `elements` (anywhere: shadow roots included), as
+/// the role and aria selectors compute them (inside the style-sheet scan over the document and
+/// each element's shadow root): `[[name, role], ...]` as JSON, role "" for none. For
+/// bench/browser/accname-fuzz.mjs, which compares them with the browsers'.
+#[allow(unreachable_pub, reason = "exported to JS by wasm-bindgen")]
+#[wasm_bindgen]
+pub fn bench_name_role(elements: Vec<web_sys::Element>) -> Result<String, JsError> {
+    use wasm_bindgen::JsCast;
+    let root = QueryRoot::current().ok_or_else(|| JsError::new("no document"))?;
+    let mut scopes: Vec<web_sys::Node> = vec![root.document.clone().into()];
+    for element in &elements {
+        let node = element.get_root_node();
+        if node.is_instance_of::<web_sys::ShadowRoot>() && !scopes.contains(&node) {
+            scopes.push(node);
+        }
+    }
+    let out: Vec<(String, String)> =
+        crate::dom::accname::with_generated_content_scan(&scopes, || {
+            elements
+                .iter()
+                .map(|element| {
+                    (
+                        crate::dom::accname::accessible_name_with(&root.shadow, element),
+                        crate::dom::roles::role_of(element).unwrap_or_default(),
+                    )
+                })
+                .collect()
+        });
+    serde_json::to_string(&out).map_err(|error| JsError::new(&error.to_string()))
+}

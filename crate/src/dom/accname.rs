@@ -162,8 +162,8 @@ const MAX_SCANNED_RULES: u32 = 4000;
 /// adopted sheets) styles a `::before` or `::after`: then no element has generated content and
 /// its reads are skipped. Any sheet that cannot be read (cross-origin, `@import`) counts as
 /// possibly styling them. The proof holds for a synchronous query (no script runs meanwhile).
-/// The user-agent sheet's only generated content is the quotes of `<q>`, which contribute no
-/// text.
+/// The user-agent sheet's only generated content is the quotes of `<q>`, named without a style
+/// read then (see [`quote`]).
 ///
 /// The same scan proves, when it can, that no text is transformed and no element's content is
 /// skipped (`text-transform` and `content-visibility` in no rule and in no element's inline
@@ -294,6 +294,7 @@ fn name_with(names: &JsNames, shadow: &ShadowAccess, element: &Element) -> Strin
         page_owned_ids: None,
         reached_secret: false,
         text_tail: None,
+        labelled: Vec::new(),
     };
     let flags = Flags {
         in_labelledby: false,
@@ -348,6 +349,9 @@ struct Computation<'a> {
     /// (`text-transform: capitalize` capitalizes a word split over elements once); a space at
     /// a word break.
     text_tail: Option<char>,
+    /// The controls whose labels are being named: a label around its control does not name it
+    /// with the control's own value (the root is kept out by `may_reach_root`).
+    labelled: Vec<Element>,
 }
 
 /// What one computed-style read tells about a descendant.
@@ -481,6 +485,9 @@ impl Computation<'_> {
         if flags.may_reach_root && child == &self.root {
             return String::new();
         }
+        if !self.labelled.is_empty() && self.labelled.contains(child) {
+            return String::new();
+        }
         let look = self.look(child, &tag, has_attributes);
         if !flags.hidden_ok {
             if look.gone {
@@ -492,7 +499,8 @@ impl Computation<'_> {
         }
         // A replaced element (an image, a field) is its own run of text in browsers' trees,
         // even when displayed inline: "Go<img alt=to>page" reads "Go to page".
-        let breaks = look.breaks_words || is_replaced(&tag);
+        // So is what a `<slot>` renders (Chromium; Firefox for most content).
+        let breaks = look.breaks_words || is_replaced(&tag) || tag == "slot";
         if breaks {
             self.text_tail = Some(' ');
         }
@@ -540,13 +548,23 @@ impl Computation<'_> {
                         hidden_ok: hidden,
                         may_reach_root: target.contains(Some(self.root.as_ref())),
                     };
+                    // While it is named, a referenced node is visited: a label inside it does
+                    // not name its own control (the button in a referenced `<label>`) with it
+                    // again. It may be referenced again after (both browsers repeat it).
+                    let fresh = !self.visited.contains(&target);
+                    if fresh {
+                        self.visited.push(target.clone());
+                    }
                     let part = normalize_whitespace(&self.element_name(&target, sub));
+                    if fresh {
+                        self.visited.retain(|v| v != &target);
+                    }
                     if !part.is_empty() {
                         parts.push(part);
                     }
                 }
                 if !parts.is_empty() {
-                    return join(&parts, " ");
+                    return spaced(join(&parts, " "), flags, is_root);
                 }
             }
         }
@@ -571,11 +589,23 @@ impl Computation<'_> {
         // Elsewhere (the root, most often) the role is first needed after 2D and 2E, and is
         // read only then: an `aria-label` ends most names before.
         let mut early_role = None;
-        if !is_root && (flags.in_labelledby || flags.in_content) {
+        // A `<select>` with nothing chosen: named by its own label, never by its options (in
+        // both browsers; an ARIA combobox's text still counts).
+        let mut valueless_control = false;
+        // The root too when it references itself ("Flash the screen <its value> times").
+        if flags.in_labelledby || (!is_root && flags.in_content) {
             let role = role_now();
             if is_embedded_control_role(role.as_deref()) && classify(element).is_some() {
                 // Checked before the value is read: a secret field's value is never read here.
                 self.reached_secret = true;
+                return String::new();
+            }
+            // Referencing itself, a text field gives its value; a list or range control
+            // nothing (both browsers).
+            if is_root
+                && is_embedded_control_role(role.as_deref())
+                && !matches!(role.as_deref(), Some("textbox" | "searchbox"))
+            {
                 return String::new();
             }
             if let Some(value) = embedded_control_value(element, tag, role.as_deref()) {
@@ -584,6 +614,7 @@ impl Computation<'_> {
                 if !value.trim().is_empty() {
                     return value;
                 }
+                valueless_control = tag == "select";
             }
             early_role = Some(role);
         }
@@ -591,7 +622,7 @@ impl Computation<'_> {
         if has_attributes {
             if let Some(label) = attr(element, &self.names.aria_label) {
                 if !label.trim().is_empty() {
-                    return label;
+                    return spaced(label, flags, is_root);
                 }
             }
         }
@@ -630,12 +661,15 @@ impl Computation<'_> {
                 tag,
                 "label" | "legend" | "caption" | "figcaption" | "summary" | "option" | "optgroup"
             );
+        // A table's `<tr>` is a row named by nothing in its cells in both browsers' trees
+        // (a grid's is named by them).
+        let own_row = tag == "tr" && !has_role_attribute && !super::roles::in_grid(element);
         let from_content = flags.in_labelledby
             || flags.in_content
             || native_text_alternative
-            || role.as_deref().is_some_and(allows_name_from_content)
+            || (role.as_deref().is_some_and(allows_name_from_content) && !own_row)
             || (role.is_none() && !is_root);
-        if from_content && !barrier && role.as_deref() != Some("textbox") {
+        if from_content && !barrier && !valueless_control && role.as_deref() != Some("textbox") {
             // An editor's text is its value: a secret editor (met as a descendant, an owned
             // node or the root) or, for the root or a referenced node, one around it.
             let secret_editor = if flags.in_content {
@@ -668,7 +702,7 @@ impl Computation<'_> {
         }
         if let Some(title) = attr(element, &self.names.title) {
             if !title.trim().is_empty() {
-                return title;
+                return spaced(title, flags, is_root);
             }
         }
         String::new()
@@ -705,6 +739,10 @@ impl Computation<'_> {
                                 return Some(v);
                             }
                         }
+                        // An author's blank `value` replaces the default label (both browsers).
+                        if element.has_attribute("value") {
+                            return Some(String::new());
+                        }
                         return Some("Submit".to_owned());
                     }
                     "hidden" => return Some(String::new()),
@@ -713,13 +751,18 @@ impl Computation<'_> {
                 if let Some(labels) = self.labels_name(element, flags) {
                     return Some(labels);
                 }
-                field_fallback(element)
+                // A placeholder names a field a user types text into only: not a check box,
+                // slider, date, colour or file picker (both browsers ignore it there).
+                field_fallback(
+                    element,
+                    !NOT_TEXT_INPUT_TYPES.contains(&input_type.as_str()),
+                )
             }
             "textarea" | "select" => {
                 if let Some(labels) = self.labels_name(element, flags) {
                     return Some(labels);
                 }
-                field_fallback(element)
+                field_fallback(element, tag == "textarea")
             }
             "button" | "meter" | "output" | "progress" => self.labels_name(element, flags),
             "fieldset" => self.first_child_name(element, "legend", flags),
@@ -750,6 +793,13 @@ impl Computation<'_> {
             return None;
         }
         let labels: &web_sys::NodeList = labels.unchecked_ref();
+        if labels.length() == 0 {
+            return None;
+        }
+        let labelled = element != &self.root;
+        if labelled {
+            self.labelled.push(element.clone());
+        }
         let mut parts = Vec::new();
         for i in 0..labels.length() {
             let Some(label) = labels.item(i) else {
@@ -766,8 +816,10 @@ impl Computation<'_> {
             // Unless the control is hidden too (a hidden label wrapping its field, a hidden
             // form): then the browsers have no name to compare, and the label's hidden text
             // names it, so that a selector can still find a field that is not shown yet.
-            let label_hidden = !flags.hidden_ok && is_hidden_for_accessibility(label);
-            if label_hidden && !is_hidden_for_accessibility(&self.root) {
+            // Only for the root: a hidden control reached through a hidden reference is not
+            // named by its hidden label in either browser.
+            let label_hidden = is_hidden_for_accessibility(label);
+            if label_hidden && (element != &self.root || !is_hidden_for_accessibility(&self.root)) {
                 continue;
             }
             let label_flags = Flags {
@@ -780,6 +832,9 @@ impl Computation<'_> {
             if !part.is_empty() {
                 parts.push(part);
             }
+        }
+        if labelled {
+            self.labelled.pop();
         }
         if parts.is_empty() {
             None
@@ -884,7 +939,7 @@ impl Computation<'_> {
         } else {
             Vec::new()
         };
-        let mut out = self.pseudo_content(element, tag, false);
+        let mut out = self.pseudo_content(element, tag, false, flags.hidden_ok);
         // The element's text style (`text-transform`, and whether `content-visibility: hidden`
         // skips its content), read once, when it first holds text.
         let mut text_style: Option<TextStyle> = None;
@@ -967,7 +1022,7 @@ impl Computation<'_> {
             out.push_str(&self.element_name(target, child_flags));
             out.push(' ');
         }
-        out.push_str(&self.pseudo_content(element, tag, true));
+        out.push_str(&self.pseudo_content(element, tag, true, flags.hidden_ok));
         out
     }
 
@@ -977,7 +1032,13 @@ impl Computation<'_> {
             return TextStyle::default();
         };
         let transform = style.property(&self.names.text_transform);
-        let content_skipped = style.property(&self.names.content_visibility) == "hidden";
+        // `content-visibility` does not apply to an inline box (a `<span>`, also one that is
+        // `hidden=until-found`): its text shows, in both browsers' names too.
+        let content_skipped = style.property(&self.names.content_visibility) == "hidden"
+            && !matches!(
+                style.property(&self.names.display).as_str(),
+                "inline" | "contents"
+            );
         TextStyle {
             transform,
             content_skipped,
@@ -986,10 +1047,15 @@ impl Computation<'_> {
 
     /// The text of CSS generated content (`content: "..."`, or the alternative text after `/`)
     /// on a pseudo element that is displayed.
-    fn pseudo_content(&self, element: &Element, tag: &str, after: bool) -> String {
-        if is_void(tag) {
+    fn pseudo_content(&self, element: &Element, tag: &str, after: bool, hidden: bool) -> String {
+        // A hidden subtree (a hidden node named through a reference) generates no boxes.
+        if hidden || is_void(tag) {
             // Replaced and void elements have no ::before / ::after boxes.
             return String::new();
+        }
+        if tag == "q" && NO_GENERATED_CONTENT.with(std::cell::Cell::get) {
+            // The user-agent sheet's quotes, which no page rule changes here.
+            return quote(element, after).to_owned();
         }
         if NO_GENERATED_CONTENT.with(std::cell::Cell::get) {
             return String::new();
@@ -1016,6 +1082,9 @@ impl Computation<'_> {
         if visibility == "hidden" || visibility == "collapse" {
             return String::new();
         }
+        if content == "open-quote" || content == "close-quote" {
+            return quote(element, content == "close-quote").to_owned();
+        }
         let (text, alternative) = parse_css_content(&content, |name| element.get_attribute(name));
         if text.is_empty() {
             return text;
@@ -1029,6 +1098,37 @@ impl Computation<'_> {
         } else {
             text
         }
+    }
+}
+
+/// A name from an author's attribute (`aria-label`, `aria-labelledby`, `title`) of an element met in
+/// another's name from content: a run of its own, even inline ("a<span aria-label=X>y</span>b"
+/// is "a X b" in both browsers).
+fn spaced(name: String, flags: Flags, is_root: bool) -> String {
+    if flags.in_content && !is_root {
+        format!(" {name} ")
+    } else {
+        name
+    }
+}
+
+/// The quotation mark an `open-quote` (`close`: a `close-quote`) on `element` shows, as both
+/// browsers name it in English: double marks, single ones inside another `<q>`. Other
+/// languages' marks (`«»`) are not known here.
+fn quote(element: &Element, close: bool) -> &'static str {
+    let mut depth = 0;
+    let mut current = element.parent_element();
+    while let Some(ancestor) = current {
+        if ancestor.local_name() == "q" {
+            depth += 1;
+        }
+        current = ancestor.parent_element();
+    }
+    match (depth % 2 == 1, close) {
+        (false, false) => "\u{201C}",
+        (false, true) => "\u{201D}",
+        (true, false) => "\u{2018}",
+        (true, true) => "\u{2019}",
     }
 }
 
@@ -1148,12 +1248,37 @@ fn non_empty_attr(element: &Element, attr: &str) -> Option<String> {
     element.get_attribute(attr).filter(|v| !v.trim().is_empty())
 }
 
-/// After labels, a field is named by `title`, then `placeholder` (or `aria-placeholder`).
-fn field_fallback(element: &Element) -> Option<String> {
-    non_empty_attr(element, "title")
-        .or_else(|| non_empty_attr(element, "placeholder"))
-        .or_else(|| non_empty_attr(element, "aria-placeholder"))
+/// After labels, a field is named by `title`, then (`typed`: a text field) `placeholder` or
+/// `aria-placeholder`.
+fn field_fallback(element: &Element, typed: bool) -> Option<String> {
+    non_empty_attr(element, "title").or_else(|| {
+        typed
+            .then(|| {
+                non_empty_attr(element, "placeholder")
+                    .or_else(|| non_empty_attr(element, "aria-placeholder"))
+            })
+            .flatten()
+    })
 }
+
+/// The `<input>` types that are not text fields (an unknown type is a text field).
+const NOT_TEXT_INPUT_TYPES: &[&str] = &[
+    "checkbox",
+    "radio",
+    "range",
+    "color",
+    "file",
+    "date",
+    "datetime-local",
+    "month",
+    "time",
+    "week",
+    "hidden",
+    "button",
+    "submit",
+    "reset",
+    "image",
+];
 
 /// Elements whose implicit role may make them a barrier to a name from content
 /// ([`is_name_from_content_barrier`]): their role is read even when they have no attribute.
@@ -1309,9 +1434,11 @@ fn embedded_control_value(element: &Element, tag: &str, role: Option<&str>) -> O
                 let mut parts = Vec::new();
                 for i in 0..options.length() {
                     if let Some(option) = options.item(i) {
-                        parts.push(normalize_whitespace(
-                            &option.text_content().unwrap_or_default(),
-                        ));
+                        // What the drop-down shows: a non-blank `label`, else the text.
+                        let text = non_empty_attr(&option, "label")
+                            .or_else(|| option.text_content())
+                            .unwrap_or_default();
+                        parts.push(normalize_whitespace(&text));
                     }
                 }
                 return Some(join(&parts, " "));

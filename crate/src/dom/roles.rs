@@ -335,9 +335,10 @@ pub fn implicit_role_for(element: &Element, tag: &str) -> Option<&'static str> {
         "header" if !in_sectioning(element, &HEADER_SCOPES) => "banner",
         "hr" => "separator",
         "img" => {
-            // `alt=""` marks a decorative image (a `title` does not change that), unless it
-            // is named by ARIA or focusable.
+            // `alt=""` marks a decorative image, unless it is named by ARIA, has a `title`
+            // (even a blank one: both browsers' trees keep the image) or is focusable.
             let decorative = js::attribute(element, "alt").is_some_and(|a| a.is_empty())
+                && js::attribute(element, "title").is_none_or(|v| v.is_empty())
                 && js::attribute(element, "aria-label").is_none_or(|v| v.trim().is_empty())
                 && !has("aria-labelledby")
                 && !presentation_conflicts(element);
@@ -404,7 +405,8 @@ fn input_role(element: &Element) -> Option<&'static str> {
         !list.is_null() && !list.is_undefined()
     };
     Some(match input_type.as_str() {
-        "button" | "submit" | "reset" | "image" => "button",
+        // A file picker is a button in both browsers' trees (and Playwright's roles).
+        "button" | "submit" | "reset" | "image" | "file" => "button",
         "checkbox" => "checkbox",
         "radio" => "radio",
         "range" => "slider",
@@ -412,7 +414,7 @@ fn input_role(element: &Element) -> Option<&'static str> {
         "search" if !has_list => "searchbox",
         // `list` does not apply to a password field (HTML): it stays a field.
         "password" => "textbox",
-        "hidden" | "file" | "color" | "date" | "datetime-local" | "month" | "time" | "week" => {
+        "hidden" | "color" | "date" | "datetime-local" | "month" | "time" | "week" => {
             return None;
         }
         // Password fields have no ARIA role; we call them textboxes so a tester's
@@ -458,7 +460,7 @@ fn header_role(element: &Element) -> &'static str {
 }
 
 /// Whether a `<td>` belongs to a table with the `grid` or `treegrid` role.
-fn in_grid(element: &Element) -> bool {
+pub(super) fn in_grid(element: &Element) -> bool {
     element
         .closest("table")
         .ok()
