@@ -6,7 +6,11 @@
 //! Hidden inputs are left out: their names (`id`, `page`, `lang`) are often a page's ordinary
 //! parameters, and a token's name is caught by its words (`csrf`, `token`).
 
+use std::cell::OnceCell;
+
 use web_sys::Document;
+
+use super::matching::{TextMatcher, normalize_whitespace};
 
 use super::secret::SecretScan;
 use super::tree::{QueryRoot, ShadowAccess};
@@ -69,3 +73,77 @@ pub fn page_address(document: &Document) -> String {
         .unwrap_or_default();
     redact_address(&href, document)
 }
+
+/// Texts of one page redacted as the model is shown them: [`crate::dom::redact`] with the
+/// page's secret field names and [`KNOWN_NAMES`] (what every string of a result goes
+/// through), the names read once, when a text first holds a `=` (a page-wide field scan).
+#[derive(Debug)]
+pub struct Shown<'a> {
+    document: &'a Document,
+    names: OnceCell<Vec<String>>,
+}
+
+impl<'a> Shown<'a> {
+    /// The redaction for `document`'s texts.
+    pub fn new(document: &'a Document) -> Self {
+        Self {
+            document,
+            names: OnceCell::new(),
+        }
+    }
+
+    /// `text` as the model is shown it.
+    pub fn text(&self, text: &str) -> String {
+        if !text.contains('=') {
+            return super::redact::redact_secrets(text);
+        }
+        let names = self.names.get_or_init(|| {
+            let mut names = secret_field_names(self.document);
+            KNOWN_NAMES.with(|known| names.extend(known.borrow().iter().cloned()));
+            names
+        });
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        super::redact::redact_secrets_naming(text, &names)
+    }
+
+    /// Whether `matcher`, which matched `raw` (an element's text or name), also matches it as
+    /// the model is shown it ([`crate::policy::selector_reads::matches_shown`]): a text-like
+    /// selector matches only then, so whether it matches depends only on what observe shows,
+    /// and guesses at a redacted part (a reset token, a card number) all answer `not_found`.
+    /// Asked only of what matched `raw`: few elements, and the redaction of a short text.
+    pub fn still_matches(&self, matcher: &TextMatcher, raw: &str) -> bool {
+        self.still_matches_parts(matcher, &[raw])
+    }
+
+    /// [`Self::still_matches`] for a text made of `parts` (the text engine's element: the
+    /// stretches its descendants' texts start and end at). The parts are redacted joined by
+    /// [`ELEMENT_BREAK`], which ends a card number, a token or a parameter's value as a space
+    /// does, so what is redacted in a descendant's own text stays redacted in its ancestors'
+    /// (`<p>card 4111 1111 1111 1111</p><p>second</p>`: the section's text, read in one,
+    /// would run the number into a word and show it); the breaks are taken out again before
+    /// matching. Redacted both as read and with each part's whitespace normalized (a card
+    /// number broken by a line break, or one a zero-width space splits, is one number only in
+    /// the one or the other reading); it must match in both.
+    pub fn still_matches_parts(&self, matcher: &TextMatcher, parts: &[&str]) -> bool {
+        let break_text = ELEMENT_BREAK.to_string();
+        let as_read = parts.join(&break_text);
+        let normalized: Vec<String> = parts
+            .iter()
+            .map(|part| normalize_whitespace(part))
+            .filter(|part| !part.is_empty())
+            .collect();
+        let normalized = normalized.join(&break_text);
+        [as_read, normalized].iter().all(|text| {
+            let shown = self.text(text);
+            // Unchanged: the match that already held (a page's own `[redacted` text is
+            // read as a marker all the same).
+            (shown == *text && !crate::policy::selector_reads::has_marker(text))
+                || matcher.matches_shown(&shown)
+        })
+    }
+}
+
+/// What [`Shown::still_matches_parts`] puts between an element's parts: a space to redaction
+/// (a word break, the end of a digit run or of a parameter's value), taken out before
+/// matching. A paragraph separator: whitespace, and almost never in a page's text.
+pub const ELEMENT_BREAK: char = '\u{2029}';
