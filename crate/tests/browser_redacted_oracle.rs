@@ -282,3 +282,75 @@ async fn hover_answers_the_same_for_right_and_wrong_guesses() {
     set_known_names("[]");
     assert_eq!(codes, ["redacted_value", "redacted_value"]);
 }
+
+/// `execute`'s answer: `ok` or the error code.
+async fn outcome(action: bai::protocol::Action) -> String {
+    match bai::dom::execute(&action, &bai::dom::ExecOptions { timeout_ms: 50 }).await {
+        Ok(_) => "ok".to_owned(),
+        Err(error) => error.code().to_owned(),
+    }
+}
+
+#[wasm_bindgen_test]
+async fn assert_and_wait_for_text_answer_no_guess_at_a_redacted_part() {
+    use bai::protocol::Action;
+    use bai::protocol::action::{Expectation, WaitCondition};
+    let _f = Fixture::mount(MAIL).unwrap();
+    let assert_contains = |value: &str| Action::Assert {
+        selector: Selector::css("#mail"),
+        expect: Expectation::TextContains {
+            value: value.to_owned(),
+        },
+    };
+    let wait_text = |text: &str| Action::WaitFor {
+        until: WaitCondition::Text {
+            text: text.to_owned(),
+        },
+    };
+    for (right, wrong) in [
+        ("token=q7Z", "token=q8"),
+        ("4111 1111 1111 1111", "4111 1111 1111 1112"),
+    ] {
+        let (a, b) = (
+            outcome(assert_contains(right)).await,
+            outcome(assert_contains(wrong)).await,
+        );
+        assert_eq!(
+            (a.as_str(), b.as_str()),
+            ("assertion_failed", "assertion_failed"),
+            "{right}"
+        );
+        let (a, b) = (
+            outcome(wait_text(right)).await,
+            outcome(wait_text(wrong)).await,
+        );
+        assert_eq!((a.as_str(), b.as_str()), ("timeout", "timeout"), "{right}");
+    }
+    assert_eq!(outcome(assert_contains("Reset your password")).await, "ok");
+    assert_eq!(outcome(wait_text("or card")).await, "ok");
+}
+
+/// The fast check before a redaction says yes for every kind of secret the redaction hides
+/// (a no there would let a match on the unredacted text stand).
+#[wasm_bindgen_test]
+fn the_fast_check_lets_every_redactable_text_through() {
+    use bai::dom::address::may_redact;
+    use bai::dom::redact::redact_secrets;
+    for text in [
+        "4111111111111",
+        "4111 1111 1111 1111",
+        "DE89370400440532013000",
+        "DE89 3704 0044 0532 0130 00",
+        "sk_live_abcdefghijklmnopqrstu1",
+        "AbcdefghijklmnopqrstuvwX1",
+        "a1b2c3d4e5f6g7h8i9j0k",
+        "?pw=x",
+        "http://ann:hunter2@host/",
+    ] {
+        assert_ne!(redact_secrets(text), text, "{text} is not redacted");
+        assert!(may_redact(text), "{text}");
+    }
+    for text in ["Save 12", "Item 1500", "Quantity 13", "Reset your password"] {
+        assert!(!may_redact(text), "{text}");
+    }
+}
