@@ -252,6 +252,10 @@ fn errors() -> Vec<ActionError> {
             reason: s("it tests the attribute 'value'"),
             kind: s("password"),
         },
+        ActionError::RedactedValue {
+            what: s("css 'a[href*=\"pw=x\"]'"),
+            reads: s("the attribute 'href'"),
+        },
         ActionError::NotExecutable { action: s("done") },
         ActionError::Stopped,
         ActionError::TargetChanged {

@@ -178,6 +178,16 @@ pub enum ActionError {
         /// The kind of secret field involved (`password`, `card security code`).
         kind: String,
     },
+    /// A CSS or XPath selector compares an attribute, or reads text, that the model is shown
+    /// with a part redacted (a token in an `href`, a card number in a paragraph): matched
+    /// against the page, it would answer a guess at the hidden part. Refused before it was
+    /// evaluated, whatever it compares with (`dom::secret::guard_redacted`).
+    RedactedValue {
+        /// The selector, described.
+        what: String,
+        /// What it reads that is redacted (`the attribute 'href'`, `the page's text`).
+        reads: String,
+    },
     /// The action type is not executed on the page (e.g. `done`).
     NotExecutable {
         /// The action's wire name.
@@ -241,6 +251,7 @@ impl ActionError {
             Self::StateNotChanged { .. } => "state_not_changed",
             Self::AssertionFailed { .. } => "assertion_failed",
             Self::SecretField { .. } => "secret_field",
+            Self::RedactedValue { .. } => "redacted_value",
             Self::NotExecutable { .. } => "not_executable",
             Self::Stopped => "stopped",
             Self::TargetChanged { .. } => "target_changed",
@@ -254,6 +265,9 @@ impl ActionError {
         match self {
             Self::SecretField { what, reason, kind } => format!(
                 "{what} could test the value of a secret field ({kind}): {reason}; BAI never lets the model learn a secret field's value. Use a ref from observe, or a role, label or placeholder selector; fill it with input_text (the user approves)"
+            ),
+            Self::RedactedValue { what, reads } => format!(
+                "{what} tests {reads}, and part of it on this page is hidden from you as a secret ([redacted] in observe); select the element another way: a ref from observe, or a role, text or label selector"
             ),
             Self::NotFound { selector } => format!(
                 "{selector} matched no element; check the page content and use a selector that exists (css, text or a shorter name)"
@@ -491,6 +505,7 @@ impl ActionError {
             Self::Covered { by, .. } => put("covered_by", by),
             Self::StaleRef { reference, .. } => put("ref", reference),
             Self::SecretField { kind, .. } => put("secret", kind),
+            Self::RedactedValue { reads, .. } => put("reads", reads),
             Self::OptionNotFound { option, .. } => put("option", option),
             _ => {}
         }
@@ -572,6 +587,7 @@ impl Serialize for ActionError {
             Self::Timeout { waited_ms, .. } => map.serialize_entry("waited_ms", waited_ms)?,
             Self::StaleRef { reference, .. } => map.serialize_entry("ref", reference)?,
             Self::SecretField { kind, .. } => map.serialize_entry("secret", kind)?,
+            Self::RedactedValue { reads, .. } => map.serialize_entry("reads", reads)?,
             Self::OptionNotFound {
                 option,
                 available,

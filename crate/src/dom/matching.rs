@@ -50,6 +50,20 @@ impl TextMatcher {
             haystack.to_lowercase().contains(&self.needle)
         }
     }
+
+    /// Whether it matches `shown`, a text as redacted for the model, reading nothing of its
+    /// redaction markers ([`crate::policy::selector_reads::matches_shown`]), with the breaks
+    /// between an element's parts ([`crate::dom::address::ELEMENT_BREAK`]) taken out.
+    pub fn matches_shown(&self, shown: &str) -> bool {
+        let element_break = crate::dom::address::ELEMENT_BREAK;
+        crate::policy::selector_reads::matches_shown(shown, self.exact, |piece| {
+            if piece.contains(element_break) {
+                self.matches(&piece.replace(element_break, ""))
+            } else {
+                self.matches(piece)
+            }
+        })
+    }
 }
 
 /// `text` with every character [`normalize_whitespace`] may drop or insert removed (whitespace,

@@ -52,10 +52,12 @@ use super::tree::{
 };
 use crate::protocol::{Selector, SelectorKind};
 
+use crate::policy::selector_reads::{
+    ContentReads, css_content_reads, css_reads, xpath_content_reads, xpath_reads,
+};
 pub use crate::policy::selector_reads::{
     ValueTest, css_value_test, is_structural_attribute, xpath_value_test,
 };
-use crate::policy::selector_reads::{css_reads, xpath_reads};
 
 use super::secret_field::text_skipping;
 pub use super::secret_field::{
@@ -558,32 +560,62 @@ fn browser_serialization(css: &str) -> Option<String> {
 /// drops what it cannot parse). Either reading that tests a value counts, the one as written
 /// first. One tokenization per reading, and the browser is asked only when the selector as
 /// written tests no value (else the answer is that test whatever the browser reads), and read
-/// again only when it serializes the selector differently.
-fn css_guard_reads(css: &str) -> (Option<ValueTest>, bool) {
+/// again only when it serializes the selector differently. The third part is what it reads of
+/// the page's content ([`css_content_reads`]), from both readings too: the browser is asked
+/// for it only when the first two did not ask already and the selector as written compares
+/// no attribute.
+fn css_guard_reads(css: &str) -> (Option<ValueTest>, bool, ContentReads) {
     let (why, tab_stop) = css_reads(css);
-    if why.is_some() {
-        return (why, tab_stop);
+    let mut content = css_content_reads(css);
+    if why.is_some() && !content.is_empty() {
+        return (why, tab_stop, content);
     }
     match browser_serialization(css) {
         Some(serialized) if serialized != css => {
-            let (why, serialized_tab_stop) = css_reads(&serialized);
-            (why, tab_stop || serialized_tab_stop)
+            let (serialized_why, serialized_tab_stop) = css_reads(&serialized);
+            for name in css_content_reads(&serialized).attributes {
+                if !content.attributes.contains(&name) {
+                    content.attributes.push(name);
+                }
+            }
+            (
+                why.or(serialized_why),
+                tab_stop || serialized_tab_stop,
+                content,
+            )
         }
-        _ => (None, tab_stop),
+        _ => (why, tab_stop, content),
     }
 }
 
 /// Refuses `selector` with `secret_field` when its answer could depend on a secret field's
-/// value; called before the selector is evaluated. Text, aria, label and role-name selectors
-/// need no refusal: their engines never read a secret field's value (see
-/// [`SecretScan::safe_name`]). Whether a refusal happens depends only on the selector and on
-/// which secret fields the page has, never on what they hold.
+/// value, and with `redacted_value` when it reads something the model is shown redacted
+/// ([`guard_redacted`]); called before the selector is evaluated. Text, aria, label and
+/// role-name selectors need no refusal: their engines never read a secret field's value (see
+/// [`SecretScan::safe_name`]) and match only what the model is shown
+/// ([`super::address::Shown::still_matches`]). Whether a refusal happens depends only on the
+/// selector, on which secret fields the page has and on where the page has something
+/// redacted, never on what any of them holds.
 pub fn guard_selector(root: &QueryRoot, selector: &Selector) -> Result<(), ActionError> {
-    let (why, tab_stop) = match selector.kind {
+    let (why, tab_stop, content) = match selector.kind {
         SelectorKind::Css => css_guard_reads(&selector.value),
-        SelectorKind::Xpath => xpath_reads(&selector.value),
+        SelectorKind::Xpath => {
+            let (why, tab_stop) = xpath_reads(&selector.value);
+            (why, tab_stop, xpath_content_reads(&selector.value))
+        }
         _ => return Ok(()),
     };
+    guard_secret_fields(root, selector, why, tab_stop)?;
+    guard_redacted(root, selector, &content)
+}
+
+/// The `secret_field` half of [`guard_selector`].
+fn guard_secret_fields(
+    root: &QueryRoot,
+    selector: &Selector,
+    why: Option<ValueTest>,
+    tab_stop: bool,
+) -> Result<(), ActionError> {
     if why.is_none() && !tab_stop {
         return Ok(());
     }
@@ -618,4 +650,85 @@ pub fn guard_selector(root: &QueryRoot, selector: &Selector) -> Result<(), Actio
         },
         kind: kind.to_owned(),
     })
+}
+
+/// Refuses a CSS or XPath selector that reads a value the model is shown with a part redacted
+/// (a `?token=` in an `href`, a card number in a paragraph), with `redacted_value`. Matched
+/// against the unredacted page, such a selector would answer one guess at the hidden part per
+/// try (`a[href*="xq7=hunter2"]` found, `a[href*="xq7=zzz"]` not), whatever observe hides.
+///
+/// For each attribute the selector compares ([`ContentReads`]), every element of the scopes
+/// it searches (CSS: the document, shadow roots and same-origin frames; XPath: the document)
+/// that has the attribute is asked whether redaction ([`super::address::Shown`]: the page's
+/// secret field names and the names known from earlier pages count) changes its value; for a
+/// selector that reads text, whether redaction changes the text of a scope. One changed value
+/// refuses the selector, whatever it compares it with: the refusal says only that something
+/// of that attribute (or of the text) is redacted, as observe's `[redacted …]` marks show, and
+/// the same for every guess. Cost: only for selectors that compare attribute values or read
+/// text, one `querySelectorAll` per attribute and scope and a redaction per value found
+/// (`#id`, `.class`, `button`, `[href]` cost nothing).
+fn guard_redacted(
+    root: &QueryRoot,
+    selector: &Selector,
+    content: &ContentReads,
+) -> Result<(), ActionError> {
+    if content.is_empty() {
+        return Ok(());
+    }
+    let scopes: Vec<Node> = match selector.kind {
+        SelectorKind::Xpath => vec![root.document.clone().into()],
+        _ => root.scopes(),
+    };
+    let shown = super::address::Shown::new(&root.document);
+    let changed = |value: &str| shown.text(value) != value;
+    let refuse = |reads: String| ActionError::RedactedValue {
+        what: describe_selector(selector),
+        reads,
+    };
+    for name in &content.attributes {
+        // A plain name is found by the browser; anything else (`*`, an escaped name) by
+        // asking every element.
+        let plain = name.starts_with(|c: char| c.is_ascii_alphabetic())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        let css = if plain && name != "*" {
+            format!("[{name}]")
+        } else {
+            "*".to_owned()
+        };
+        for scope in &scopes {
+            for element in elements_in(scope, &css) {
+                let redacted = if name == "*" {
+                    element
+                        .get_attribute_names()
+                        .iter()
+                        .filter_map(|n| n.as_string())
+                        .any(|n| element.get_attribute(&n).is_some_and(|v| changed(&v)))
+                } else {
+                    element.get_attribute(name).is_some_and(|v| changed(&v))
+                };
+                if redacted {
+                    return Err(refuse(format!("the attribute '{name}'")));
+                }
+            }
+        }
+    }
+    if content.text {
+        for scope in &scopes {
+            let text = match super::tree::as_document(scope) {
+                Some(document) => document
+                    .document_element()
+                    .and_then(|e| e.text_content())
+                    .unwrap_or_default(),
+                None => scope.text_content().unwrap_or_default(),
+            };
+            // Read both as it is and with its whitespace normalized, as the text engines
+            // compare (see `Shown::still_matches`).
+            if changed(&text) || changed(&super::matching::normalize_whitespace(&text)) {
+                return Err(refuse("the page's text".to_owned()));
+            }
+        }
+    }
+    Ok(())
 }

@@ -1,7 +1,8 @@
 //! `aria`: elements whose accessible name (W3C accname) matches; case-insensitive substring
 //! unless `exact`. Only elements that can carry a name are considered (a role other than
 //! generic/none, or a naming attribute), and hidden ones never match; nor does an element whose
-//! name may carry a secret field's value.
+//! name may carry a secret field's value. A name must match also as the model is shown it
+//! ([`Shown::still_matches`]: a guess at a redacted part of it never matches).
 
 use std::cell::Cell;
 
@@ -12,6 +13,7 @@ use super::{QueryRoot, SelectorEngine, SelectorError};
 use crate::dom::accname::{
     accessible_name_unnormalized, generated_content_absent, with_generated_content_scan,
 };
+use crate::dom::address::Shown;
 use crate::dom::js;
 use crate::dom::matching::{TextMatcher, fold_for_containment};
 use crate::dom::roles::role_of;
@@ -42,6 +44,7 @@ impl SelectorEngine for AriaEngine {
         // pre-filter allowed). Decided on the walk's count, before the candidates are
         // fetched: which candidates are fetched depends on the proof.
         let many = walked.elements.len() > SCAN_STYLES_ABOVE;
+        let shown = Shown::new(&root.document);
         let name_all = || {
             // Only now is it known whether generated content was proved absent.
             let leaves = PREFILTER
@@ -69,7 +72,8 @@ impl SelectorEngine for AriaEngine {
                 // The name first: few elements match, and the secret-field and hidden checks
                 // walk ancestors. (The matcher normalizes the name's whitespace.)
                 .filter(|element| {
-                    matcher.matches(&accessible_name_unnormalized(&root.shadow, element))
+                    let name = accessible_name_unnormalized(&root.shadow, element);
+                    matcher.matches(&name) && shown.still_matches(&matcher, &name)
                 })
                 // A name that may carry a secret field's value never matches (see `secret`).
                 // Checked only for the names that matched, with the fields that bear on each

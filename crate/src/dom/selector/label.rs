@@ -1,10 +1,12 @@
 //! `label`: form controls (and anything with aria-label / aria-labelledby) whose label text
-//! matches: `aria-labelledby` targets, `aria-label`, `<label for>` and wrapping labels.
+//! matches: `aria-labelledby` targets, `aria-label`, `<label for>` and wrapping labels; also as
+//! the model is shown it ([`Shown::still_matches`]).
 
 use wasm_bindgen::JsCast;
 use web_sys::{Element, NodeList};
 
 use super::{QueryRoot, SelectorEngine, SelectorError};
+use crate::dom::address::Shown;
 use crate::dom::js;
 use crate::dom::matching::TextMatcher;
 use crate::dom::secret::{SecretScan, text_without_secrets};
@@ -24,13 +26,14 @@ impl SelectorEngine for LabelEngine {
     ) -> Result<Vec<Element>, SelectorError> {
         let matcher = TextMatcher::new(&selector.value, selector.exact);
         let scan = SecretScan::of(root);
+        let shown = Shown::new(&root.document);
         Ok(root
             .all_elements()
             .into_iter()
             .filter(|element| {
                 label_texts(&scan, element)
                     .iter()
-                    .any(|text| matcher.matches(text))
+                    .any(|text| matcher.matches(text) && shown.still_matches(&matcher, text))
             })
             .collect())
     }

@@ -1,9 +1,10 @@
 //! `placeholder`: inputs and textareas whose `placeholder` matches (case-insensitive substring
-//! unless `exact`).
+//! unless `exact`; also as the model is shown it: [`Shown::still_matches`]).
 
 use web_sys::Element;
 
 use super::{QueryRoot, SelectorEngine, SelectorError};
+use crate::dom::address::Shown;
 use crate::dom::matching::TextMatcher;
 use crate::protocol::Selector;
 
@@ -18,13 +19,14 @@ impl SelectorEngine for PlaceholderEngine {
         selector: &Selector,
     ) -> Result<Vec<Element>, SelectorError> {
         let matcher = TextMatcher::new(&selector.value, selector.exact);
+        let shown = Shown::new(&root.document);
         Ok(root
             .all_elements()
             .into_iter()
             .filter(|element| {
                 element
                     .get_attribute("placeholder")
-                    .is_some_and(|p| matcher.matches(&p))
+                    .is_some_and(|p| matcher.matches(&p) && shown.still_matches(&matcher, &p))
             })
             .collect())
     }

@@ -1,11 +1,13 @@
 //! `role`: elements with the ARIA role `value` (explicit `role` attribute, else implicit) and,
-//! when `name` is given, a matching accessible name. Hidden elements never match.
+//! when `name` is given, a matching accessible name (also as the model is shown it:
+//! [`Shown::still_matches`]). Hidden elements never match.
 
 use web_sys::Element;
 
 use super::aria::SCAN_STYLES_ABOVE;
 use super::{QueryRoot, SelectorEngine, SelectorError};
 use crate::dom::accname::{accessible_name_unnormalized, with_generated_content_scan};
+use crate::dom::address::Shown;
 use crate::dom::matching::TextMatcher;
 use crate::dom::roles::{role_candidates_css, role_of};
 use crate::dom::secret::SecretScan;
@@ -38,12 +40,15 @@ impl SelectorEngine for RoleEngine {
             .filter(|element| role_of(element).is_some_and(|role| canonical(&role) == wanted))
             .collect();
         let many = matcher.is_some() && with_role.len() > SCAN_STYLES_ABOVE;
+        let shown = Shown::new(&root.document);
         let name_all = || {
             with_role
                 .into_iter()
                 .filter(|element| match &matcher {
                     Some(matcher) => {
-                        matcher.matches(&accessible_name_unnormalized(&root.shadow, element))
+                        let name = accessible_name_unnormalized(&root.shadow, element);
+                        matcher.matches(&name)
+                            && shown.still_matches(matcher, &name)
                             // A name that may carry a secret field's value never matches
                             // (see `secret`). Checked only for the names that matched, with
                             // the fields that bear on each: the same answer as the whole

@@ -16,6 +16,12 @@
 //! element inside it matched. Only iframes are asked as they are met (a hidden frame is not
 //! entered), and button-like inputs with a value (their value counts only when they are
 //! rendered and no secret field).
+//!
+//! An element matches only when its text as the model is shown it matches too
+//! ([`Shown::still_matches`]): a guess at a reset token or a card number in a paragraph
+//! answers `not_found` whether right or wrong, and the walk goes on to the element's
+//! ancestors as if it had not matched (whose shown text hides the same part). Only elements
+//! whose text matched are redacted, so an ordinary query pays one short redaction.
 
 use std::borrow::Cow;
 
@@ -24,6 +30,7 @@ use web_sys::{Element, HtmlSlotElement, Node};
 
 use super::aria::has_cdata_section;
 use super::{QueryRoot, SelectorEngine, SelectorError};
+use crate::dom::address::Shown;
 use crate::dom::js;
 use crate::dom::matching::{TextMatcher, fold_for_containment, fold_has_subsequence};
 use crate::dom::secret::{SecretScan, classify};
@@ -58,6 +65,7 @@ impl SelectorEngine for TextEngine {
             entered: Vec::new(),
             parent: None,
             cdata,
+            shown: Shown::new(&root.document),
         };
         if let Some(body) = root.document.body() {
             walk.element_text(&body, &body.local_name());
@@ -96,6 +104,8 @@ struct Walk<'a> {
     parent: Option<usize>,
     /// Whether the scope being walked (document, shadow root) holds a CDATA section.
     cdata: bool,
+    /// The redaction the model's texts go through: a match must hold on the text as shown.
+    shown: Shown<'a>,
 }
 
 impl Walk<'_> {
@@ -275,11 +285,47 @@ impl Walk<'_> {
         {
             return;
         }
+        let parts = self.parts(index, &hidden);
+        if !self.shown.still_matches_parts(&self.matcher, &parts) {
+            return;
+        }
         if let Some(entry) = self.entered.get(index) {
             if is_visible(&entry.element) {
                 self.out.push(entry.element.clone());
             }
         }
+    }
+
+    /// The rendered text of the element entered at `index` (its range without the `hidden`
+    /// ranges), cut wherever the text of an element inside it starts or ends: for
+    /// [`Shown::still_matches_parts`], so that what redaction hides in a descendant's own text
+    /// stays hidden in this one's. Asked only of an element whose text matched.
+    fn parts(&self, index: usize, hidden: &[(usize, usize)]) -> Vec<&str> {
+        let Some(&Entered {
+            start, end, last, ..
+        }) = self.entered.get(index)
+        else {
+            return Vec::new();
+        };
+        let mut cuts = vec![start, end];
+        for inner in self.entered.get(index + 1..last).unwrap_or_default() {
+            cuts.extend([inner.start, inner.end]);
+        }
+        cuts.sort_unstable();
+        cuts.dedup();
+        cuts.windows(2)
+            .filter_map(|pair| match *pair {
+                [from, to] if start <= from && to <= end => Some((from, to)),
+                _ => None,
+            })
+            // A hidden range is a descendant's whole range, so its stretches lie inside it.
+            .filter(|&(from, to)| {
+                !hidden
+                    .iter()
+                    .any(|&(h_start, h_end)| h_start <= from && to <= h_end)
+            })
+            .filter_map(|(from, to)| self.text.get(from..to))
+            .collect()
     }
 
     /// Whether the element entered at `index` is rendered, asked once.

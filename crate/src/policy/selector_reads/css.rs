@@ -5,7 +5,7 @@
 //! analysis does not know (a new or vendor pseudo-class, `:state()`, `:dir()`) is refused on a
 //! page with secrets rather than trusted.
 
-use super::{ValueTest, is_state_class, is_structural_attribute};
+use super::{ContentReads, ValueTest, is_state_class, is_structural_attribute};
 
 /// Pseudo-classes whose match depends only on the document's structure, attributes that say
 /// what a field is, focus, links or media state, never on what a field holds.
@@ -353,6 +353,24 @@ pub fn css_value_test(css: &str) -> Option<ValueTest> {
 pub fn css_reads(css: &str) -> (Option<ValueTest>, bool) {
     let tokens = tokenize(css);
     (value_test_of(&tokens), tests_tab_stop(&tokens))
+}
+
+/// Every attribute a CSS selector compares with a value, anywhere in it (`a[href*="pw="]`,
+/// inside `:has()`/`:not()` too, escapes decoded; presence tests such as `[href]` read no
+/// value). `#id` and `.class` are left out: they test whole words of structural attributes,
+/// not text that redaction hides a part of.
+pub fn css_content_reads(css: &str) -> ContentReads {
+    let tokens = tokenize(css);
+    let mut reads = ContentReads::default();
+    for (i, token) in tokens.iter().enumerate() {
+        if *token == Token::Open {
+            if let (Some(name), true) = attribute_selector(tokens.get(i + 1..).unwrap_or_default())
+            {
+                reads.add(name);
+            }
+        }
+    }
+    reads
 }
 
 fn value_test_of(tokens: &[Token]) -> Option<ValueTest> {

@@ -5,7 +5,7 @@
 //! function that reads string values (`contains('a', .)`, `id(.)`, `string-length(.)`).
 //! Attribute reads are judged by the attribute's name.
 
-use super::{ValueTest, is_state_class, is_structural_attribute};
+use super::{ContentReads, ValueTest, is_state_class, is_structural_attribute};
 
 /// Functions that never read the string value of their node-set arguments: they count nodes,
 /// test whether a node-set is empty, or read a node's name.
@@ -407,6 +407,18 @@ pub fn xpath_value_test(xpath: &str) -> Option<ValueTest> {
 pub fn xpath_reads(xpath: &str) -> (Option<ValueTest>, bool) {
     let tokens = tokenize(xpath);
     (value_test_of(&tokens), tests_tab_stop(&tokens))
+}
+
+/// Every attribute an XPath reads (presence tests too: `@href` alone cannot be told from a
+/// comparison without evaluating), `*` for any, and whether it reads elements' text.
+pub fn xpath_content_reads(xpath: &str) -> ContentReads {
+    let tokens = tokenize(xpath);
+    let mut reads = ContentReads::default();
+    for name in attributes_read(&tokens) {
+        reads.add(name);
+    }
+    reads.text = reads_text(&tokens).is_some();
+    reads
 }
 
 fn value_test_of(tokens: &[Token]) -> Option<ValueTest> {
