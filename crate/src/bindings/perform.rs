@@ -286,24 +286,19 @@ async fn first(
     options: &ExecOptions,
 ) -> Result<Ran, ActionError> {
     let reviewed = review_here(action, settings, options.timeout_ms).await?;
-    match reviewed.verdict {
-        Verdict::Allow => act(action, settings, reviewed.pin, reviewed.facts, options)
-            .await
-            .map(Ran::from),
+    // Both verdicts that act share one `act(...).await` (one await point in this future's
+    // state machine instead of two: smaller executor wasm).
+    let by_rule = match reviewed.verdict {
+        Verdict::Allow => None,
         // The rule is named in the audit log, with the questions it waived.
         Verdict::AllowedByRule { rule, waived } => {
             let mut by_rule = SortedObject::new();
             by_rule.string("rule", &rule);
             let waived: Vec<String> = waived.iter().map(AskReason::message).collect();
             by_rule.strings("waived", &waived, &str::to_owned);
-            let by_rule = by_rule.into_json();
-            let outcome = act(action, settings, reviewed.pin, reviewed.facts, options).await?;
-            Ok(Ran {
-                outcome,
-                by_rule: Some(by_rule),
-            })
+            Some(by_rule.into_json())
         }
-        Verdict::Deny { rule } => Ok(Outcome::Denied { rule }.into()),
+        Verdict::Deny { rule } => return Ok(Outcome::Denied { rule }.into()),
         Verdict::Ask { reasons } => {
             let target = reviewed
                 .facts
@@ -327,15 +322,17 @@ async fn first(
                 },
                 js_sys::Date::now(),
             )?;
-            Ok(Outcome::Ask {
+            return Ok(Outcome::Ask {
                 reasons,
                 target,
                 target_name,
                 hold,
             }
-            .into())
+            .into());
         }
-    }
+    };
+    let outcome = act(action, settings, reviewed.pin, reviewed.facts, options).await?;
+    Ok(Ran { outcome, by_rule })
 }
 
 /// The call after the user's Allow: the held element, if nothing about it changed.
@@ -399,14 +396,13 @@ async fn act(
         settings,
         facts: facts.unwrap_or_default(),
     };
-    let report = match &pin {
-        Pin::Element(element) => {
-            let pinned = Pinned {
-                element,
-                reviewed: &check,
-            };
-            execute_on(action, Some(pinned), options).await?
-        }
+    // One `execute_on(...).await` for every pin (one await point in this future's state
+    // machine instead of three: smaller executor wasm).
+    let pinned = match &pin {
+        Pin::Element(element) => Some(Pinned {
+            element,
+            reviewed: &check,
+        }),
         Pin::Focused(element) => {
             // The key goes to the focused element, read again by the action with no wait in
             // between: it must be the one reviewed.
@@ -417,7 +413,7 @@ async fn act(
                 });
             }
             check.recheck(element)?;
-            execute_on(action, None, options).await?
+            None
         }
         Pin::Nothing => {
             if let Action::PressKey { selector: None, .. } = action {
@@ -428,9 +424,10 @@ async fn act(
                     });
                 }
             }
-            execute_on(action, None, options).await?
+            None
         }
     };
+    let report = execute_on(action, pinned, options).await?;
     Ok(Outcome::Done(report))
 }
 
