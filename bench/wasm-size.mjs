@@ -15,88 +15,55 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hasNameSection, withoutNameSection } from '../scripts/lib/name-section.mjs';
+import { WasmReader, sections } from '../scripts/lib/wasm-reader.mjs';
 
 /** The sections of a wasm binary, and from them the function bodies with their names. */
 export function analyzeWasm(bytes) {
-  let pos = 8;
-  const leb = () => {
-    let result = 0;
-    let shift = 0;
-    let byte;
-    do {
-      byte = bytes[pos++];
-      result += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    } while (byte & 0x80);
-    return result;
-  };
-  const name = () => {
-    const length = leb();
-    const text = Buffer.from(bytes.subarray(pos, pos + length)).toString('utf8');
-    pos += length;
-    return text;
-  };
   const SECTION = ['custom', 'type', 'import', 'function', 'table', 'memory', 'global', 'export', 'start', 'element', 'code', 'data', 'datacount'];
-  const sections = [];
+  const out = [];
   let importedFunctions = 0;
   const bodies = [];
   const names = new Map();
-  while (pos < bytes.length) {
-    const id = bytes[pos++];
-    const size = leb();
-    const start = pos;
-    let label = SECTION[id] ?? `section ${id}`;
-    if (id === 0) label = `custom: ${name()}`;
-    sections.push({ name: label, bytes: size });
+  for (const section of sections(bytes)) {
+    const { id } = section;
+    const label = id === 0 ? `custom: ${section.name}` : (SECTION[id] ?? `section ${id}`);
+    // The size the section's header gives (custom sections: their name included).
+    const headerSize = new WasmReader(bytes, section.start + 1);
+    headerSize.leb();
+    out.push({ name: label, bytes: section.end - headerSize.pos });
+    const reader = new WasmReader(bytes, section.body);
     if (id === 2) {
-      for (let i = 0, n = leb(); i < n; i++) {
-        name();
-        name();
-        const kind = bytes[pos++];
-        if (kind === 0) {
-          importedFunctions++;
-          leb();
-        } else if (kind === 1) {
-          pos++;
-          const flags = leb();
-          leb();
-          if (flags & 1) leb();
-        } else if (kind === 2) {
-          const flags = leb();
-          leb();
-          if (flags & 1) leb();
-        } else if (kind === 3) {
-          pos += 2;
-        } else {
-          break;
-        }
+      for (let i = 0, n = reader.leb(); i < n; i++) {
+        reader.name();
+        reader.name();
+        if (reader.importDescriptor() === 0) importedFunctions++;
       }
     } else if (id === 10) {
-      for (let i = 0, n = leb(); i < n; i++) {
-        const bodySize = leb();
+      for (let i = 0, n = reader.leb(); i < n; i++) {
+        const bodySize = reader.leb();
         bodies.push({ index: importedFunctions + i, bytes: bodySize });
-        pos += bodySize;
+        reader.pos += bodySize;
       }
     } else if (label === 'custom: name') {
-      while (pos < start + size) {
-        const sub = bytes[pos++];
-        const subSize = leb();
-        const subEnd = pos + subSize;
+      while (reader.pos < section.end) {
+        const sub = reader.byte();
+        const subSize = reader.leb();
+        const subEnd = reader.pos + subSize;
         if (sub === 1) {
-          for (let i = 0, n = leb(); i < n; i++) {
-            const index = leb();
-            names.set(index, name());
+          for (let i = 0, n = reader.leb(); i < n; i++) {
+            const index = reader.leb();
+            names.set(index, reader.name());
           }
         }
-        pos = subEnd;
+        reader.pos = subEnd;
       }
     }
-    pos = start + size;
   }
+  const sectionsOut = out;
   // v0-demangled names carry each crate's disambiguator (`core[c5930c85a12de822]`, leading
   // zeros left out: `serde_json[5feb70e3f436e82]`): dropped.
   const functions = bodies.map((body) => ({ name: (names.get(body.index) ?? `function[${body.index}]`).replace(/\[[0-9a-f]{1,16}\]/g, ''), bytes: body.bytes }));
-  return { total: bytes.length, sections, functions };
+  return { total: bytes.length, sections: sectionsOut, functions };
 }
 
 /** Without the trailing `::h0123…` hash and generic arguments: one entry per generic function. */

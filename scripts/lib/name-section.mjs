@@ -9,39 +9,7 @@
 // would not (it writes the module anew: 590 bytes more code for the chat module, measured).
 
 import fs from 'node:fs';
-
-/** The byte ranges [start, end) of a module's top-level sections, with their id and name. */
-function sections(bytes) {
-  if (bytes.length < 8 || bytes.readUInt32LE(0) !== 0x6d736100) throw new Error('not a wasm module');
-  let pos = 8;
-  const leb = () => {
-    let result = 0;
-    let shift = 0;
-    let byte;
-    do {
-      byte = bytes[pos++];
-      result += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    } while (byte & 0x80);
-    return result;
-  };
-  const out = [];
-  while (pos < bytes.length) {
-    const start = pos;
-    const id = bytes[pos++];
-    const size = leb();
-    const body = pos;
-    let name = null;
-    if (id === 0) {
-      const length = leb();
-      name = Buffer.from(bytes.subarray(pos, pos + length)).toString('utf8');
-    }
-    pos = body + size;
-    if (pos > bytes.length) throw new Error(`section ${id} runs past the end of the module`);
-    out.push({ id, name, start, end: pos });
-  }
-  return out;
-}
+import { sections } from './wasm-reader.mjs';
 
 /** Whether the module has a name section. */
 export function hasNameSection(bytes) {

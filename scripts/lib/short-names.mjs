@@ -12,6 +12,7 @@
 // if a name is not found in the glue or a short name is already a word there.
 
 import fs from 'node:fs';
+import { WasmReader, encodeLeb, encodeName, sections } from './wasm-reader.mjs';
 
 const [wasmPath, ...gluePaths] = process.argv.slice(2);
 if (!wasmPath || gluePaths.length === 0) {
@@ -20,41 +21,6 @@ if (!wasmPath || gluePaths.length === 0) {
 
 const bytes = fs.readFileSync(wasmPath);
 const glues = gluePaths.map((path) => fs.readFileSync(path, 'utf8'));
-
-let pos = 0;
-const leb = () => {
-  let result = 0;
-  let shift = 0;
-  let byte;
-  do {
-    byte = bytes[pos++];
-    result += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-  } while (byte & 0x80);
-  return result;
-};
-const encodeLeb = (value) => {
-  const out = [];
-  do {
-    let byte = value & 0x7f;
-    value = Math.floor(value / 128);
-    if (value > 0) byte |= 0x80;
-    out.push(byte);
-  } while (value > 0);
-  return Buffer.from(out);
-};
-const readName = () => {
-  const length = leb();
-  const text = bytes.subarray(pos, pos + length).toString('utf8');
-  pos += length;
-  return text;
-};
-const encodeName = (text) => {
-  const raw = Buffer.from(text, 'utf8');
-  return Buffer.concat([encodeLeb(raw.length), raw]);
-};
-
-if (bytes.readUInt32LE(0) !== 0x6d736100) throw new Error(`short-names: ${wasmPath} is not wasm`);
 
 // Which names to shorten: every import (all come from the glue), and the exports wasm-bindgen
 // names after a Rust path (`wasm_bindgen_<hash>___convert__closures...`); the public functions,
@@ -78,55 +44,35 @@ function wordRegex(word) {
 }
 
 const parts = [bytes.subarray(0, 8)];
-pos = 8;
-while (pos < bytes.length) {
-  const sectionStart = pos;
-  const id = bytes[pos++];
-  const size = leb();
-  const bodyStart = pos;
-  const end = bodyStart + size;
-  if (id === 2 || id === 7) {
-    const entries = [];
-    const count = leb();
-    for (let i = 0; i < count; i++) {
-      if (id === 2) {
-        const module = readName();
-        const field = readName();
-        const descriptorStart = pos;
-        const kind = bytes[pos++];
-        if (kind === 0) leb();
-        else if (kind === 1) {
-          pos++;
-          const flags = leb();
-          leb();
-          if (flags & 1) leb();
-        } else if (kind === 2) {
-          const flags = leb();
-          leb();
-          if (flags & 1) leb();
-        } else if (kind === 3) pos += 2;
-        else if (kind === 4) {
-          pos++;
-          leb();
-        } else throw new Error(`short-names: unknown import kind ${kind}`);
-        const newField = isShortened(field) ? shortName(field) : field;
-        entries.push(Buffer.concat([encodeName(module), encodeName(newField), bytes.subarray(descriptorStart, pos)]));
-      } else {
-        const field = readName();
-        const descriptorStart = pos;
-        pos++;
-        leb();
-        const newField = isShortenedExport(field) ? shortName(field) : field;
-        entries.push(Buffer.concat([encodeName(newField), bytes.subarray(descriptorStart, pos)]));
-      }
-    }
-    if (pos !== end) throw new Error(`short-names: section ${id} did not parse to its end`);
-    const body = Buffer.concat([encodeLeb(count), ...entries]);
-    parts.push(Buffer.from([id]), encodeLeb(body.length), body);
-  } else {
-    parts.push(bytes.subarray(sectionStart, end));
+for (const section of sections(bytes)) {
+  const { id } = section;
+  if (id !== 2 && id !== 7) {
+    parts.push(bytes.subarray(section.start, section.end));
+    continue;
   }
-  pos = end;
+  const reader = new WasmReader(bytes, section.body);
+  const entries = [];
+  const count = reader.leb();
+  for (let i = 0; i < count; i++) {
+    if (id === 2) {
+      const module = reader.name();
+      const field = reader.name();
+      const descriptorStart = reader.pos;
+      reader.importDescriptor();
+      const newField = isShortened(field) ? shortName(field) : field;
+      entries.push(Buffer.concat([encodeName(module), encodeName(newField), bytes.subarray(descriptorStart, reader.pos)]));
+    } else {
+      const field = reader.name();
+      const descriptorStart = reader.pos;
+      reader.byte();
+      reader.leb();
+      const newField = isShortenedExport(field) ? shortName(field) : field;
+      entries.push(Buffer.concat([encodeName(newField), bytes.subarray(descriptorStart, reader.pos)]));
+    }
+  }
+  if (reader.pos !== section.end) throw new Error(`short-names: section ${id} did not parse to its end`);
+  const body = Buffer.concat([encodeLeb(count), ...entries]);
+  parts.push(Buffer.from([id]), encodeLeb(body.length), body);
 }
 
 const renamed = glues.map((glue) => glue);
