@@ -11,7 +11,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use bai::dom::fixture::{Fixture, run_script};
+use bai::dom::fixture::{Fixture, run_script, until};
 use bai::dom::{ActionReport, ExecOptions, execute};
 use bai::protocol::{Action, Selector, SelectorKind};
 use wasm_bindgen::JsCast;
@@ -22,23 +22,6 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 fn opts(timeout_ms: u32) -> ExecOptions {
     ExecOptions { timeout_ms }
-}
-
-/// Waits, one animation frame at a time, until `condition` holds (at most ~2 s of frames).
-async fn until(mut condition: impl FnMut() -> bool) {
-    for _ in 0..120 {
-        if condition() {
-            return;
-        }
-        let promise = js_sys::Promise::new(&mut |resolve, _| {
-            web_sys::window()
-                .unwrap()
-                .request_animation_frame(&resolve)
-                .unwrap();
-        });
-        wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
-    }
-    panic!("condition never held");
 }
 
 async fn click(selector: Selector, timeout_ms: u32) -> Result<ActionReport, bai::dom::ActionError> {
@@ -331,7 +314,9 @@ async fn a_moving_element_is_not_stable_until_it_stops() {
     // A new animation starts at the next frame it is committed in, so for a frame or two a
     // loaded machine shows it still at its start: wait until it has really moved.
     let start = mover.get_bounding_client_rect().left();
-    until(|| mover.get_bounding_client_rect().left() != start).await;
+    until(|| mover.get_bounding_client_rect().left() != start)
+        .await
+        .unwrap();
     // Moving for good: never stable.
     let err = click(Selector::css("#mover"), 150).await.unwrap_err();
     assert_eq!(err.code(), "not_stable");
@@ -344,7 +329,9 @@ async fn a_moving_element_is_not_stable_until_it_stops() {
         .set_property("animation", "bai-slide 1.2s linear 1")
         .unwrap();
     let start = mover.get_bounding_client_rect().left();
-    until(|| mover.get_bounding_client_rect().left() != start).await;
+    until(|| mover.get_bounding_client_rect().left() != start)
+        .await
+        .unwrap();
     let report = click(Selector::css("#mover"), 8000).await.unwrap();
     assert!(report.attempts > 1);
     assert_eq!(global("__moverClicked"), JsValue::TRUE);
@@ -446,7 +433,9 @@ async fn a_moving_element_is_not_stable_when_frames_are_slow() {
     .unwrap();
     let mover: web_sys::HtmlElement = f.find("#slow-mover").unwrap().dyn_into().unwrap();
     let start = mover.get_bounding_client_rect().left();
-    until(|| mover.get_bounding_client_rect().left() != start).await;
+    until(|| mover.get_bounding_client_rect().left() != start)
+        .await
+        .unwrap();
     // Frames 150 ms apart or more, as on a loaded machine: Chrome then draws a late frame at
     // the animation time a look just before it already saw (the CI flake of the test above),
     // and the boxes must still be compared across a time the animation really moved.

@@ -10,7 +10,7 @@
 //! controlled form (tests/fixtures/dom/react-login.jsx, `__mountPrefs`) whose own state must
 //! follow.
 
-use bai::dom::fixture::{Fixture, run_script};
+use bai::dom::fixture::{Fixture, run_script, until};
 use bai::dom::{ActionReport, ExecOptions, execute};
 use bai::protocol::{Action, Selector, SelectorKind};
 use wasm_bindgen::JsCast;
@@ -64,23 +64,6 @@ async fn check(selector: Selector, on: bool) -> Result<ActionReport, bai::dom::A
         Action::Uncheck { selector }
     };
     execute(&action, &opts(500)).await
-}
-
-/// Waits until `condition` holds, on animation frames (no sleeps, no busy loop).
-async fn until(mut condition: impl FnMut() -> bool) {
-    for _ in 0..120 {
-        if condition() {
-            return;
-        }
-        let promise = js_sys::Promise::new(&mut |resolve, _| {
-            web_sys::window()
-                .unwrap()
-                .request_animation_frame(&resolve)
-                .unwrap();
-        });
-        wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
-    }
-    panic!("condition never held");
 }
 
 #[wasm_bindgen_test]
@@ -257,12 +240,16 @@ async fn react_controlled_select_and_checkbox_follow_react_state() {
             JsValue::UNDEFINED
         }
     };
-    until(|| state("size") == JsValue::from_str("m")).await;
+    until(|| state("size") == JsValue::from_str("m"))
+        .await
+        .unwrap();
 
     select(Selector::new(SelectorKind::Label, "Size"), "Large", 2000)
         .await
         .unwrap();
-    until(|| state("size") == JsValue::from_str("l")).await;
+    until(|| state("size") == JsValue::from_str("l"))
+        .await
+        .unwrap();
     let err = select(
         Selector::new(SelectorKind::Label, "Size"),
         "Extra large",
@@ -276,13 +263,17 @@ async fn react_controlled_select_and_checkbox_follow_react_state() {
     check(Selector::new(SelectorKind::Label, "Newsletter"), true)
         .await
         .unwrap();
-    until(|| state("newsletter") == JsValue::TRUE).await;
+    until(|| state("newsletter") == JsValue::TRUE)
+        .await
+        .unwrap();
     // React re-rendered with its own state: the DOM agrees.
     let status = f.find("[role=status]").unwrap().text_content().unwrap();
     assert_eq!(status, "size=l newsletter=true");
     check(Selector::new(SelectorKind::Label, "Newsletter"), false)
         .await
         .unwrap();
-    until(|| state("newsletter") == JsValue::FALSE).await;
+    until(|| state("newsletter") == JsValue::FALSE)
+        .await
+        .unwrap();
     unmount.call0(&JsValue::NULL).unwrap();
 }

@@ -17,12 +17,11 @@
 //! moves between its parts itself, and the whole field is checked; a date the field rewrites
 //! fails with `value_mismatch` naming what it shows.
 
-use bai::dom::fixture::{Fixture, run_script};
+use bai::dom::fixture::{Fixture, frames, run_script};
 use bai::dom::{ActionReport, ExecOptions, execute};
 use bai::protocol::{Action, Selector, SelectorKind};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -42,18 +41,6 @@ async fn select(option: &str, timeout_ms: u32) -> Result<ActionReport, bai::dom:
         &ExecOptions { timeout_ms },
     )
     .await
-}
-
-async fn frames(n: u32) {
-    for _ in 0..n {
-        let promise = js_sys::Promise::new(&mut |resolve, _| {
-            web_sys::window()
-                .unwrap()
-                .request_animation_frame(&resolve)
-                .unwrap();
-        });
-        JsFuture::from(promise).await.unwrap();
-    }
 }
 
 fn open_listboxes(f: &Fixture) -> usize {
@@ -91,7 +78,7 @@ async fn mount_mui() -> (Fixture, js_sys::Function) {
         if f.find("#date-state").is_some() {
             break;
         }
-        frames(1).await;
+        frames(1).await.unwrap();
     }
     (f, unmount)
 }
@@ -157,7 +144,7 @@ async fn autocomplete_types_to_filter_and_a_missing_option_leaves_it_as_found() 
         if f.find("#country-state").is_some() {
             break;
         }
-        frames(1).await;
+        frames(1).await.unwrap();
     }
     let state = || f.find("#country-state").unwrap().text_content().unwrap();
 
@@ -165,7 +152,7 @@ async fn autocomplete_types_to_filter_and_a_missing_option_leaves_it_as_found() 
     select("Portugal", 3000).await.unwrap();
     assert_eq!(state(), "Portugal");
     assert_eq!(country_text(&f), "Portugal");
-    frames(2).await;
+    frames(2).await.unwrap();
     assert_eq!(open_listboxes(&f), 0, "the list closed after the choice");
 
     let err = select("Atlantis", 3000).await.unwrap_err();
@@ -176,7 +163,7 @@ async fn autocomplete_types_to_filter_and_a_missing_option_leaves_it_as_found() 
         if open_listboxes(&f) == 0 {
             break;
         }
-        frames(1).await;
+        frames(1).await.unwrap();
     }
     assert_eq!(open_listboxes(&f), 0, "the list was closed again");
     assert_eq!(state(), "Portugal");

@@ -13,7 +13,7 @@
 //! failure that must leave the widget closed and its value unchanged. Then the wait for the page
 //! to settle: an animated modal, and a page that never settles.
 
-use bai::dom::fixture::{Fixture, add_style, run_script};
+use bai::dom::fixture::{Fixture, add_style, frames, run_script};
 use bai::dom::{ActionReport, ExecOptions, execute, observe};
 use bai::protocol::{Action, Selector, SelectorKind};
 use wasm_bindgen::JsCast;
@@ -97,18 +97,6 @@ fn open_listboxes() -> usize {
         .count()
 }
 
-async fn frames(n: u32) {
-    for _ in 0..n {
-        let promise = js_sys::Promise::new(&mut |resolve, _| {
-            web_sys::window()
-                .unwrap()
-                .request_animation_frame(&resolve)
-                .unwrap();
-        });
-        JsFuture::from(promise).await.unwrap();
-    }
-}
-
 /// Mounts the React widgets; returns the fixture and the unmount function.
 async fn mount_react() -> (Fixture, js_sys::Function) {
     if get(&js_sys::global(), "__mountWidgets").is_undefined() {
@@ -125,7 +113,7 @@ async fn mount_react() -> (Fixture, js_sys::Function) {
         if f.find("#flavour-state").is_some() && f.find("#person-state").is_some() {
             break;
         }
-        frames(1).await;
+        frames(1).await.unwrap();
     }
     (f, unmount)
 }
@@ -154,7 +142,7 @@ async fn react_select_failure_closes_the_menu_and_keeps_the_value() {
     let err = select(label("Flavour"), "Mint", 1000).await.unwrap_err();
     assert_eq!(err.code(), "option_not_found");
     assert!(err.message().contains("Strawberry"), "{}", err.message());
-    frames(2).await;
+    frames(2).await.unwrap();
     assert_eq!(open_listboxes(), 0, "the menu was closed again");
     assert_eq!(text_of("#flavour-state"), "chocolate");
     let input = f.find("#flavour-input").unwrap();
@@ -187,7 +175,7 @@ async fn headless_listbox_with_portalled_options() {
         .unwrap_err();
     assert_eq!(err.code(), "option_not_found");
     assert!(err.message().contains("Ada Lovelace"), "{}", err.message());
-    frames(2).await;
+    frames(2).await.unwrap();
     assert_eq!(open_listboxes(), 0, "the portalled list was closed again");
     assert_eq!(text_of("#person-state"), "Alan Turing");
     let document = web_sys::window().unwrap().document().unwrap();
@@ -236,7 +224,7 @@ async fn shoelace_select_in_shadow_dom() {
         if !open() {
             break;
         }
-        frames(1).await;
+        frames(1).await.unwrap();
     }
     assert!(!open(), "the select was closed again");
     assert_eq!(value(), "l");

@@ -80,3 +80,40 @@ pub fn add_style(css: &str) -> Result<Element, JsValue> {
     document.head().ok_or("no head")?.append_child(&style)?;
     Ok(style)
 }
+
+/// Resolves at the page's next animation frame.
+pub async fn next_frame() -> Result<(), JsValue> {
+    let window = web_sys::window().ok_or("no window")?;
+    let mut scheduled = Ok(0);
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        scheduled = window.request_animation_frame(&resolve);
+    });
+    scheduled?;
+    wasm_bindgen_futures::JsFuture::from(promise).await?;
+    Ok(())
+}
+
+/// Waits `n` animation frames.
+pub async fn frames(n: u32) -> Result<(), JsValue> {
+    for _ in 0..n {
+        next_frame().await?;
+    }
+    Ok(())
+}
+
+/// Waits, one animation frame at a time, until `condition` holds; an error after 120 frames
+/// (about two seconds on an idle machine, longer under load, since frames slow down with it).
+pub async fn until(mut condition: impl FnMut() -> bool) -> Result<(), JsValue> {
+    for _ in 0..120 {
+        if condition() {
+            return Ok(());
+        }
+        next_frame().await?;
+    }
+    if condition() {
+        return Ok(());
+    }
+    Err(JsValue::from_str(
+        "condition never held within 120 animation frames",
+    ))
+}
