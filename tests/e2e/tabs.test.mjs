@@ -284,7 +284,8 @@ for (const name of browserNames()) {
       await say(line('open_tab', { url: '/tabs/cart.html?late' }));
       const opened = await next();
       assert.equal(opened.actions[0].data?.tab, 't2', JSON.stringify(opened.actions));
-      // The click is delivered to t2 and waits there for #late (8 s after the page loaded).
+      // The click is delivered to t2 and waits there for #late, which appears only when the test
+      // releases it, after Stop.
       await say(line('click', { selector: '#late' }, { tab: 't2', timeout_ms: 20000 }));
       // No page-visible signal says that an action waits: a short pause, and in Chromium a look
       // at the background's delivery ledger.
@@ -298,6 +299,7 @@ for (const name of browserNames()) {
       await chat.clickInShadow('bai-banner', 'button.stop');
       await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.workflowState === 'stopped', { what: 'the workflow to stop' });
       // The element appears well within the click's timeout; the stopped click never lands.
+      server.setState('release-late', true);
       const deadline = Date.now() + 15000;
       while (!server.state('cart')?.late && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
       assert.equal(server.state('cart')?.late, true, 'the late element appeared');

@@ -2,6 +2,7 @@
 // the fixture bundles in tests/fixtures/build/. Pages under /csp/ get a strict
 // Content-Security-Policy header, like many real sites send. A page may report its state with
 // `POST /state/<key>` (JSON); the test reads it with `server.state(key)` without touching the tab.
+// The other way, the test's `server.setState(key, value)` is what `GET /state/<key>` answers.
 
 import http from 'node:http';
 import fs from 'node:fs/promises';
@@ -59,6 +60,16 @@ export async function startServer({ host = '127.0.0.1', route } = {}) {
       }
       return;
     }
+    // What the test set with `setState` (a page waits for a signal from the test by polling).
+    if (request.method === 'GET' && request.url.startsWith('/state/')) {
+      const key = decodeURIComponent(request.url.slice('/state/'.length).split('?')[0]);
+      if (!states.has(key)) {
+        response.writeHead(404, { 'cache-control': 'no-store' }).end();
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(states.get(key)));
+      return;
+    }
     const file = resolveRequest(request.url);
     if (!file.startsWith(FIXTURES)) {
       response.writeHead(403).end();
@@ -86,6 +97,8 @@ export async function startServer({ host = '127.0.0.1', route } = {}) {
     origin: `http://${host}:${port}`,
     /** The last state the page reported under `key`, or undefined. */
     state: (key) => states.get(key),
+    /** Sets the state under `key`, which pages read with `GET /state/<key>`. */
+    setState: (key, value) => states.set(key, value),
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }
