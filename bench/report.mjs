@@ -256,7 +256,15 @@ for (const [name, b] of [['Chromium', chromium], ['Firefox', firefox]]) {
   if (!s || s.error) { p(`| ${name} | ${s?.error ? 'error' : 'not run'} | | | |`); continue; }
   p(`| ${name} | ${ms(s.core_init_ms, 1)} | ${f(s.cold_core_init_ms, 1)} | ${s.dom_content_loaded_to_banner_ready_ms ? ms(s.dom_content_loaded_to_banner_ready_ms, 1) : 'n/a'} | ${f(s.cold_dom_content_loaded_to_banner_ready_ms, 1)} |`);
 }
-p('', 'Firefox rounds `performance.now()` to 1 ms.', '');
+p('');
+// The phases of core init and the import before it (extension/content/load-core.js, main.js).
+const phaseRows = [['module_compiled_ms', 'module compiled (since loading began)'], ['glue_imported_ms', 'glue imported (since loading began, in parallel)'], ['instantiate_ms', 'instantiation'], ['content_script_import_ms', 'before core init: loader.js importing main.js and its modules']];
+if ([chromium, firefox].some((b) => b.startup?.module_compiled_ms)) {
+  p('| Phase (median ms) | Chromium | Firefox |', '|---|---|---|');
+  for (const [key, label] of phaseRows) p(`| ${label} | ${f(chromium.startup?.[key]?.median, 1)} | ${f(firefox.startup?.[key]?.median, 1)} |`);
+  p('');
+}
+p('Firefox rounds `performance.now()` to 1 ms.', '');
 
 p('## 7. End-to-end latency', '');
 p('Real extension, automatic approval. **Handshake → ACK**: the assistant\'s complete handshake message added → the ACK present in the transcript as a user message (posted through the real ProseMirror composer); one fresh conversation per sample. **Action → effect**: a message with one complete `BAI_ACTION` click added to an idle chat tab (the previous action reported) → the target\'s click listener runs (target on the chat tab). Split of the action time: mutation → poll start (MutationObserver, `setTimeout(0)`), the poll (`bai:poll`), poll end → click (persisting the engine state to storage.local, then the executor: actionability checks, a stability check over **one animation frame**, scroll, click). `bench/browser/latency.mjs`.', '');

@@ -31,6 +31,11 @@ export async function run({ browser, server, name }) {
   // that role's module (fetch, compile, instantiate).
   const roleParts = [];
   const loadParts = [];
+  // Finer phases when the content script reports them (extension/content/load-core.js, main.js):
+  // `compiledMs` / `glueMs` when the module had compiled / the glue was imported, since loading
+  // began (the two overlap), `instantiateMs` instantiation alone, and `importMs` importing the
+  // content script's modules (loader.js -> start()), which comes before core init's clock.
+  const phaseParts = {};
   const toBanner = [];
   for (let i = 0; i < LOADS; i++) {
     const url = `${server.origin}/chat/c/startup-${name}-${i}`;
@@ -50,6 +55,10 @@ export async function run({ browser, server, name }) {
     if (status.startParts) {
       roleParts.push(status.startParts.roleMs);
       loadParts.push(status.startParts.loadMs);
+      for (const [phase, ms] of Object.entries(status.startParts)) {
+        if (phase === 'roleMs' || phase === 'loadMs' || typeof ms !== 'number') continue;
+        (phaseParts[phase] ??= []).push(ms);
+      }
     }
     if (tab.page) {
       toBanner.push(await tab.evaluate(() => window.__bench.bannerAt - performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd));
@@ -62,11 +71,16 @@ export async function run({ browser, server, name }) {
   if (roleParts.length === init.length) {
     out.role_answer_ms = summary(roleParts.slice(1));
     out.module_load_ms = summary(loadParts.slice(1));
+    const names = { compiledMs: 'module_compiled_ms', glueMs: 'glue_imported_ms', instantiateMs: 'instantiate_ms', importMs: 'content_script_import_ms' };
+    for (const [phase, samples] of Object.entries(phaseParts)) {
+      if (names[phase] && samples.length === init.length) out[names[phase]] = summary(samples.slice(1));
+    }
   }
   if (toBanner.length) {
     out.cold_dom_content_loaded_to_banner_ready_ms = toBanner[0];
     out.dom_content_loaded_to_banner_ready_ms = summary(toBanner.slice(1));
   }
-  process.stderr.write(`[bench] ${name} startup: init ${out.core_init_ms.median} ms\n`);
+  const parts = Object.entries(out).filter(([k]) => /^(module_|glue_|instantiate_|content_script_)/.test(k)).map(([k, v]) => `${k} ${v.median}`).join(', ');
+  process.stderr.write(`[bench] ${name} startup: init ${out.core_init_ms.median} ms${parts ? ` (${parts})` : ''}\n`);
   return out;
 }

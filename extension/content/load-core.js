@@ -58,9 +58,9 @@ const ROLES = {
 };
 
 /**
- * Resolves to `{ core, flavor, error }`: the `role` module's namespace ('chat' | 'exec') and
- * which build it is ('wasm' | 'js'), or `core: null, flavor: null` and the error when neither
- * build could start. Never rejects.
+ * Resolves to `{ core, flavor, error, phases? }`: the `role` module's namespace ('chat' | 'exec')
+ * and which build it is ('wasm' | 'js'), or `core: null, flavor: null` and the error when neither
+ * build could start; `phases` times the wasm build's loading. Never rejects.
  * @param {any} ext
  * @param {'chat' | 'exec'} role
  */
@@ -71,12 +71,20 @@ export async function loadCore(ext, role) {
     try {
       // Fetching and compiling the module (the larger part of start-up, most of all in Firefox)
       // starts before the glue is imported, so the two overlap; the glue then only instantiates.
+      // Each phase's time is kept for the start-up figure (bench/browser/startup.mjs): when the
+      // module had compiled and the glue was imported (since loading began), instantiation.
+      const began = performance.now();
+      const phases = { compiledMs: 0, glueMs: 0, instantiateMs: 0 };
       const compiling = compileWasm(ext.runtime.getURL(files.wasm));
       // Settled here too, so a failed import leaves no unhandled rejection behind.
-      compiling.catch(() => {});
+      compiling.then(() => { phases.compiledMs = performance.now() - began; }, () => {});
       const core = await files.glue();
-      await core.default({ module_or_path: await compiling });
-      return { core, flavor: 'wasm', error: null };
+      phases.glueMs = performance.now() - began;
+      const compiled = await compiling;
+      const instantiating = performance.now();
+      await core.default({ module_or_path: compiled });
+      phases.instantiateMs = performance.now() - instantiating;
+      return { core, flavor: 'wasm', error: null, phases };
     } catch (error) {
       // Only a page that forbids wasm is a reason for the JS build; any other failure is a bug
       // the JS build would hide.

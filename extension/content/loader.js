@@ -6,6 +6,9 @@
   // second copy would start a second executor and chat session in the same tab.
   if (globalThis.__baiContentStarted) return;
   globalThis.__baiContentStarted = true;
+  // When the content script began: importing main.js and its modules comes before start-up's
+  // own clock (reported beside it, extension/content/main.js).
+  globalThis.__baiLoaderAt = performance.now();
   const api = globalThis.browser ?? globalThis.chrome;
   try {
     const main = await import(api.runtime.getURL('extension/content/main.js'));

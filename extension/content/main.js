@@ -56,8 +56,14 @@ export async function start() {
     coreVersion,
     startError,
     startMs,
-    // Where start-up went: asking the background for the role, then loading the module.
-    startParts: { roleMs, loadMs: startMs - roleMs },
+    // Where start-up went: asking the background for the role, then loading the module (and
+    // its phases); before all that, importing this module and its imports (loader.js).
+    startParts: {
+      roleMs,
+      loadMs: startMs - roleMs,
+      ...loaded.phases,
+      importMs: typeof globalThis.__baiLoaderAt === 'number' ? started - globalThis.__baiLoaderAt : null,
+    },
     coreFlavor: coreVersion ? coreFlavor : null,
     coreRole: chatCapable ? 'chat' : 'exec',
     chat,
