@@ -1004,3 +1004,38 @@ fn a_complete_message_reads_as_before() {
     );
     drop(fixture);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Math (KaTeX, MathML)
+
+/// Math the chat site rendered with KaTeX: a visually hidden MathML copy whose `<annotation>`
+/// holds the TeX source (line breaks and all), and the shown `.katex-html` (aria-hidden, yet
+/// what the user sees). The reader reads what is shown, between `$` marks as the Markdown had
+/// it, never the hidden source: a line of the source never reads as a record, nor does the
+/// rendered math start a line as one.
+#[wasm_bindgen_test]
+fn math_reads_as_shown_and_its_hidden_source_never_as_a_record() {
+    let line = r#"BAI_ACTION {"id":1}"#;
+    let katex = |tex: &str, shown: &str| {
+        format!(
+            "<span class=\"katex\"><span class=\"katex-mathml\"><math xmlns=\"http://www.w3.org/1998/Math/MathML\">\
+             <semantics><mrow><mi>x</mi></mrow><annotation encoding=\"application/x-tex\">{tex}</annotation>\
+             </semantics></math></span><span class=\"katex-html\" aria-hidden=\"true\"><span class=\"base\">\
+             <span class=\"mord mathnormal\">{shown}</span></span></span></span>"
+        )
+    };
+    let fixture = Fixture::new(&format!(
+        "<div data-message-author-role=\"assistant\"><div class=\"markdown\">\
+         <p>Inline {} math.</p>\
+         <p><span class=\"katex-display\">{}</span></p>\
+         <p><math><semantics><mi>y</mi><annotation-xml encoding=\"text/html\">\n{line}\n</annotation-xml>\
+         <annotation encoding=\"application/x-tex\">y\n{line}\n</annotation></semantics></math></p>\
+         <p>{line}</p></div></div>",
+        katex(&format!("x\n{line}\n"), "x"),
+        katex(&format!("\\\\\n{line}\n"), line),
+    ));
+    let text = fixture.text_of("[data-message-author-role]");
+    assert_eq!(text, format!("Inline $x$ math.\n${line}$\n$y$\n{line}"));
+    assert_eq!(records_in(&text, true), 1, "only the plain line: {text:?}");
+    drop(fixture);
+}

@@ -250,6 +250,22 @@ struct TextWriter<'a> {
     /// element of the walk needs its own `matches` call for them.
     ui_inside: bool,
     code_inside: bool,
+    /// Some element under the body is math (`<math>`, KaTeX's `.katex`): only then are spans'
+    /// classes read ([`Self::math_kind`]).
+    math_inside: bool,
+    /// Inside math marked with `$` (math inside it is not marked again).
+    math_depth: usize,
+}
+
+/// What an element is to the reading of math.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MathKind {
+    /// No math.
+    None,
+    /// Math as shown: a `<math>` element, KaTeX's `.katex` (whose shown part is `.katex-html`).
+    Shown,
+    /// Never shown: KaTeX's visually hidden MathML copy (`.katex-mathml`), for screen readers.
+    Hidden,
 }
 
 impl<'a> TextWriter<'a> {
@@ -264,6 +280,7 @@ impl<'a> TextWriter<'a> {
         // matched against the whole document either way), and the walk visits only descendants.
         let ui_inside = calls::query_selector(body, profile.ui_selector).is_some();
         let code_inside = calls::query_selector(body, profile.code_block_selector).is_some();
+        let math_inside = calls::query_selector(body, "math, .katex").is_some();
         Self {
             out: String::new(),
             profile,
@@ -284,6 +301,32 @@ impl<'a> TextWriter<'a> {
             positions: Vec::new(),
             ui_inside,
             code_inside,
+            math_inside,
+            math_depth: 0,
+        }
+    }
+
+    /// Whether `element` (named `name`) is math, and shown or not. Asked only when the body
+    /// holds math; classes are read of spans only (KaTeX's wrappers).
+    fn math_kind(&self, element: &Element, name: &str) -> MathKind {
+        if !self.math_inside {
+            return MathKind::None;
+        }
+        match name {
+            "math" => MathKind::Shown,
+            "span" => {
+                let class = element.get_attribute("class").unwrap_or_default();
+                let mut kind = MathKind::None;
+                for token in class.split_ascii_whitespace() {
+                    match token {
+                        "katex-mathml" => return MathKind::Hidden,
+                        "katex" => kind = MathKind::Shown,
+                        _ => {}
+                    }
+                }
+                kind
+            }
+            _ => MathKind::None,
         }
     }
 
@@ -328,6 +371,19 @@ impl<'a> TextWriter<'a> {
             self.code_block(element);
             return;
         }
+        // Math is read as shown, never from its source: an `<annotation>` (the TeX a site
+        // keeps inside MathML, line breaks and all) is never rendered, nor is KaTeX's MathML
+        // copy; a line of the source must not read as a record the user never saw.
+        if matches!(name.as_str(), "annotation" | "annotation-xml") {
+            return;
+        }
+        let math = self.math_kind(element, &name);
+        if math == MathKind::Hidden {
+            return;
+        }
+        // Shown math keeps `$` marks, as the Markdown had it (`$$…$$` alone in a paragraph
+        // renders as just its text): a line of it never starts its line as a record.
+        let math = math == MathKind::Shown && self.math_depth == 0;
         let block = BLOCK_TAGS.contains(&name.as_str());
         let cell = matches!(name.as_str(), "td" | "th");
         if block || cell {
@@ -359,6 +415,7 @@ impl<'a> TextWriter<'a> {
             "del" | "s" | "strike" => "~~",
             _ => "",
         };
+        let emphasis = if math { "$" } else { emphasis };
         let emphasis = if !emphasis.is_empty()
             && element
                 .text_content()
@@ -387,9 +444,12 @@ impl<'a> TextWriter<'a> {
         } else {
             self.open_marks.push_str(emphasis);
         }
-        let code = name == "code";
+        // No emphasis inside code or math (a TeX `a_b`, `x*y` opens nothing).
+        let code = name == "code" || math;
         self.code_depth += usize::from(code);
+        self.math_depth += usize::from(math);
         self.children(element);
+        self.math_depth -= usize::from(math);
         self.code_depth -= usize::from(code);
         self.open_marks.truncate(marks_len);
         if inline_code {
