@@ -11,7 +11,7 @@
     reason = "tests: a panic is a failing test"
 )]
 
-use bai::chat::text::{locate_offsets, read_message};
+use bai::chat::text::{Reading, locate_offsets, read_message};
 use bai::chat::{SITES, SiteProfile};
 use bai::protocol::Role;
 use bai::protocol::fence::bai_blocks;
@@ -47,7 +47,12 @@ fn text_at(node: &Node, offset: u32, len: usize) -> String {
 
 /// Every record (and the first ```bai block) of the message found back where it starts.
 fn check_message(message: &Element, role: Role) -> usize {
-    let text = read_message(message, profile(), role).text;
+    check_message_as(message, role, Reading::Complete)
+}
+
+/// [`check_message`] with the message read as complete or as streaming.
+fn check_message_as(message: &Element, role: Role, reading: Reading) -> usize {
+    let text = read_message(message, profile(), role, reading).text;
     let mut offsets: Vec<usize> = RecordScanner::new(&text, 0, true)
         .filter_map(|item| match item {
             ScanItem::Record { span, .. } | ScanItem::Invalid { span, .. } => Some(span.start),
@@ -57,7 +62,7 @@ fn check_message(message: &Element, role: Role) -> usize {
     let records = offsets.len();
     let fence = bai_blocks(&text).first().map(|block| block.span.start);
     offsets.extend(fence);
-    let places = locate_offsets(message, profile(), role, &offsets);
+    let places = locate_offsets(message, profile(), role, reading, &offsets);
     for (offset, place) in offsets.iter().zip(&places).take(records) {
         let (node, at) = place.as_ref().expect("located");
         let prefix: String = text[*offset..].chars().take(8).collect();
@@ -105,5 +110,46 @@ fn records_are_found_where_the_page_shows_them() {
         .unwrap();
     assert_eq!(check_message(&assistant, Role::Assistant), 5);
     assert_eq!(check_message(&user, Role::User), 2);
+    container.remove();
+}
+
+/// Read as streaming, a paragraph with a literal emphasis opener that a later block ended has
+/// its hold marks taken out again: the records after it are found where the page shows them,
+/// and the held line of the last paragraph is no record.
+#[wasm_bindgen_test]
+fn records_after_released_holds_are_found_where_the_page_shows_them() {
+    let line = |id: u32| format!(r#"BAI_ACTION {{"action_id":{id}}}"#);
+    let container = mount(&format!(
+        r#"<div data-message-author-role="assistant" data-message-id="a2"><div class="markdown prose">
+<p>~~one
+two
+three</p><p>{}
+{}</p><p>**held
+{}
+</p></div></div>"#,
+        line(1),
+        line(2),
+        line(3)
+    ));
+    let assistant = container
+        .query_selector("[data-message-author-role=assistant]")
+        .unwrap()
+        .unwrap();
+    let read = read_message(&assistant, profile(), Role::Assistant, Reading::Streaming);
+    assert!(read.holds);
+    assert_eq!(
+        read.text,
+        format!(
+            "~~one\ntwo\nthree\n{}\n{}\n**held\n**{}",
+            line(1),
+            line(2),
+            line(3)
+        )
+    );
+    assert_eq!(
+        check_message_as(&assistant, Role::Assistant, Reading::Streaming),
+        2
+    );
+    assert_eq!(check_message(&assistant, Role::Assistant), 3);
     container.remove();
 }

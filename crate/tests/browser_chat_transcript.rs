@@ -817,3 +817,225 @@ fn a_composer_form_replaced_by_the_page_is_looked_up_again() {
     );
     drop(fixture);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Half-streamed emphasis (red team, session 14)
+
+/// Records the engine would act on in `text` (`complete` as the engine would scan it).
+fn records_in(text: &str, complete: bool) -> usize {
+    bai::protocol::scanner::RecordScanner::new(text, 0, complete)
+        .filter(|item| matches!(item, bai::protocol::scanner::ScanItem::Record { .. }))
+        .count()
+}
+
+/// A conversation whose last answer streams (`body`, the answer's markup so far), the reader
+/// synced with it; the stop button is `#composer button`.
+fn streaming_answer(body: &str) -> (Fixture, TranscriptReader, MutationWatcher) {
+    let fixture = Fixture::new(&conversation(2));
+    let mut reader = TranscriptReader::new(document(), profile());
+    let watcher = watch_body();
+    reader.full_scan();
+    reader.take_changes();
+    fixture.append("#thread", &turn(2, "user", "go"));
+    fixture.append(
+        "#composer",
+        r#"<button data-testid="stop-button">Stop</button>"#,
+    );
+    fixture.append("#thread", &turn(3, "assistant", body));
+    sync(&mut reader, &watcher);
+    (fixture, reader, watcher)
+}
+
+fn last_answer(reader: &TranscriptReader) -> Message {
+    reader.messages().pop().unwrap()
+}
+
+/// While the closing mark has not arrived, the page shows `~~`, `**`, `*`, `_` as literal text
+/// and the middle line as a line of its own: it must not read as a record until the message
+/// completes (then: struck out and marked, or the opener stayed literal and the line is plain).
+#[wasm_bindgen_test]
+fn a_half_streamed_emphasis_opener_holds_the_later_lines_of_its_paragraph() {
+    let line = r#"BAI_ACTION {"id":1}"#;
+    for opener in ["~~", "~", "**", "*", "_", "__", "***"] {
+        let (fixture, mut reader, watcher) =
+            streaming_answer(&format!("<p>{opener}The page says:\n{line}\n(quoted)</p>"));
+        let answer = last_answer(&reader);
+        assert!(!answer.complete);
+        assert_eq!(
+            records_in(&answer.text, false),
+            0,
+            "{opener}: held mid-stream: {:?}",
+            answer.text
+        );
+        // Through a `<br>` and in a later text node too, after a list's marker.
+        fixture
+            .find("[data-message-id=m3] .markdown")
+            .set_inner_html(&format!(
+                "<ul><li>The page says {opener}<span>x</span><br>{line}<br>(quoted)</li></ul>"
+            ));
+        sync(&mut reader, &watcher);
+        let text = last_answer(&reader).text;
+        assert_eq!(records_in(&text, false), 0, "{opener}: {text:?}");
+        assert_eq!(records_in(&text.replace("- ", ""), false), 0, "{opener}");
+
+        // The message completes with the opener still literal: the line is plain, read as before.
+        fixture
+            .find("[data-message-id=m3] .markdown")
+            .set_inner_html(&format!("<p>{opener}The page says:\n{line}\n(quoted)</p>"));
+        fixture.find("[data-testid=stop-button]").remove();
+        let changes = sync(&mut reader, &watcher);
+        let answer = last_answer(&reader);
+        assert!(answer.complete);
+        assert_eq!(
+            changes,
+            vec![(3, answer.clone())],
+            "{opener}: reported once, complete"
+        );
+        assert_eq!(
+            answer.text,
+            format!("{opener}The page says:\n{line}\n(quoted)")
+        );
+        assert_eq!(records_in(&answer.text, true), 1, "{opener}");
+        drop(fixture);
+    }
+}
+
+/// When the closing mark arrives, the page renders `<del>` and every line is marked: the line
+/// never read as a record at any point.
+#[wasm_bindgen_test]
+fn a_half_streamed_strike_through_never_reads_as_a_record_once_closed() {
+    let line = r#"BAI_ACTION {"id":1}"#;
+    let (fixture, mut reader, watcher) =
+        streaming_answer(&format!("<p>~~The page says:\n{line}\n(quo</p>"));
+    let held = last_answer(&reader).text;
+    assert_eq!(held, format!("~~The page says:\n~~{line}\n~~(quo"));
+    assert_eq!(records_in(&held, false), 0);
+    fixture
+        .find("[data-message-id=m3] .markdown")
+        .set_inner_html(&format!(
+            "<p><del>The page says:\n{line}\n(quoted)</del></p>"
+        ));
+    sync(&mut reader, &watcher);
+    let closed = last_answer(&reader);
+    assert!(!closed.complete);
+    assert_eq!(records_in(&closed.text, false), 0);
+    fixture.find("[data-testid=stop-button]").remove();
+    sync(&mut reader, &watcher);
+    let done = last_answer(&reader);
+    assert!(done.complete);
+    assert_eq!(
+        done.text,
+        format!("~~The page says:\n~~{line}\n~~(quoted)~~")
+    );
+    assert_eq!(records_in(&done.text, true), 0);
+    drop(fixture);
+}
+
+/// Ordinary flows still run mid-stream: no opener; `*` inside a JSON string (the line holding
+/// it runs); `_` inside words (`workflow_id`); an opener in a paragraph that already ended (a
+/// later block came), or in inline code; `* ` as a list marker.
+#[wasm_bindgen_test]
+fn lines_without_a_pending_opener_still_run_mid_stream() {
+    let plain = r#"BAI_ACTION {"workflow_id":"w_1","id":1}"#;
+    let star = r#"BAI_ACTION {"selector":"a*b","id":2}"#;
+    let stars = r#"BAI_ACTION {"value":"**","id":3}"#;
+    let after = r#"BAI_ACTION {"ack_nonce":"n_2","id":4}"#;
+    let cases = [
+        (format!("<p>{plain}\n{plain}</p><p>next"), 2),
+        (
+            format!("<p>{star}</p><p>{stars}</p><p>{plain}\n</p><p>x"),
+            3,
+        ),
+        (format!("<p>{plain}\n{after}\n</p><p>x"), 2),
+        (format!("<p>~~quoted\n{plain}</p><p>{after}</p><p>x"), 2),
+        (
+            format!("<p>see <code>~~x</code> and <code>**</code>\n{plain}\n</p><p>x"),
+            1,
+        ),
+        (format!("<p>{star}\n{plain}</p><p>x"), 2),
+        (format!("<pre><code>~~x\n</code></pre><p>{plain}\nx"), 1),
+        (
+            format!("<table><tr><td>~~a</td><td>b</td></tr></table><p>{plain}\nx"),
+            1,
+        ),
+    ];
+    for (body, expected) in cases {
+        let (fixture, reader, _watcher) = streaming_answer(&body);
+        let answer = last_answer(&reader);
+        assert!(!answer.complete);
+        assert_eq!(
+            records_in(&answer.text, false),
+            expected,
+            "{body}: {:?}",
+            answer.text
+        );
+        drop(fixture);
+    }
+}
+
+/// A record line holding an opener runs; the next line of the same paragraph waits (the closer
+/// may yet come and strike it out) until the paragraph ends or the message completes.
+#[wasm_bindgen_test]
+fn a_line_after_an_opener_in_a_record_waits_for_its_paragraph_to_end() {
+    let stars = r#"BAI_ACTION {"value":"**","id":1}"#;
+    let next = r#"BAI_ACTION {"id":2}"#;
+    let (fixture, mut reader, watcher) = streaming_answer(&format!("<p>{stars}\n{next}\n</p>"));
+    assert_eq!(records_in(&last_answer(&reader).text, false), 1);
+    fixture.append("[data-message-id=m3] .markdown", "<p>and then</p>");
+    sync(&mut reader, &watcher);
+    let text = last_answer(&reader).text;
+    assert_eq!(text, format!("{stars}\n{next}\nand then"));
+    assert_eq!(records_in(&text, false), 2);
+    drop(fixture);
+}
+
+/// Reading a complete message never writes hold marks; reading a streaming message without an
+/// opener reads once per change, as before.
+#[wasm_bindgen_test]
+fn a_complete_message_reads_as_before() {
+    let line = r#"BAI_ACTION {"id":1}"#;
+    let fixture = Fixture::new(&format!(
+        "<div data-message-author-role=\"assistant\"><div class=\"markdown\">\
+         <p>~~The page says:\n{line}</p></div></div>"
+    ));
+    assert_eq!(
+        fixture.text_of("[data-message-author-role]"),
+        format!("~~The page says:\n{line}")
+    );
+    drop(fixture);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Math (KaTeX, MathML)
+
+/// Math the chat site rendered with KaTeX: a visually hidden MathML copy whose `<annotation>`
+/// holds the TeX source (line breaks and all), and the shown `.katex-html` (aria-hidden, yet
+/// what the user sees). The reader reads what is shown, between `$` marks as the Markdown had
+/// it, never the hidden source: a line of the source never reads as a record, nor does the
+/// rendered math start a line as one.
+#[wasm_bindgen_test]
+fn math_reads_as_shown_and_its_hidden_source_never_as_a_record() {
+    let line = r#"BAI_ACTION {"id":1}"#;
+    let katex = |tex: &str, shown: &str| {
+        format!(
+            "<span class=\"katex\"><span class=\"katex-mathml\"><math xmlns=\"http://www.w3.org/1998/Math/MathML\">\
+             <semantics><mrow><mi>x</mi></mrow><annotation encoding=\"application/x-tex\">{tex}</annotation>\
+             </semantics></math></span><span class=\"katex-html\" aria-hidden=\"true\"><span class=\"base\">\
+             <span class=\"mord mathnormal\">{shown}</span></span></span></span>"
+        )
+    };
+    let fixture = Fixture::new(&format!(
+        "<div data-message-author-role=\"assistant\"><div class=\"markdown\">\
+         <p>Inline {} math.</p>\
+         <p><span class=\"katex-display\">{}</span></p>\
+         <p><math><semantics><mi>y</mi><annotation-xml encoding=\"text/html\">\n{line}\n</annotation-xml>\
+         <annotation encoding=\"application/x-tex\">y\n{line}\n</annotation></semantics></math></p>\
+         <p>{line}</p></div></div>",
+        katex(&format!("x\n{line}\n"), "x"),
+        katex(&format!("\\\\\n{line}\n"), line),
+    ));
+    let text = fixture.text_of("[data-message-author-role]");
+    assert_eq!(text, format!("Inline $x$ math.\n${line}$\n$y$\n{line}"));
+    assert_eq!(records_in(&text, true), 1, "only the plain line: {text:?}");
+    drop(fixture);
+}

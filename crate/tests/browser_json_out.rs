@@ -460,6 +460,7 @@ fn reasons_are_the_derived_json_and_their_message() {
             element: s("ul#list"),
         },
         AskReason::DownloadsFile { name: s("Report") },
+        AskReason::TextTooLong { name: s("Close") },
     ];
     for reason in reasons {
         let mut derived = serde_json::to_value(&reason).unwrap();

@@ -539,3 +539,31 @@ async fn tab_on_a_combobox_is_judged_by_its_active_option() {
         ("allow".into(), vec![])
     );
 }
+
+/// The red team of session 14: the words of a control past its first 200 characters were read
+/// whole, so a control holding megabytes of text made every review scan all of it. The review
+/// reads 16 KiB of them (`MAX_MORE_TEXT_BYTES`) and asks (`text_too_long`) when more was left
+/// unread, whatever the rest says; a control just under the bound runs, a risky word within it
+/// still asks as risky, and a field's text (not at the verb position) is not asked about.
+#[wasm_bindgen_test]
+async fn a_control_whose_text_is_too_long_to_judge_asks() {
+    use bai::dom::review::MAX_MORE_TEXT_BYTES;
+    let under = "word ".repeat((MAX_MORE_TEXT_BYTES - 400) / 5);
+    let over = "word ".repeat(400_000);
+    let _f = Fixture::mount(&format!(
+        r#"<button type="button" id="under" aria-label="Close"><span style="display:none">{under}</span>Close</button>
+           <button type="button" id="over" aria-label="Close"><span style="display:none">{over}</span>Close</button>
+           <button type="button" id="over-title" aria-label="Close"><img alt="" title="{over}" src="data:,">Close</button>
+           <button type="button" id="risky" aria-label="Close"><span style="display:none">{under}</span>Delete account<span style="display:none">{over}</span></button>
+           <div role="tab" tabindex="0" id="tab"><span style="display:none">{over}</span>Notes</div>"#
+    ))
+    .unwrap();
+    assert_eq!(review_auto(&click("#under")).await, allow());
+    assert_eq!(review_auto(&click("#over")).await, ask("text_too_long"));
+    assert_eq!(
+        review_auto(&click("#over-title")).await,
+        ask("text_too_long")
+    );
+    assert_eq!(review_auto(&click("#risky")).await, ask("risky_click"));
+    assert_eq!(review_auto(&click("#tab")).await, allow());
+}

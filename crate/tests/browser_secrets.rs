@@ -1218,3 +1218,81 @@ async fn addresses_lose_the_values_of_secret_fields_in_shadow_roots_and_frames()
 fn packed_signals_are_the_signal_table() {
     assert_eq!(packed_signals().collect::<Vec<_>>(), SIGNALS.to_vec());
 }
+
+/// A page in `windows-1251` sends its password field `пароль` as `%EF%E0%F0%EE%EB%FC` (red
+/// team, session 14): the name as the browser itself encodes it there (a link resolved in that
+/// document, as its form's address would be; the document is a same-origin frame loaded from
+/// a blob of that charset) is no UTF-8 spelling of
+/// `пароль`, yet its value is redacted, and so is that of a form whose `accept-charset` names
+/// a legacy encoding. ASCII names keep their values; a UTF-8 page's non-ASCII names too.
+#[wasm_bindgen_test]
+async fn legacy_encoded_secret_field_names_lose_their_values() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let f = Fixture::mount(r#"<iframe id="legacy-fr"></iframe>"#).unwrap();
+    run_script(
+        "const html = '<meta charset=windows-1251><form method=get><input id=legacy-pw \
+           type=password name=&#1087;&#1072;&#1088;&#1086;&#1083;&#1100;></form><a id=legacy-a></a>'; \
+         document.getElementById('legacy-fr').src = URL.createObjectURL( \
+           new Blob([html], {type: 'text/html;charset=windows-1251'}));",
+    )
+    .unwrap();
+    let loaded = Action::Extract {
+        selector: Selector::css("#legacy-pw"),
+        attribute: Some("id".to_owned()),
+        max_chars: None,
+    };
+    execute(&loaded, &ExecOptions { timeout_ms: 5000 })
+        .await
+        .unwrap();
+    run_script(
+        "const d = document.getElementById('legacy-fr').contentDocument; \
+         const a = d.getElementById('legacy-a'); \
+         a.setAttribute('href', 'http://example.test/x?' + d.getElementById('legacy-pw').name \
+           + '=hunter2&q=shoes'); \
+         document.body.dataset.legacyHref = a.href; \
+         document.body.dataset.legacyCharset = d.characterSet;",
+    )
+    .unwrap();
+    let body = document.body().unwrap();
+    assert_eq!(
+        body.get_attribute("data-legacy-charset").as_deref(),
+        Some("windows-1251")
+    );
+    let href = body.get_attribute("data-legacy-href").unwrap();
+    body.remove_attribute("data-legacy-href").unwrap();
+    body.remove_attribute("data-legacy-charset").unwrap();
+    assert_eq!(
+        href,
+        "http://example.test/x?%EF%E0%F0%EE%EB%FC=hunter2&q=shoes"
+    );
+    assert_eq!(
+        redact_address(&href, &document),
+        href.replace("=hunter2", "=[redacted]")
+    );
+    drop(f);
+
+    // A form sending windows-1251 from a UTF-8 page.
+    let f = Fixture::mount(
+        r#"<form method="get" accept-charset="windows-1251"><input type="password" name="пароль"></form>"#,
+    )
+    .unwrap();
+    assert_eq!(
+        redact_address("/x?%EF%E0%F0%EE%EB%FC=hunter2&q=shoes", &document),
+        "/x?%EF%E0%F0%EE%EB%FC=[redacted]&q=shoes"
+    );
+    drop(f);
+
+    // A UTF-8 form: its names are compared as they are sent, nothing else goes.
+    let f = Fixture::mount(
+        r#"<form method="get"><input type="password" name="пароль"><input name="поиск"></form>"#,
+    )
+    .unwrap();
+    assert_eq!(
+        redact_address(
+            "/x?%D0%BF%D0%B0%D1%80%D0%BE%D0%BB%D1%8C=hunter2&%D0%BF%D0%BE%D0%B8%D1%81%D0%BA=shoes",
+            &document
+        ),
+        "/x?%D0%BF%D0%B0%D1%80%D0%BE%D0%BB%D1%8C=[redacted]&%D0%BF%D0%BE%D0%B8%D1%81%D0%BA=shoes"
+    );
+    drop(f);
+}

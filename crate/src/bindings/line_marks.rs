@@ -33,7 +33,8 @@ pub(super) fn line_marks(reader: &TranscriptReader, marks: &LineMarks) -> JsValu
             continue;
         };
         let offsets: Vec<usize> = group.iter().map(|mark| mark.offset).collect();
-        let places = locate_offsets(element, profile, role, &offsets);
+        let reading = reader.reading(first.message_index);
+        let places = locate_offsets(element, profile, role, reading, &offsets);
         for (mark, place) in group.iter().zip(places) {
             if let Some(place) = place {
                 located.push((mark, element, place));

@@ -550,6 +550,10 @@ pub fn reason_json(reason: &AskReason) -> String {
             put("key", key);
             put("element", element);
         }
+        AskReason::TextTooLong { name } => {
+            put("code", "text_too_long");
+            put("name", name);
+        }
         AskReason::DownloadsFile { name } => {
             put("code", "downloads_file");
             put("name", name);

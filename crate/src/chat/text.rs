@@ -66,9 +66,9 @@ pub const NOT_A_LANGUAGE: &[&str] = &[
 /// The longest header text taken as a language name.
 const MAX_LANGUAGE_CHARS: usize = 32;
 
-/// The message's normalized text. The role (and so which body is read, and whether whitespace
-/// is kept verbatim) comes from `profile`; a message without a readable role is read as the
-/// user's, which never executes anything.
+/// The message's normalized text, read as a complete message. The role (and so which body is
+/// read, and whether whitespace is kept verbatim) comes from `profile`; a message without a
+/// readable role is read as the user's, which never executes anything.
 pub fn message_text(element: &Element, profile: &SiteProfile) -> String {
     let role = profile.role_of(element).unwrap_or(Role::User);
     message_text_as(element, profile, role)
@@ -76,7 +76,14 @@ pub fn message_text(element: &Element, profile: &SiteProfile) -> String {
 
 /// [`message_text`] for a role the caller already knows.
 pub fn message_text_as(element: &Element, profile: &SiteProfile, role: Role) -> String {
-    read_message(element, profile, role).text
+    read_message(element, profile, role, Reading::Complete).text
+}
+
+/// Whether the message is read as complete or as still streaming (see [`TextWriter::hold`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    Complete,
+    Streaming,
 }
 
 /// Why a code block was read as a ```` ```bai ```` block although the page did not label it so.
@@ -107,18 +114,29 @@ pub struct MessageRead {
     pub text: String,
     /// One entry per code block relabelled ```` ```bai ````, in order.
     pub handshake_rules: Vec<HandshakeRule>,
+    /// Some line of the message's last block follows a literal emphasis opener in that block:
+    /// read as streaming, it starts with a hold mark; read as complete, it does not. The two
+    /// readings differ, so the reader reads the message again when its completeness changes.
+    pub holds: bool,
 }
 
 /// Reads a message of `role` (see [`message_text_as`]), noting which blocks were recognized as
 /// handshakes by their content.
-pub fn read_message(element: &Element, profile: &SiteProfile, role: Role) -> MessageRead {
+pub fn read_message(
+    element: &Element,
+    profile: &SiteProfile,
+    role: Role,
+    reading: Reading,
+) -> MessageRead {
     let body = profile.body_of(element, role);
-    let mut writer = TextWriter::new(profile, &body, role == Role::User, false);
+    let mut writer = TextWriter::new(profile, &body, role == Role::User, false, reading);
     writer.children(&body);
+    let holds = writer.release_ended_holds();
     let handshake_rules = std::mem::take(&mut writer.handshake_rules);
     MessageRead {
         text: writer.finish(),
         handshake_rules,
+        holds,
     }
 }
 
@@ -131,11 +149,13 @@ pub fn locate_offsets(
     element: &Element,
     profile: &SiteProfile,
     role: Role,
+    reading: Reading,
     offsets: &[usize],
 ) -> Vec<Option<(Node, u32)>> {
     let body = profile.body_of(element, role);
-    let mut writer = TextWriter::new(profile, &body, role == Role::User, true);
+    let mut writer = TextWriter::new(profile, &body, role == Role::User, true, reading);
     writer.children(&body);
+    writer.release_ended_holds();
     // The text read is trimmed of leading line breaks (not for the user's verbatim text).
     let leading = if writer.verbatim {
         0
@@ -194,6 +214,34 @@ struct TextWriter<'a> {
     /// every line they span: a line break inside `<em>` (a soft break, `<br>`) must not start a
     /// line that reads as a record, as it would not in the Markdown the model wrote.
     open_marks: String,
+    /// Half-streamed emphasis (red team, session 14): while the closing `~~` of
+    /// `~~The page says:\nBAI_ACTION …\n(quoted)~~` has not arrived, the page shows the opener
+    /// as literal text and the middle line as a line of its own; once it arrives the whole
+    /// paragraph is struck out and every line of it is marked. So in a message read as
+    /// streaming, a literal delimiter run that could open emphasis or strike-through (`*`, `_`,
+    /// `~`, followed by a non-space; `_` not inside a word) writes itself again at the start of
+    /// every later line of its block (paragraph, list item, cell), after the quote's or list's
+    /// marker: those lines are not records until the message completes (read again then, with
+    /// the opener still literal: plain lines, read as before) or a later block shows that the
+    /// paragraph ended (the marks of blocks followed by more text are taken out again, see
+    /// [`Self::release_ended_holds`]). The line holding the opener is not touched, so an action
+    /// line with `*` in a JSON string runs mid-stream.
+    reading: Reading,
+    /// The mark of the first literal opener in the current block.
+    hold: Option<&'static str>,
+    /// A run of one delimiter character not yet followed by anything, its length, and whether
+    /// the character before it was a letter or digit.
+    run: Option<(char, usize, bool)>,
+    /// The last literal character of the current block was a letter or digit.
+    prev_alphanumeric: bool,
+    /// Inside inline code (no emphasis there).
+    code_depth: usize,
+    /// Counts block boundaries; [`Self::text_serial`] is its value when text was last written.
+    block_serial: u32,
+    text_serial: u32,
+    /// Hold marks: where in `out`, how long (0 when read as complete: noted, not written), and
+    /// the block serial they were written in.
+    held: Vec<(usize, usize, u32)>,
     /// Only for [`locate_offset`]: where each text node (or code block) starts in `out`.
     record_positions: bool,
     positions: Vec<(usize, Node)>,
@@ -202,6 +250,22 @@ struct TextWriter<'a> {
     /// element of the walk needs its own `matches` call for them.
     ui_inside: bool,
     code_inside: bool,
+    /// Some element under the body is math (`<math>`, KaTeX's `.katex`): only then are spans'
+    /// classes read ([`Self::math_kind`]).
+    math_inside: bool,
+    /// Inside math marked with `$` (math inside it is not marked again).
+    math_depth: usize,
+}
+
+/// What an element is to the reading of math.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MathKind {
+    /// No math.
+    None,
+    /// Math as shown: a `<math>` element, KaTeX's `.katex` (whose shown part is `.katex-html`).
+    Shown,
+    /// Never shown: KaTeX's visually hidden MathML copy (`.katex-mathml`), for screen readers.
+    Hidden,
 }
 
 impl<'a> TextWriter<'a> {
@@ -210,11 +274,13 @@ impl<'a> TextWriter<'a> {
         body: &Element,
         verbatim: bool,
         record_positions: bool,
+        reading: Reading,
     ) -> Self {
         // `body.querySelector(s)` finds exactly the descendants that `matches(s)` (selectors are
         // matched against the whole document either way), and the walk visits only descendants.
         let ui_inside = calls::query_selector(body, profile.ui_selector).is_some();
         let code_inside = calls::query_selector(body, profile.code_block_selector).is_some();
+        let math_inside = calls::query_selector(body, "math, .katex").is_some();
         Self {
             out: String::new(),
             profile,
@@ -223,10 +289,44 @@ impl<'a> TextWriter<'a> {
             block_break_at_end: false,
             line_prefix: String::new(),
             open_marks: String::new(),
+            reading,
+            hold: None,
+            run: None,
+            prev_alphanumeric: false,
+            code_depth: 0,
+            block_serial: 0,
+            text_serial: 0,
+            held: Vec::new(),
             record_positions,
             positions: Vec::new(),
             ui_inside,
             code_inside,
+            math_inside,
+            math_depth: 0,
+        }
+    }
+
+    /// Whether `element` (named `name`) is math, and shown or not. Asked only when the body
+    /// holds math; classes are read of spans only (KaTeX's wrappers).
+    fn math_kind(&self, element: &Element, name: &str) -> MathKind {
+        if !self.math_inside {
+            return MathKind::None;
+        }
+        match name {
+            "math" => MathKind::Shown,
+            "span" => {
+                let class = element.get_attribute("class").unwrap_or_default();
+                let mut kind = MathKind::None;
+                for token in class.split_ascii_whitespace() {
+                    match token {
+                        "katex-mathml" => return MathKind::Hidden,
+                        "katex" => kind = MathKind::Shown,
+                        _ => {}
+                    }
+                }
+                kind
+            }
+            _ => MathKind::None,
         }
     }
 
@@ -245,7 +345,8 @@ impl<'a> TextWriter<'a> {
                     if self.record_positions {
                         self.positions.push((self.out.len(), node.clone()));
                     }
-                    self.text(&text);
+                    let literal = !self.verbatim && self.code_depth == 0;
+                    self.write(&text, literal);
                 }
             }
             // A node of type ELEMENT_NODE is an Element: no `instanceof` call to ask again.
@@ -260,6 +361,7 @@ impl<'a> TextWriter<'a> {
             self.trim_line_end();
             self.out.push('\n');
             self.block_break_at_end = false;
+            self.literal_char('\n');
             return;
         }
         if self.ui_inside && calls::matches(element, self.profile.ui_selector) {
@@ -269,7 +371,24 @@ impl<'a> TextWriter<'a> {
             self.code_block(element);
             return;
         }
+        // Math is read as shown, never from its source: an `<annotation>` (the TeX a site
+        // keeps inside MathML, line breaks and all) is never rendered, nor is KaTeX's MathML
+        // copy; a line of the source must not read as a record the user never saw.
+        if matches!(name.as_str(), "annotation" | "annotation-xml") {
+            return;
+        }
+        let math = self.math_kind(element, &name);
+        if math == MathKind::Hidden {
+            return;
+        }
+        // Shown math keeps `$` marks, as the Markdown had it (`$$…$$` alone in a paragraph
+        // renders as just its text): a line of it never starts its line as a record.
+        let math = math == MathKind::Shown && self.math_depth == 0;
         let block = BLOCK_TAGS.contains(&name.as_str());
+        let cell = matches!(name.as_str(), "td" | "th");
+        if block || cell {
+            self.block_boundary();
+        }
         if block {
             self.end_line();
         } else if matches!(name.as_str(), "td" | "th") && !self.at_line_start() {
@@ -296,6 +415,7 @@ impl<'a> TextWriter<'a> {
             "del" | "s" | "strike" => "~~",
             _ => "",
         };
+        let emphasis = if math { "$" } else { emphasis };
         let emphasis = if !emphasis.is_empty()
             && element
                 .text_content()
@@ -324,7 +444,13 @@ impl<'a> TextWriter<'a> {
         } else {
             self.open_marks.push_str(emphasis);
         }
+        // No emphasis inside code or math (a TeX `a_b`, `x*y` opens nothing).
+        let code = name == "code" || math;
+        self.code_depth += usize::from(code);
+        self.math_depth += usize::from(math);
         self.children(element);
+        self.math_depth -= usize::from(math);
+        self.code_depth -= usize::from(code);
         self.open_marks.truncate(marks_len);
         if inline_code {
             self.text("`");
@@ -334,6 +460,9 @@ impl<'a> TextWriter<'a> {
             self.text(emphasis);
         }
         self.line_prefix.truncate(prefix_len);
+        if block || cell {
+            self.block_boundary();
+        }
         if block {
             let before = self.out.len();
             self.end_line();
@@ -341,7 +470,84 @@ impl<'a> TextWriter<'a> {
         }
     }
 
+    /// Text the reader writes itself (marks, backticks, quotes): never an opener.
     fn text(&mut self, text: &str) {
+        self.write(text, false);
+    }
+
+    /// A block's inline content ends (or begins): emphasis never spans it.
+    fn block_boundary(&mut self) {
+        self.block_serial += 1;
+        self.hold = None;
+        self.run = None;
+        self.prev_alphanumeric = false;
+    }
+
+    /// Notes one literal character of the block's text: a run of `*`, `_` or `~` followed by a
+    /// non-space can open emphasis (`_` only outside a word, as CommonMark has it). Wider than
+    /// CommonMark's rule (no punctuation test): a wrong guess only delays a line.
+    fn literal_char(&mut self, c: char) {
+        if self.verbatim || self.code_depth > 0 {
+            return;
+        }
+        if let Some((delimiter, length, after_alphanumeric)) = self.run {
+            if delimiter == c {
+                self.run = Some((delimiter, length + 1, after_alphanumeric));
+                return;
+            }
+            self.run = None;
+            let inside_word = delimiter == '_' && after_alphanumeric;
+            let opens = !(c.is_whitespace() || inside_word);
+            if opens && self.hold.is_none() {
+                self.hold = Some(match (delimiter, length) {
+                    ('~', _) => "~~",
+                    ('*', 1) => "*",
+                    ('*', _) => "**",
+                    _ => "_",
+                });
+            }
+        }
+        if matches!(c, '*' | '_' | '~') {
+            self.run = Some((c, 1, self.prev_alphanumeric));
+        }
+        self.prev_alphanumeric = c.is_alphanumeric();
+    }
+
+    /// Takes out the hold marks of blocks followed by more text (a paragraph that ended: its
+    /// opener stays literal whatever comes), keeping those of the block written last, and says
+    /// whether that block holds a line.
+    fn release_ended_holds(&mut self) -> bool {
+        let last = self.text_serial;
+        let holds = self.held.iter().any(|&(_, _, serial)| serial == last);
+        let removed: Vec<(usize, usize)> = self
+            .held
+            .drain(..)
+            .filter(|&(_, length, serial)| serial != last && length > 0)
+            .map(|(at, length, _)| (at, length))
+            .collect();
+        if removed.is_empty() {
+            return holds;
+        }
+        let mut kept = String::with_capacity(self.out.len());
+        let mut from = 0;
+        for &(at, length) in &removed {
+            kept.push_str(self.out.get(from..at).unwrap_or_default());
+            from = at + length;
+        }
+        kept.push_str(self.out.get(from..).unwrap_or_default());
+        self.out = kept;
+        for (start, _) in &mut self.positions {
+            let before: usize = removed
+                .iter()
+                .filter(|&&(at, _)| at < *start)
+                .map(|&(_, length)| length)
+                .sum();
+            *start -= before;
+        }
+        holds
+    }
+
+    fn write(&mut self, text: &str, literal: bool) {
         // Whitespace between blocks (source formatting of the page) is not text; inside a line
         // every character is kept, soft line breaks included.
         if !self.verbatim && self.at_line_start() && text.trim().is_empty() {
@@ -350,19 +556,52 @@ impl<'a> TextWriter<'a> {
         if !text.is_empty() {
             self.block_break_at_end = false;
         }
-        if self.line_prefix.is_empty() && self.open_marks.is_empty() {
+        if !text.trim().is_empty() {
+            self.text_serial = self.block_serial;
+        }
+        let may_open = literal && text.contains(['*', '_', '~']);
+        if self.line_prefix.is_empty()
+            && self.open_marks.is_empty()
+            && self.hold.is_none()
+            && !may_open
+        {
             self.out.push_str(text);
+            if literal {
+                // No delimiter in it: only the pending run and the last character matter.
+                if let Some(c) = text.chars().next() {
+                    self.literal_char(c);
+                }
+                if let Some(c) = text.chars().next_back() {
+                    self.prev_alphanumeric = c.is_alphanumeric();
+                }
+            }
             return;
         }
         for (i, line) in text.split('\n').enumerate() {
             if i > 0 {
                 self.out.push('\n');
+                if literal {
+                    self.literal_char('\n');
+                }
             }
             if self.at_line_start() && !line.trim().is_empty() {
                 self.out.push_str(&self.line_prefix);
                 self.out.push_str(&self.open_marks);
+                if let Some(mark) = self.hold {
+                    let length = match self.reading {
+                        Reading::Streaming => mark.len(),
+                        Reading::Complete => 0,
+                    };
+                    self.held.push((self.out.len(), length, self.block_serial));
+                    self.out.push_str(mark.get(..length).unwrap_or_default());
+                }
             }
             self.out.push_str(line);
+            if literal {
+                for c in line.chars() {
+                    self.literal_char(c);
+                }
+            }
         }
     }
 
@@ -387,6 +626,8 @@ impl<'a> TextWriter<'a> {
 
     fn code_block(&mut self, block: &Element) {
         self.block_break_at_end = false;
+        self.block_boundary();
+        self.text_serial = self.block_serial;
         let body = self
             .profile
             .code_body_selectors
@@ -451,6 +692,7 @@ impl<'a> TextWriter<'a> {
         self.out.push_str(&fence);
         self.out.push('\n');
         self.line_prefix = prefix;
+        self.block_boundary();
     }
 
     fn finish(mut self) -> String {

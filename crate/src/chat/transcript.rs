@@ -75,7 +75,7 @@ use web_sys::{Document, Element, MutationObserverInit, MutationRecord, Node};
 
 use super::calls;
 use super::sites::SiteProfile;
-use super::text::{HandshakeRule, read_message};
+use super::text::{HandshakeRule, Reading, read_message};
 use crate::protocol::{Message, Role};
 
 /// One message element and what was last read from it.
@@ -90,6 +90,9 @@ struct Entry {
     handshake_rules: Vec<HandshakeRule>,
     /// Those rules were reported (once, when the message was complete).
     rules_reported: bool,
+    /// The text read depends on whether the message is streaming (a line held after a literal
+    /// emphasis opener, see [`super::text::MessageRead::holds`]): read again when that changes.
+    holds: bool,
 }
 
 /// Reads a chat transcript into [`Message`]s and reports only what changed.
@@ -273,6 +276,15 @@ impl TranscriptReader {
             .map(|entry| (&entry.element, entry.role))
     }
 
+    /// How message `index` was last read: as streaming or complete (the line marks locate their
+    /// lines in the text read the same way).
+    pub fn reading(&self, index: usize) -> Reading {
+        match self.entries.get(index) {
+            Some(entry) if !entry.complete => Reading::Streaming,
+            _ => Reading::Complete,
+        }
+    }
+
     /// Messages in the transcript.
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -405,6 +417,7 @@ impl TranscriptReader {
             complete: true,
             handshake_rules: Vec::new(),
             rules_reported: false,
+            holds: false,
         });
         self.dirty.insert(index);
         self.changed.insert(index);
@@ -500,6 +513,7 @@ impl TranscriptReader {
                                 complete: true,
                                 handshake_rules: Vec::new(),
                                 rules_reported: false,
+                                holds: false,
                             }
                         }
                     }
@@ -524,9 +538,15 @@ impl TranscriptReader {
             return;
         };
         let role = profile.role_of(&entry.element).unwrap_or(Role::User);
-        let read = read_message(&entry.element, profile, role);
+        let reading = if entry.complete {
+            Reading::Complete
+        } else {
+            Reading::Streaming
+        };
+        let read = read_message(&entry.element, profile, role, reading);
         self.reads += 1;
         entry.handshake_rules = read.handshake_rules;
+        entry.holds = read.holds;
         if role != entry.role || read.text != entry.text {
             entry.role = role;
             entry.text = read.text;
@@ -549,16 +569,24 @@ impl TranscriptReader {
         };
         let streaming = last.filter(|_| generating);
         // Only the previously and the newly streaming message can change here.
+        let mut reread = Vec::new();
         for index in [self.streaming, streaming].into_iter().flatten() {
             let complete = Some(index) != streaming;
             if let Some(entry) = self.entries.get_mut(index) {
                 if entry.complete != complete {
                     entry.complete = complete;
                     self.changed.insert(index);
+                    if entry.holds {
+                        reread.push(index);
+                    }
                 }
             }
         }
         self.streaming = streaming;
+        // Its text as read now differs (a held line gains or loses its mark).
+        for index in reread {
+            self.read(index);
+        }
     }
 }
 

@@ -18,7 +18,6 @@ use super::tree::{
 };
 use crate::policy::TargetFacts;
 use crate::protocol::Action;
-use crate::protocol::join::join;
 
 mod keys;
 
@@ -583,12 +582,41 @@ fn push_shown_attributes(element: &Element, out: &mut String) {
     }
 }
 
+/// How much of a control's words past its first 200 characters (with the `alt`s and `title`s
+/// on and inside it) a review reads, in bytes: a control holding megabytes of text would make
+/// every review (and the check right before the press) scan all of it. Past it the review
+/// asks (`text_too_long`) instead of letting unread words through.
+pub const MAX_MORE_TEXT_BYTES: usize = 16 * 1024;
+
+/// `text`'s first `max` bytes or fewer (at a character boundary), and whether any was left out.
+fn bounded(text: &str, max: usize) -> (&str, bool) {
+    if text.len() <= max {
+        return (text, false);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (text.get(..end).unwrap_or_default(), true)
+}
+
 /// Name, role, text and destination of the control that is activated.
 fn facts_of(element: &Element) -> TargetFacts {
     // A secret field's text (an editor's, a textarea's) never goes into the question or the log.
     let content = super::secret::text_content_without_secrets(element);
-    let words: Vec<&str> = content.split_whitespace().collect();
-    let joined = join(&words, " ");
+    // Its words one space apart, only as far as they are read: 200 characters (4 bytes at
+    // most each) and the bound, and one byte more to tell whether anything was left out.
+    let limit = 200 * 4 + MAX_MORE_TEXT_BYTES + 1;
+    let mut joined = String::new();
+    for word in content.split_whitespace() {
+        if joined.len() >= limit {
+            break;
+        }
+        if !joined.is_empty() {
+            joined.push(' ');
+        }
+        joined.push_str(word);
+    }
     let cut = joined
         .char_indices()
         .nth(200)
@@ -597,6 +625,8 @@ fn facts_of(element: &Element) -> TargetFacts {
     let text = text.to_owned();
     let mut more_text = rest.to_owned();
     push_shown_attributes(element, &mut more_text);
+    let (kept, more_text_cut) = bounded(&more_text, MAX_MORE_TEXT_BYTES);
+    let more_text = kept.to_owned();
     let tag = element.local_name();
     let mut destination = None;
     let mut submits_form = false;
@@ -623,6 +653,7 @@ fn facts_of(element: &Element) -> TargetFacts {
         name: accessible_name(element),
         text,
         more_text,
+        more_text_cut,
         is_password: false,
         role: role_of(element).unwrap_or_default(),
         destination,

@@ -246,6 +246,13 @@ impl SecretScan {
             for element in &hosts {
                 let name = super::js::attribute(element, "name");
                 if let Some(name) = name.filter(|n| !n.is_empty() && !names.contains(n)) {
+                    let legacy = crate::protocol::secret_query::LEGACY_ENCODED_NAME;
+                    if !name.is_ascii()
+                        && !names.iter().any(|n| n == legacy)
+                        && sends_legacy_encoding(element)
+                    {
+                        names.push(legacy.to_owned());
+                    }
                     names.push(name);
                 }
             }
@@ -476,6 +483,36 @@ pub fn take_pressed_secret_choice() -> bool {
 
 /// Classifies every field of the page now, so that each secret one is remembered
 /// ([`classify`]) before an action could make the page take its signal away.
+/// Whether the form `field` belongs to sends its names in an encoding other than UTF-8: an
+/// `accept-charset` naming another (any label but UTF-8's: the browser takes the first it
+/// knows, and a wrong guess only redacts more), or the document's own encoding (a
+/// `windows-1251` page). See [`crate::protocol::secret_query::LEGACY_ENCODED_NAME`].
+fn sends_legacy_encoding(field: &Element) -> bool {
+    let utf8 = |label: &str| {
+        matches!(
+            label.trim().to_ascii_lowercase().as_str(),
+            "utf-8"
+                | "utf8"
+                | "unicode-1-1-utf-8"
+                | "unicode11utf8"
+                | "unicode20utf8"
+                | "x-unicode20utf8"
+        )
+    };
+    // The `form` property (it follows `form=`); a form-associated custom element's is on its
+    // `ElementInternals`, out of reach: its document's encoding then counts alone.
+    let form = js::get(field, "form");
+    let charsets =
+        super::tree::as_element(&form).and_then(|form| js::attribute(form, "accept-charset"));
+    if charsets.is_some_and(|labels| labels.split_ascii_whitespace().any(|l| !utf8(l))) {
+        return true;
+    }
+    field
+        .owner_document()
+        .and_then(|document| js::get_string(&document, "characterSet"))
+        .is_some_and(|charset| !utf8(&charset))
+}
+
 /// Returns the scan, whose [`SecretScan::field_names`] the action reports.
 pub fn remember_page_secrets() -> SecretScan {
     QueryRoot::current()

@@ -377,6 +377,10 @@ pub struct TargetFacts {
     /// name, yet its alt shows while it fails to load, and a title shows on hover).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub more_text: String,
+    /// `more_text` is only the first part of those words (the DOM layer reads a bounded
+    /// amount): what was left out was never judged, so activating it asks (`text_too_long`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub more_text_cut: bool,
     /// An `<input type=password>`.
     #[serde(default)]
     pub is_password: bool,
@@ -569,6 +573,12 @@ pub enum AskReason {
         /// The element that gets it, described.
         element: String,
     },
+    /// Its text (with the `alt` and `title` on and inside it) is too long to read all of it:
+    /// what was not read may say what it does.
+    TextTooLong {
+        /// What the element is called (its description when it has no name).
+        name: String,
+    },
     /// Activating it follows a link with a `download` attribute: a file is saved on the user's
     /// computer.
     DownloadsFile {
@@ -620,6 +630,9 @@ impl AskReason {
                     "it follows the download link “{name}”, which saves a file on your computer"
                 )
             }
+            Self::TextTooLong { name } => format!(
+                "“{name}” holds too much text for BAI to read all of it, so it cannot tell what it does"
+            ),
             Self::UnknownChoice { key, element } => format!(
                 "{key} on {element} may choose another option, and BAI cannot tell which one"
             ),
@@ -921,11 +934,22 @@ fn activation_reasons(target: &TargetFacts, option: &str, risky: &[String]) -> V
                 find_risky(name, risky, Position::ShortName).map(|w| (w, name.clone()))
             })
         });
-    if let Some((word, name)) = found {
-        reasons.push(AskReason::RiskyClick {
+    match found {
+        Some((word, name)) => reasons.push(AskReason::RiskyClick {
             word: word.to_owned(),
             name: shorten(name.trim(), 60),
-        });
+        }),
+        // Words past what was read were never judged: unknown means ask.
+        None if own == Position::Anywhere && target.more_text_cut => {
+            let name = match named.trim() {
+                "" => target.description.as_str(),
+                name => name,
+            };
+            reasons.push(AskReason::TextTooLong {
+                name: shorten(name, 60),
+            });
+        }
+        None => {}
     }
     if let Some(url) = &target.destination {
         if let Some(word) = find_risky(url, risky, Position::Address) {
@@ -1194,6 +1218,55 @@ mod tests {
             name: name.into(),
             ..TargetFacts::default()
         }
+    }
+
+    /// A control whose text the DOM layer read only in part (`more_text_cut`): what was left out
+    /// was never judged, so a command asks (`text_too_long`), even in auto mode; a risky word in
+    /// what was read asks as risky; a field's text (not at the verb position) does not ask.
+    #[test]
+    fn a_control_whose_text_was_cut_asks_as_too_long_to_judge() {
+        let settings = PolicySettings {
+            approval_mode: ApprovalMode::Auto,
+            ..Default::default()
+        };
+        let cut = |facts: TargetFacts| TargetFacts {
+            more_text: "word ".repeat(100),
+            more_text_cut: true,
+            ..facts
+        };
+        assert_eq!(
+            asked(&settings, &click(), &button("Close")),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            asked(&settings, &click(), &cut(button("Close"))),
+            ["text_too_long"]
+        );
+        assert_eq!(
+            asked(&settings, &click(), &cut(button("Delete account"))),
+            ["risky_click"]
+        );
+        let field = TargetFacts {
+            role: "combobox".into(),
+            ..button("Notes")
+        };
+        assert_eq!(
+            asked(&settings, &click(), &cut(field)),
+            Vec::<String>::new()
+        );
+        // Around what is pressed too.
+        let around = TargetFacts {
+            also_activates: vec![cut(button("Panel"))],
+            ..button("Close")
+        };
+        assert_eq!(asked(&settings, &click(), &around), ["text_too_long"]);
+        let reason = AskReason::TextTooLong {
+            name: "Close".into(),
+        };
+        assert_eq!(
+            reason.message(),
+            "“Close” holds too much text for BAI to read all of it, so it cannot tell what it does"
+        );
     }
 
     #[test]

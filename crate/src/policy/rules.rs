@@ -335,6 +335,9 @@ pub(super) fn allow_waives(rule: &ApprovalRule, reason: &AskReason) -> bool {
         | AskReason::PageBoundKey { .. }
         // A key whose choice nobody can tell: unknown, as for an unknown activation.
         | AskReason::UnknownChoice { .. }
+        // Words nobody read: unknown, as for an unknown activation (a rule for the name
+        // "Close" must not cover what a megabyte of text hides).
+        | AskReason::TextTooLong { .. }
         | AskReason::Rule { .. } => false,
         // The rule covers `press_key` on this element by name (or any name) on this site: the
         // user said Enter there may do what the page does with it.
@@ -626,6 +629,14 @@ mod tests {
             assert_eq!(
                 codes(&review(&settings, &click(), Some(&nothing))),
                 ["each_action_mode", "unknown_activation"]
+            );
+            let unread = TargetFacts {
+                more_text_cut: true,
+                ..control("button", "Close")
+            };
+            assert_eq!(
+                codes(&review(&settings, &click(), Some(&unread))),
+                ["each_action_mode", "text_too_long"]
             );
         }
 

@@ -19,10 +19,21 @@
 //!   (`?next=%2Fx%3Fpassword%3Dhunter2`) goes whole;
 //! - names the page gives its own secret fields (`extra`, [`crate::dom::address`]) count, also
 //!   on the next page a form sent by GET led to (the chat session keeps them,
-//!   [`remember_names`]).
+//!   [`remember_names`]);
+//! - a form that sends a legacy encoding (a `windows-1251` page, an `accept-charset`) writes a
+//!   field named `пароль` as `%EF%E0%F0%EE%EB%FC`, which no UTF-8 comparison meets: when such a
+//!   form has a secret field whose name is not ASCII, the page adds [`LEGACY_ENCODED_NAME`] to
+//!   its names, and then every parameter whose name is not ASCII (percent-decoded: a byte of
+//!   0x80 or more) loses its value. Wider than the field's own name, but it needs no encoder
+//!   for every legacy encoding, and it is the same on the page the form led to.
 
 /// What a secret parameter's value becomes: no spaces, so it stays one part of the address.
 pub const REDACTED: &str = "[redacted]";
+
+/// Stands among the page's secret field names when a form sends one whose name is not ASCII in
+/// an encoding other than UTF-8 (see the module's comment). A page naming a field so only
+/// widens what is redacted.
+pub const LEGACY_ENCODED_NAME: &str = "[bai:legacy-encoded-secret-name]";
 
 /// Words that make a parameter's name secret wherever they stand in it.
 const SECRET_WORDS: &[&str] = &[
@@ -190,6 +201,10 @@ fn visible_name(name: &str) -> String {
 /// compared in the same normalized form: decoded, any letter case).
 pub fn is_secret_parameter(name: &str, extra: &[&str]) -> bool {
     let decoded = normalized_name(name);
+    // Bytes of another encoding decode to U+FFFD or to other letters: not ASCII either way.
+    if !decoded.is_ascii() && extra.contains(&LEGACY_ENCODED_NAME) {
+        return true;
+    }
     if extra.iter().any(|known| {
         // A field's own name, not encoded: a `+` in it is a `+` (the form sends `%2B`).
         let known = visible_name(known);
@@ -435,6 +450,30 @@ mod tests {
         ] {
             assert_eq!(is_secret_parameter(name, &[]), secret, "{name}");
         }
+    }
+
+    /// `пароль` sent by a `windows-1251` form (`%EF%E0%F0%EE%EB%FC`), or by a KOI8-R one
+    /// (`%D0%C1%D2%CF%CC%D8`, bytes that are no UTF-8 either): the UTF-8 name does not meet it;
+    /// with the page's mark every parameter whose name is not ASCII goes, and only those.
+    #[test]
+    fn legacy_encoded_names_lose_their_values_when_the_page_says_so() {
+        let address = "/x?%EF%E0%F0%EE%EB%FC=hunter2&%D0%C1%D2%CF%CC%D8=swordfish&q=shoes&поиск=1";
+        assert_eq!(
+            redact_secret_query_values(address, &["пароль"]),
+            address,
+            "without the mark: as before"
+        );
+        assert_eq!(
+            redact_secret_query_values(address, &["пароль", LEGACY_ENCODED_NAME]),
+            "/x?%EF%E0%F0%EE%EB%FC=[redacted]&%D0%C1%D2%CF%CC%D8=[redacted]&q=shoes&поиск=[redacted]"
+        );
+        // Encoded twice, or in a fragment: the same; ASCII names stay as they are.
+        assert_eq!(
+            redact_secret_query_values("/x#%25EF%25E0=1&q=2", &[LEGACY_ENCODED_NAME]),
+            "/x#%25EF%25E0=[redacted]&q=2"
+        );
+        assert!(!is_secret_parameter("q", &[LEGACY_ENCODED_NAME]));
+        assert!(!is_secret_parameter("%41bc", &[LEGACY_ENCODED_NAME]));
     }
 
     #[test]
