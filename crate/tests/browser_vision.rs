@@ -96,7 +96,10 @@ async fn a_screenshot_lists_like_observe_and_marks_the_listed_refs() {
     .await
     .unwrap();
     assert_eq!(report.action, "screenshot");
-    let data = report.data.unwrap();
+    let text = report.data.unwrap();
+    let data: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // Written by hand as serde_json writes the `Value` it once was: keys sorted, compact.
+    assert_eq!(text, data.to_string());
     let elements: Vec<String> = data["elements"]
         .as_array()
         .unwrap()
