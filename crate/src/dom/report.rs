@@ -173,8 +173,11 @@ fn json_text_as_value<S: serde::Serializer>(
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
     let value = match data {
+        // The crate's reader: its floats are correctly rounded, serde_json's default reader's
+        // are not always (a long float would come back one digit off).
         Some(text) => Some(
-            serde_json::from_str::<serde_json::Value>(text).map_err(serde::ser::Error::custom)?,
+            crate::protocol::json::read_plain(text)
+                .map_err(|refusal| serde::ser::Error::custom(refusal.to_string()))?,
         ),
         None => None,
     };
