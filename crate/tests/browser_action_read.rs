@@ -161,6 +161,8 @@ async fn extract_reads_texts_and_attributes_with_redaction() {
     .unwrap();
     let report = extract(Selector::css("li.i"), None).await.unwrap();
     let json = serde_json::to_value(&report).unwrap();
+    // The hand-written text is what serde_json wrote of the `Value` it once was.
+    assert_eq!(report.to_json_string(), json.to_string());
     assert_eq!(
         json["data"],
         serde_json::json!([
@@ -212,7 +214,9 @@ async fn extract_with_max_chars_reads_long_text_and_many_elements() {
         )
         .await
         .unwrap();
-        serde_json::to_value(&report).unwrap()
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(report.to_json_string(), json.to_string());
+        json
     };
     let json = read("p.t", 100_000).await;
     assert_eq!(json["data"], serde_json::json!([long]));

@@ -122,6 +122,8 @@ async fn observe_action_returns_the_observation_as_data() {
     .await
     .unwrap();
     let json = serde_json::to_value(&report).unwrap();
+    // The hand-written text is what serde_json wrote of the `Value` it once was.
+    assert_eq!(report.to_json_string(), json.to_string());
     assert_eq!(json["data"]["elements"].as_array().unwrap().len(), 2);
     assert_eq!(json["data"]["more"], 9);
     assert_eq!(json["effects"][0]["kind"], "observed");

@@ -96,7 +96,12 @@ async fn a_screenshot_lists_like_observe_and_marks_the_listed_refs() {
     .await
     .unwrap();
     assert_eq!(report.action, "screenshot");
-    let data = report.data.unwrap();
+    let text = report.data.unwrap();
+    // Read back by the crate's reader (correctly rounded floats; serde_json's default reader
+    // may read a long float one digit off).
+    let data = bai::protocol::json::read_plain(&text).unwrap();
+    // Written by hand as serde_json writes the `Value` it once was: keys sorted, compact.
+    assert_eq!(text, data.to_string());
     let elements: Vec<String> = data["elements"]
         .as_array()
         .unwrap()

@@ -1,7 +1,6 @@
 //! What an action did, as data the extension shows and sends back to the model.
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::protocol::json_write::{self, SortedObject};
 
@@ -156,10 +155,33 @@ pub struct ActionReport {
     pub attempts: u32,
     /// Milliseconds from start to finish.
     pub elapsed_ms: u32,
-    /// What the action read, for `observe` (an [`crate::dom::Observation`]) and `extract` (an
-    /// array of strings).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub data: Option<serde_json::Value>,
+    /// What the action read, as JSON text: for `observe` an [`crate::dom::Observation`], for
+    /// `extract` an array of strings. Written by hand as serde_json wrote the `Value` it once
+    /// was (keys sorted), so the executor's wasm builds no `Value` for an answer; serialized as
+    /// that value (the tests compare reports through it).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "json_text_as_value"
+    )]
+    pub data: Option<String>,
+}
+
+/// [`ActionReport::data`] as the JSON value its text holds (for the derived `Serialize`, which
+/// only the tests use).
+fn json_text_as_value<S: serde::Serializer>(
+    data: &Option<String>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let value = match data {
+        // The crate's reader: its floats are correctly rounded, serde_json's default reader's
+        // are not always (a long float would come back one digit off).
+        Some(text) => Some(
+            crate::protocol::json::read_plain(text)
+                .map_err(|refusal| serde::ser::Error::custom(refusal.to_string()))?,
+        ),
+        None => None,
+    };
+    value.serialize(serializer)
 }
 
 impl ActionReport {
@@ -186,7 +208,7 @@ impl ActionReport {
         object.number("attempts", u64::from(self.attempts));
         object.number("elapsed_ms", u64::from(self.elapsed_ms));
         if let Some(data) = &self.data {
-            object.json("data", json_write::value_json(data));
+            object.json("data", data.clone());
         }
         object
     }
@@ -254,8 +276,8 @@ impl Effect {
             Self::OptionSelected { value } => object.string("value", value),
             Self::Scrolled { x, y } => {
                 // As serde_json writes an `f64` (`null` when not finite).
-                object.json("x", json_write::value_json(&Value::from(*x)));
-                object.json("y", json_write::value_json(&Value::from(*y)));
+                object.json("x", json_write::float_json(*x));
+                object.json("y", json_write::float_json(*y));
             }
             Self::Waited { ms } => object.number("ms", u64::from(*ms)),
             Self::KeyPressed {

@@ -14,6 +14,7 @@ use super::js;
 use super::redact::redact_secrets;
 use super::secret::SecretScan;
 use super::tree::QueryRoot;
+use crate::protocol::json_write::{self, SortedObject};
 
 // The rectangle and viewport types are the picture check's (`crate::pictures`), so what the
 // page reports and what the check reads are one type.
@@ -76,62 +77,52 @@ impl MaskKind {
 // derived `Serialize` (which the tests keep, to check these against: `browser_json_out`), so
 // the executor's wasm carries no serde serializer for them.
 
-/// A number as serde_json writes and stores an `f64`: not finite is `null`.
-fn float(value: f64) -> serde_json::Value {
-    value.into()
+/// The fields of `rect` (`x, y, width, height`) into `object`, as serde_json writes an `f64`.
+fn rect_fields(object: &mut SortedObject, rect: &Rect) {
+    object.json("x", json_write::float_json(rect.x));
+    object.json("y", json_write::float_json(rect.y));
+    object.json("width", json_write::float_json(rect.width));
+    object.json("height", json_write::float_json(rect.height));
 }
 
-/// The fields of `rect` (`x, y, width, height`) into `map`.
-fn rect_fields(map: &mut serde_json::Map<String, serde_json::Value>, rect: &Rect) {
-    map.insert("x".into(), float(rect.x));
-    map.insert("y".into(), float(rect.y));
-    map.insert("width".into(), float(rect.width));
-    map.insert("height".into(), float(rect.height));
-}
-
-/// `viewport` as JSON: the value the derived `Serialize` gives (`serde_json::to_value`).
-pub fn viewport_json(viewport: &Viewport) -> serde_json::Value {
-    let mut map = serde_json::Map::new();
-    map.insert("width".into(), float(viewport.width));
-    map.insert("height".into(), float(viewport.height));
-    map.insert(
-        "device_pixel_ratio".into(),
-        float(viewport.device_pixel_ratio),
-    );
-    map.insert("scroll_x".into(), float(viewport.scroll_x));
-    map.insert("scroll_y".into(), float(viewport.scroll_y));
-    map.insert("visual_scale".into(), float(viewport.visual_scale));
-    map.insert("visual_offset_x".into(), float(viewport.visual_offset_x));
-    map.insert("visual_offset_y".into(), float(viewport.visual_offset_y));
-    serde_json::Value::Object(map)
+/// `viewport` as JSON text: what `serde_json::to_value` of the derived `Serialize` gives (keys
+/// sorted when written).
+pub fn viewport_json(viewport: &Viewport) -> String {
+    let mut object = SortedObject::new();
+    for (key, value) in [
+        ("width", viewport.width),
+        ("height", viewport.height),
+        ("device_pixel_ratio", viewport.device_pixel_ratio),
+        ("scroll_x", viewport.scroll_x),
+        ("scroll_y", viewport.scroll_y),
+        ("visual_scale", viewport.visual_scale),
+        ("visual_offset_x", viewport.visual_offset_x),
+        ("visual_offset_y", viewport.visual_offset_y),
+    ] {
+        object.json(key, json_write::float_json(value));
+    }
+    object.into_json()
 }
 
 impl Mask {
-    /// The mask as JSON: the value the derived `Serialize` gives.
-    pub fn to_json(&self) -> serde_json::Value {
-        let mut map = serde_json::Map::new();
-        map.insert("kind".into(), self.kind.name().into());
-        rect_fields(&mut map, &self.rect);
-        serde_json::Value::Object(map)
+    /// The mask as JSON text: what `serde_json::to_value` of the derived `Serialize` gives
+    /// (keys sorted when written).
+    pub fn to_json(&self) -> String {
+        let mut object = SortedObject::new();
+        object.string("kind", self.kind.name());
+        rect_fields(&mut object, &self.rect);
+        object.into_json()
     }
 }
 
 impl Mark {
-    /// The mark as JSON: the value the derived `Serialize` gives.
-    pub fn to_json(&self) -> serde_json::Value {
-        let mut map = serde_json::Map::new();
-        map.insert("number".into(), self.number.into());
-        rect_fields(&mut map, &self.rect);
-        serde_json::Value::Object(map)
-    }
-}
-
-/// Appends `value` as serde_json writes an `f64`: the shortest text that reads back the same,
-/// `null` when not finite.
-fn write_float(out: &mut String, value: f64) {
-    match serde_json::Number::from_f64(value) {
-        Some(number) => crate::protocol::json_write::number(out, &number),
-        None => out.push_str("null"),
+    /// The mark as JSON text: what `serde_json::to_value` of the derived `Serialize` gives
+    /// (keys sorted when written).
+    pub fn to_json(&self) -> String {
+        let mut object = SortedObject::new();
+        object.number("number", u64::from(self.number));
+        rect_fields(&mut object, &self.rect);
+        object.into_json()
     }
 }
 
@@ -154,7 +145,7 @@ impl Masks {
             ("visual_offset_x", viewport.visual_offset_x),
             ("visual_offset_y", viewport.visual_offset_y),
         ] {
-            write_float(view.key(key), value);
+            json_write::float(view.key(key), value);
         }
         view.end();
         list(object.key("masks"), &self.masks, |out, mask| {
@@ -167,7 +158,7 @@ impl Masks {
                 ("width", rect.width),
                 ("height", rect.height),
             ] {
-                write_float(fields.key(key), value);
+                json_write::float(fields.key(key), value);
             }
             fields.end();
         });

@@ -69,6 +69,22 @@ pub fn number(out: &mut String, number: &serde_json::Number) {
     out.push_str(&number.to_string());
 }
 
+/// Appends `value` as serde_json writes an `f64` (`Value::from(value)`): the shortest text that
+/// reads back the same, `null` when not finite.
+pub fn float(out: &mut String, value: f64) {
+    match serde_json::Number::from_f64(value) {
+        Some(n) => number(out, &n),
+        None => out.push_str("null"),
+    }
+}
+
+/// `value` as JSON text (see [`float`]).
+pub fn float_json(value: f64) -> String {
+    let mut out = String::new();
+    float(&mut out, value);
+    out
+}
+
 /// Appends a JSON object's fields in the map's order (see [`value`]).
 pub fn object(out: &mut String, map: &serde_json::Map<String, serde_json::Value>) {
     let mut o = Object::new(out);

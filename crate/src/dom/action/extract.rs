@@ -86,7 +86,13 @@ pub(super) async fn run(
         }],
         attempts,
         elapsed_ms: 0,
-        data: Some(serde_json::Value::from(values)),
+        data: Some({
+            let mut json = String::new();
+            crate::protocol::json_write::list(&mut json, &values, |out, value| {
+                crate::protocol::json_write::string(out, value);
+            });
+            json
+        }),
     })
 }
 

@@ -7,7 +7,7 @@ use crate::dom::report::{ActionReport, Effect};
 
 pub(super) fn run(max_elements: Option<u32>) -> Result<ActionReport, ActionError> {
     let observation = observe(max_elements.unwrap_or(0));
-    let data = observation.to_json();
+    let data = observation.to_json_string();
     Ok(ActionReport {
         action: "observe",
         element: None,

@@ -6,7 +6,8 @@
 use crate::dom::error::ActionError;
 use crate::dom::observe::observe_listed;
 use crate::dom::report::{ActionReport, Effect};
-use crate::dom::vision::{Mark, Mask, marks, masks, viewport_json};
+use crate::dom::vision::{marks, masks, viewport_json};
+use crate::protocol::json_write::{self, SortedObject};
 
 pub(super) fn run(max_elements: Option<u32>) -> Result<ActionReport, ActionError> {
     let (observation, listed) = observe_listed(max_elements.unwrap_or(0));
@@ -14,17 +15,20 @@ pub(super) fn run(max_elements: Option<u32>) -> Result<ActionReport, ActionError
         detail: why.0.to_owned(),
     })?;
     let marks = marks(&listed, &hidden.viewport);
-    let mut data = observation.to_json();
-    let mut vision = serde_json::Map::new();
-    vision.insert("viewport".into(), viewport_json(&hidden.viewport));
-    let masks = hidden.masks.iter().map(Mask::to_json).collect();
-    vision.insert("masks".into(), serde_json::Value::Array(masks));
-    let marks = marks.iter().map(Mark::to_json).collect();
-    vision.insert("marks".into(), serde_json::Value::Array(marks));
-    let vision = serde_json::Value::Object(vision);
-    if let Some(object) = data.as_object_mut() {
-        object.insert("vision".into(), vision);
-    }
+    let mut data = observation.json_fields();
+    let mut vision = SortedObject::new();
+    vision.json("viewport", viewport_json(&hidden.viewport));
+    let mut masks = String::new();
+    json_write::list(&mut masks, &hidden.masks, |out, mask| {
+        out.push_str(&mask.to_json());
+    });
+    vision.json("masks", masks);
+    let mut marks_json = String::new();
+    json_write::list(&mut marks_json, &marks, |out, mark| {
+        out.push_str(&mark.to_json());
+    });
+    vision.json("marks", marks_json);
+    data.json("vision", vision.into_json());
     Ok(ActionReport {
         action: "screenshot",
         element: None,
@@ -34,6 +38,6 @@ pub(super) fn run(max_elements: Option<u32>) -> Result<ActionReport, ActionError
         }],
         attempts: 1,
         elapsed_ms: 0,
-        data: Some(data),
+        data: Some(data.into_json()),
     })
 }

@@ -86,18 +86,28 @@ pub struct ObservationDiff {
 }
 
 impl Observation {
-    /// The observation as JSON, the value the derived `Serialize` gives
-    /// (`serde_json::to_value`), built by hand so the executor's wasm carries no serde
-    /// serializer for it (`browser_json_out` checks both agree).
-    pub fn to_json(&self) -> serde_json::Value {
-        let mut map = serde_json::Map::new();
-        map.insert("url".into(), self.url.as_str().into());
-        map.insert("title".into(), self.title.as_str().into());
-        map.insert("elements".into(), self.elements.clone().into());
+    /// The observation's fields as JSON, what `serde_json::to_value` of the derived `Serialize`
+    /// gives (keys sorted when written), written by hand so the executor's wasm carries no serde
+    /// serializer and builds no `Value` for it (`browser_json_out` checks both agree).
+    pub fn json_fields(&self) -> crate::protocol::json_write::SortedObject {
+        use crate::protocol::json_write;
+        let mut object = json_write::SortedObject::new();
+        object.string("url", &self.url);
+        object.string("title", &self.title);
+        let mut elements = String::new();
+        json_write::list(&mut elements, &self.elements, |out, line| {
+            json_write::string(out, line);
+        });
+        object.json("elements", elements);
         if self.more != 0 {
-            map.insert("more".into(), self.more.into());
+            object.number("more", self.more as u64);
         }
-        serde_json::Value::Object(map)
+        object
+    }
+
+    /// The observation as JSON text (see [`Observation::json_fields`]).
+    pub fn to_json_string(&self) -> String {
+        self.json_fields().into_json()
     }
 }
 
