@@ -592,6 +592,8 @@ impl Computation<'_> {
         // A `<select>` with nothing chosen: named by its own label, never by its options (in
         // both browsers; an ARIA combobox's text still counts).
         let mut valueless_control = false;
+        // A text field referencing itself: its value, kept for when it has no label of its own.
+        let mut own_value = None;
         // The root too when it references itself ("Flash the screen <its value> times").
         if flags.in_labelledby || (!is_root && flags.in_content) {
             let role = role_now();
@@ -612,7 +614,13 @@ impl Computation<'_> {
                 // An empty value (a blank field, a list with nothing chosen) names the control
                 // by its own label instead, `aria-label` to `title`, as in both browsers.
                 if !value.trim().is_empty() {
-                    return value;
+                    // Referencing itself, a text field gives its own `aria-label`, `<label>`,
+                    // `title` or placeholder before its value (Chromium; Firefox too but for
+                    // a `<label>`, which it leaves out).
+                    if !is_root {
+                        return value;
+                    }
+                    own_value = Some(value);
                 }
                 valueless_control = tag == "select";
             }
@@ -705,7 +713,7 @@ impl Computation<'_> {
                 return spaced(title, flags, is_root);
             }
         }
-        String::new()
+        own_value.unwrap_or_default()
     }
 
     fn native_name(&mut self, element: &Element, tag: &str, flags: Flags) -> Option<String> {
