@@ -979,7 +979,15 @@ impl Computation<'_> {
                         (Some(known), false) => known.clone(),
                         _ => {
                             let parent = node.parent_element();
-                            let read = self.text_style(parent.as_ref().unwrap_or(element));
+                            let parent = parent.as_ref().unwrap_or(element);
+                            // Text of a subtree with no boxes (reached through a hidden
+                            // reference) is named as written: with no layout, neither
+                            // browser transforms it.
+                            let read = if flags.hidden_ok && has_box(parent) == Some(false) {
+                                TextStyle::default()
+                            } else {
+                                self.text_style(parent)
+                            };
                             if tag != "slot" {
                                 text_style = Some(read.clone());
                             }
