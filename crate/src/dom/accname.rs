@@ -1034,12 +1034,47 @@ impl Computation<'_> {
                 self.reached_secret = true;
                 return String::new();
             }
-            out.push(' ');
-            out.push_str(&self.element_name(target, child_flags));
-            out.push(' ');
+            let name = self.element_name(target, child_flags);
+            if name.is_empty() {
+                continue;
+            }
+            // Joined as the browsers lay it out: a run of its own when its box is (Firefox;
+            // Chromium breaks before it only), else after a break when it is shown in another
+            // block than its owner ("<div aria-owns=o>Hello</div><span id=o>world</span>" is
+            // "Hello world") and straight after the owner's text when on its line ("<a><span
+            // aria-owns=o>x</span>y</a><span id=o>O</span>" is "xOy"), in both browsers.
+            let tag = target.local_name();
+            let look = self.look(target, &tag, target.has_attributes());
+            if look.breaks_words || is_replaced(&tag) {
+                out.push(' ');
+                out.push_str(&name);
+                out.push(' ');
+            } else {
+                if self.block_of(element) != self.block_of(target) {
+                    out.push(' ');
+                }
+                out.push_str(&name);
+            }
         }
         out.push_str(&self.pseudo_content(element, tag, true, flags.hidden_ok));
         out
+    }
+
+    /// The nearest element around `element` (itself included) whose box is not inline: the
+    /// block its text is laid out in (`None` past its tree's root).
+    fn block_of(&self, element: &Element) -> Option<Element> {
+        let mut current = Some(element.clone());
+        while let Some(el) = current {
+            let display = self
+                .style(&el)
+                .map(|style| style.property(&self.names.display))
+                .unwrap_or_default();
+            if !matches!(display.as_str(), "inline" | "contents" | "") {
+                return Some(el);
+            }
+            current = el.parent_element();
+        }
+        None
     }
 
     /// How `element` styles its own text (nothing changed when its style cannot be read).
