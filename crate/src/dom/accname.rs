@@ -947,7 +947,7 @@ impl Computation<'_> {
         } else {
             Vec::new()
         };
-        let mut out = self.pseudo_content(element, tag, false, flags.hidden_ok);
+        let mut out = self.pseudo_content(element, tag, false, flags.hidden_ok, self.text_tail);
         // The element's text style (`text-transform`, and whether `content-visibility: hidden`
         // skips its content), read once, when it first holds text.
         let mut text_style: Option<TextStyle> = None;
@@ -1056,7 +1056,8 @@ impl Computation<'_> {
                 out.push_str(&name);
             }
         }
-        out.push_str(&self.pseudo_content(element, tag, true, flags.hidden_ok));
+        let previous = out.chars().last().or(self.text_tail);
+        out.push_str(&self.pseudo_content(element, tag, true, flags.hidden_ok, previous));
         out
     }
 
@@ -1097,8 +1098,15 @@ impl Computation<'_> {
     }
 
     /// The text of CSS generated content (`content: "..."`, or the alternative text after `/`)
-    /// on a pseudo element that is displayed.
-    fn pseudo_content(&self, element: &Element, tag: &str, after: bool, hidden: bool) -> String {
+    /// on a pseudo element that is displayed. `previous`: the character named before it.
+    fn pseudo_content(
+        &self,
+        element: &Element,
+        tag: &str,
+        after: bool,
+        hidden: bool,
+        previous: Option<char>,
+    ) -> String {
         // A hidden subtree (a hidden node named through a reference) generates no boxes.
         if hidden || is_void(tag) {
             // Replaced and void elements have no ::before / ::after boxes.
@@ -1136,9 +1144,20 @@ impl Computation<'_> {
         if content == "open-quote" || content == "close-quote" {
             return quote(element, content == "close-quote").to_owned();
         }
-        let (text, alternative) = parse_css_content(&content, |name| element.get_attribute(name));
+        let (mut text, alternative) =
+            parse_css_content(&content, |name| element.get_attribute(name));
         if text.is_empty() {
             return text;
+        }
+        // Generated text is shown with its `text-transform` (inherited: an uppercase button's
+        // `::before` reads "PRE" in both browsers); an alternative text is not shown.
+        if !alternative && !NO_TEXT_STYLE.with(std::cell::Cell::get) {
+            let transform = style.property(&self.names.text_transform);
+            if transform != "none" {
+                let mut shown = String::with_capacity(text.len());
+                transform_text(&transform, &text, previous, &mut shown);
+                text = shown;
+            }
         }
         // Inline generated content joins the element's text as rendered ("before" + "label" is
         // "beforelabel" in Chromium and Firefox); a box of its own (block, inline-block, or
