@@ -540,6 +540,11 @@ impl Computation<'_> {
                     let Some(target) = element_by_id_near(element, id) else {
                         continue;
                     };
+                    // An image map's `<area>` names nothing through a reference, not even by
+                    // its `aria-label` (both browsers).
+                    if target.local_name() == "area" && target != self.root {
+                        continue;
+                    }
                     // A node may be referenced more than once (or be the root itself).
                     let hidden = is_hidden_for_accessibility(&target);
                     let sub = Flags {
