@@ -607,15 +607,15 @@ impl Computation<'_> {
                 self.reached_secret = true;
                 return String::new();
             }
-            // Referencing itself, a text field gives its value; a list or range control
-            // nothing (both browsers).
+            // Referencing itself, a list or range control gives its own `aria-label`, label
+            // or `title`, never its value or options (both browsers); a text field its value
+            // when it has no label of its own (below).
             if is_root
                 && is_embedded_control_role(role.as_deref())
                 && !matches!(role.as_deref(), Some("textbox" | "searchbox"))
             {
-                return String::new();
-            }
-            if let Some(value) = embedded_control_value(element, tag, role.as_deref()) {
+                valueless_control = true;
+            } else if let Some(value) = embedded_control_value(element, tag, role.as_deref()) {
                 // An empty value (a blank field, a list with nothing chosen) names the control
                 // by its own label instead, `aria-label` to `title`, as in both browsers.
                 if !value.trim().is_empty() {
