@@ -779,7 +779,13 @@ impl Computation<'_> {
             }
             "button" | "meter" | "output" | "progress" => self.labels_name(element, flags),
             "fieldset" => self.first_child_name(element, "legend", flags),
-            "figure" => self.first_child_name(element, "figcaption", flags),
+            // A caption holding a `<details>` names no figure: neither browser takes its text
+            // (Firefox still does when text sits beside the details; Chromium never).
+            "figure" => match first_child(element, "figcaption") {
+                Some(caption) if matches!(caption.query_selector("details"), Ok(Some(_))) => None,
+                Some(_) => self.first_child_name(element, "figcaption", flags),
+                None => None,
+            },
             "table" => self
                 .first_child_name(element, "caption", flags)
                 .or_else(|| non_empty_attr(element, "summary")),
