@@ -1172,10 +1172,15 @@ impl Computation<'_> {
         }
         // Inline generated content joins the element's text as rendered ("before" + "label" is
         // "beforelabel" in Chromium and Firefox); a box of its own (block, inline-block, or
-        // blockified in a flex or grid container) and an alternative text are separate runs
-        // (Chromium).
-        if alternative || style.property(&self.names.display) != "inline" {
+        // blockified in a flex or grid container) is a separate run. An alternative text is
+        // set apart from its element's own text but joins what is around the element
+        // ("a<span class=alt>c</span>" is "aalt c" in Chromium; Firefox joins both).
+        if style.property(&self.names.display) != "inline" {
             format!(" {text} ")
+        } else if alternative && after {
+            format!(" {text}")
+        } else if alternative {
+            format!("{text} ")
         } else {
             text
         }
