@@ -540,6 +540,11 @@ impl Computation<'_> {
                     let Some(target) = element_by_id_near(element, id) else {
                         continue;
                     };
+                    // An image map's `<area>` names nothing through a reference, not even by
+                    // its `aria-label` (both browsers).
+                    if target.local_name() == "area" && target != self.root {
+                        continue;
+                    }
                     // A node may be referenced more than once (or be the root itself).
                     let hidden = is_hidden_for_accessibility(&target);
                     let sub = Flags {
@@ -592,6 +597,8 @@ impl Computation<'_> {
         // A `<select>` with nothing chosen: named by its own label, never by its options (in
         // both browsers; an ARIA combobox's text still counts).
         let mut valueless_control = false;
+        // A text field referencing itself: its value, kept for when it has no label of its own.
+        let mut own_value = None;
         // The root too when it references itself ("Flash the screen <its value> times").
         if flags.in_labelledby || (!is_root && flags.in_content) {
             let role = role_now();
@@ -600,19 +607,25 @@ impl Computation<'_> {
                 self.reached_secret = true;
                 return String::new();
             }
-            // Referencing itself, a text field gives its value; a list or range control
-            // nothing (both browsers).
+            // Referencing itself, a list or range control gives its own `aria-label`, label
+            // or `title`, never its value or options (both browsers); a text field its value
+            // when it has no label of its own (below).
             if is_root
                 && is_embedded_control_role(role.as_deref())
                 && !matches!(role.as_deref(), Some("textbox" | "searchbox"))
             {
-                return String::new();
-            }
-            if let Some(value) = embedded_control_value(element, tag, role.as_deref()) {
+                valueless_control = true;
+            } else if let Some(value) = embedded_control_value(element, tag, role.as_deref()) {
                 // An empty value (a blank field, a list with nothing chosen) names the control
                 // by its own label instead, `aria-label` to `title`, as in both browsers.
                 if !value.trim().is_empty() {
-                    return value;
+                    // Referencing itself, a text field gives its own `aria-label`, `<label>`,
+                    // `title` or placeholder before its value (Chromium; Firefox too but for
+                    // a `<label>`, which it leaves out).
+                    if !is_root {
+                        return value;
+                    }
+                    own_value = Some(value);
                 }
                 valueless_control = tag == "select";
             }
@@ -705,7 +718,7 @@ impl Computation<'_> {
                 return spaced(title, flags, is_root);
             }
         }
-        String::new()
+        own_value.unwrap_or_default()
     }
 
     fn native_name(&mut self, element: &Element, tag: &str, flags: Flags) -> Option<String> {
@@ -766,7 +779,13 @@ impl Computation<'_> {
             }
             "button" | "meter" | "output" | "progress" => self.labels_name(element, flags),
             "fieldset" => self.first_child_name(element, "legend", flags),
-            "figure" => self.first_child_name(element, "figcaption", flags),
+            // A caption holding a `<details>` names no figure: neither browser takes its text
+            // (Firefox still does when text sits beside the details; Chromium never).
+            "figure" => match first_child(element, "figcaption") {
+                Some(caption) if matches!(caption.query_selector("details"), Ok(Some(_))) => None,
+                Some(_) => self.first_child_name(element, "figcaption", flags),
+                None => None,
+            },
             "table" => self
                 .first_child_name(element, "caption", flags)
                 .or_else(|| non_empty_attr(element, "summary")),
@@ -939,7 +958,7 @@ impl Computation<'_> {
         } else {
             Vec::new()
         };
-        let mut out = self.pseudo_content(element, tag, false, flags.hidden_ok);
+        let mut out = self.pseudo_content(element, tag, false, flags.hidden_ok, self.text_tail);
         // The element's text style (`text-transform`, and whether `content-visibility: hidden`
         // skips its content), read once, when it first holds text.
         let mut text_style: Option<TextStyle> = None;
@@ -971,7 +990,15 @@ impl Computation<'_> {
                         (Some(known), false) => known.clone(),
                         _ => {
                             let parent = node.parent_element();
-                            let read = self.text_style(parent.as_ref().unwrap_or(element));
+                            let parent = parent.as_ref().unwrap_or(element);
+                            // Text of a subtree with no boxes (reached through a hidden
+                            // reference) is named as written: with no layout, neither
+                            // browser transforms it.
+                            let read = if flags.hidden_ok && has_box(parent) == Some(false) {
+                                TextStyle::default()
+                            } else {
+                                self.text_style(parent)
+                            };
                             if tag != "slot" {
                                 text_style = Some(read.clone());
                             }
@@ -1018,12 +1045,48 @@ impl Computation<'_> {
                 self.reached_secret = true;
                 return String::new();
             }
-            out.push(' ');
-            out.push_str(&self.element_name(target, child_flags));
-            out.push(' ');
+            let name = self.element_name(target, child_flags);
+            if name.is_empty() {
+                continue;
+            }
+            // Joined as the browsers lay it out: a run of its own when its box is (Firefox;
+            // Chromium breaks before it only), else after a break when it is shown in another
+            // block than its owner ("<div aria-owns=o>Hello</div><span id=o>world</span>" is
+            // "Hello world") and straight after the owner's text when on its line ("<a><span
+            // aria-owns=o>x</span>y</a><span id=o>O</span>" is "xOy"), in both browsers.
+            let tag = target.local_name();
+            let look = self.look(target, &tag, target.has_attributes());
+            if look.breaks_words || is_replaced(&tag) {
+                out.push(' ');
+                out.push_str(&name);
+                out.push(' ');
+            } else {
+                if self.block_of(element) != self.block_of(target) {
+                    out.push(' ');
+                }
+                out.push_str(&name);
+            }
         }
-        out.push_str(&self.pseudo_content(element, tag, true, flags.hidden_ok));
+        let previous = out.chars().last().or(self.text_tail);
+        out.push_str(&self.pseudo_content(element, tag, true, flags.hidden_ok, previous));
         out
+    }
+
+    /// The nearest element around `element` (itself included) whose box is not inline: the
+    /// block its text is laid out in (`None` past its tree's root).
+    fn block_of(&self, element: &Element) -> Option<Element> {
+        let mut current = Some(element.clone());
+        while let Some(el) = current {
+            let display = self
+                .style(&el)
+                .map(|style| style.property(&self.names.display))
+                .unwrap_or_default();
+            if !matches!(display.as_str(), "inline" | "contents" | "") {
+                return Some(el);
+            }
+            current = el.parent_element();
+        }
+        None
     }
 
     /// How `element` styles its own text (nothing changed when its style cannot be read).
@@ -1046,8 +1109,15 @@ impl Computation<'_> {
     }
 
     /// The text of CSS generated content (`content: "..."`, or the alternative text after `/`)
-    /// on a pseudo element that is displayed.
-    fn pseudo_content(&self, element: &Element, tag: &str, after: bool, hidden: bool) -> String {
+    /// on a pseudo element that is displayed. `previous`: the character named before it.
+    fn pseudo_content(
+        &self,
+        element: &Element,
+        tag: &str,
+        after: bool,
+        hidden: bool,
+        previous: Option<char>,
+    ) -> String {
         // A hidden subtree (a hidden node named through a reference) generates no boxes.
         if hidden || is_void(tag) {
             // Replaced and void elements have no ::before / ::after boxes.
@@ -1085,16 +1155,32 @@ impl Computation<'_> {
         if content == "open-quote" || content == "close-quote" {
             return quote(element, content == "close-quote").to_owned();
         }
-        let (text, alternative) = parse_css_content(&content, |name| element.get_attribute(name));
+        let (mut text, alternative) =
+            parse_css_content(&content, |name| element.get_attribute(name));
         if text.is_empty() {
             return text;
         }
+        // Generated text is shown with its `text-transform` (inherited: an uppercase button's
+        // `::before` reads "PRE" in both browsers); an alternative text is not shown.
+        if !alternative && !NO_TEXT_STYLE.with(std::cell::Cell::get) {
+            let transform = style.property(&self.names.text_transform);
+            if transform != "none" {
+                let mut shown = String::with_capacity(text.len());
+                transform_text(&transform, &text, previous, &mut shown);
+                text = shown;
+            }
+        }
         // Inline generated content joins the element's text as rendered ("before" + "label" is
         // "beforelabel" in Chromium and Firefox); a box of its own (block, inline-block, or
-        // blockified in a flex or grid container) and an alternative text are separate runs
-        // (Chromium).
-        if alternative || style.property(&self.names.display) != "inline" {
+        // blockified in a flex or grid container) is a separate run. An alternative text is
+        // set apart from its element's own text but joins what is around the element
+        // ("a<span class=alt>c</span>" is "aalt c" in Chromium; Firefox joins both).
+        if style.property(&self.names.display) != "inline" {
             format!(" {text} ")
+        } else if alternative && after {
+            format!(" {text}")
+        } else if alternative {
+            format!("{text} ")
         } else {
             text
         }

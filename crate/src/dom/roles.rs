@@ -134,6 +134,12 @@ pub fn role_of(element: &Element) -> Option<String> {
                 {
                     return implicit_role(element).map(str::to_owned);
                 }
+                // A region or form needs a name: without one both browsers skip the token (to
+                // the next one, else the element's own role; Firefox keeps `region` over a
+                // native role, Chromium does not).
+                if matches!(token.as_str(), "region" | "form") && !has_author_name(element) {
+                    continue;
+                }
                 return Some(token);
             }
         }
