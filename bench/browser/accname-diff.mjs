@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import { BROWSERS } from '../../tests/e2e/lib/browsers.mjs';
 import { startServer } from '../../tests/e2e/lib/server.mjs';
+import { loadBenchCore, openAccessibilityPage } from './accname-page.mjs';
 
 const CASES = JSON.parse(fs.readFileSync(new URL('../../tests/fixtures/dom/accname/cases.json', import.meta.url), 'utf8'));
 // Roles whose name the browser computes but which carry none by the spec (or whose name nobody
@@ -19,18 +20,9 @@ const server = await startServer();
 const browser = await BROWSERS.chromium.launch();
 const out = { differ: [], compared: 0 };
 try {
-  const tab = await browser.newTab(`${server.origin}/plain.html`);
-  const page = tab.page;
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('DOM.enable');
-  await cdp.send('Accessibility.enable');
+  const { page, cdp } = await openAccessibilityPage(browser, server);
   // The bench build of the core, imported into the page (as figure 9 does).
-  const loadCore = () =>
-    page.evaluate(async (origin) => {
-      const mod = await import(`${origin}/build/bench-pkg/bai.js`);
-      await mod.default({ module_or_path: `${origin}/build/bench-pkg/bai_bg.wasm` });
-      window.__bai = mod;
-    }, server.origin);
+  const loadCore = () => loadBenchCore(page, server.origin);
   const numberElements = () =>
     page.evaluate(() => {
       let i = 0;

@@ -21,6 +21,7 @@
 import fs from 'node:fs';
 import { BROWSERS } from '../../tests/e2e/lib/browsers.mjs';
 import { startServer } from '../../tests/e2e/lib/server.mjs';
+import { loadBenchCore, openAccessibilityPage } from './accname-page.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -350,16 +351,8 @@ const t0 = Date.now();
 try {
   const chromium = await BROWSERS.chromium.launch();
   try {
-    const tab = await chromium.newTab(`${server.origin}/plain.html`);
-    const page = tab.page;
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('DOM.enable');
-    await cdp.send('Accessibility.enable');
-    await page.evaluate(async (origin) => {
-      const mod = await import(`${origin}/build/bench-pkg/bai.js`);
-      await mod.default({ module_or_path: `${origin}/build/bench-pkg/bai_bg.wasm` });
-      window.__bai = mod;
-    }, server.origin);
+    const { page, cdp } = await openAccessibilityPage(chromium, server);
+    await loadBenchCore(page, server.origin);
     await page.evaluate(`window.__mount = ${MOUNT.toString()}; window.__describe = ${describe.toString()}`);
     for (const [ci, html] of cases.entries()) {
       const described = await page.evaluate(async (html) => {

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import { BROWSERS } from '../../tests/e2e/lib/browsers.mjs';
 import { startServer } from '../../tests/e2e/lib/server.mjs';
 import { ELEMENT_KEY as ELEMENT } from '../../tests/e2e/lib/webdriver.mjs';
+import { loadBenchCore, openAccessibilityPage } from './accname-page.mjs';
 
 const file = process.argv[2] ?? new URL('../../tests/fixtures/dom/accname/cases.json', import.meta.url);
 const filter = process.argv[3] ?? '';
@@ -29,20 +30,12 @@ const results = CASES.map((c) => ({ name: c.name, html: c.html, expected: c.expe
 try {
   const chromium = await BROWSERS.chromium.launch();
   try {
-    const tab = await chromium.newTab(`${server.origin}/plain.html`);
-    const page = tab.page;
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('DOM.enable');
-    await cdp.send('Accessibility.enable');
-    // Our name too, from the bench build of the core (see accname-diff.mjs), when it is built.
-    const core = await page
-      .evaluate(async (origin) => {
-        const mod = await import(`${origin}/build/bench-pkg/bai.js`);
-        await mod.default({ module_or_path: `${origin}/build/bench-pkg/bai_bg.wasm` });
-        window.__bai = mod;
-        return true;
-      }, server.origin)
-      .catch(() => false);
+    const { page, cdp } = await openAccessibilityPage(chromium, server);
+    // Our name too, from the bench build of the core, when it is built.
+    const core = await loadBenchCore(page, server.origin).then(
+      () => true,
+      () => false,
+    );
     for (const [i, c] of CASES.entries()) {
       await page.evaluate(MOUNT, c.html);
       await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
