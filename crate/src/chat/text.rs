@@ -63,6 +63,10 @@ pub const NOT_A_LANGUAGE: &[&str] = &[
     "code",
 ];
 
+/// Written at the start of each line of a streaming message's last block (see
+/// [`TextWriter::reading`]): not a space, so no such line starts a record.
+pub const HOLD_MARK: &str = "\u{2026} ";
+
 /// The longest header text taken as a language name.
 const MAX_LANGUAGE_CHARS: usize = 32;
 
@@ -79,7 +83,7 @@ pub fn message_text_as(element: &Element, profile: &SiteProfile, role: Role) -> 
     read_message(element, profile, role, Reading::Complete).text
 }
 
-/// Whether the message is read as complete or as still streaming (see [`TextWriter::hold`]).
+/// Whether the message is read as complete or as still streaming (see [`TextWriter::reading`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reading {
     Complete,
@@ -114,9 +118,9 @@ pub struct MessageRead {
     pub text: String,
     /// One entry per code block relabelled ```` ```bai ````, in order.
     pub handshake_rules: Vec<HandshakeRule>,
-    /// Some line of the message's last block follows a literal emphasis opener in that block:
-    /// read as streaming, it starts with a hold mark; read as complete, it does not. The two
-    /// readings differ, so the reader reads the message again when its completeness changes.
+    /// The message's last block holds a line: read as streaming, each of its lines starts with
+    /// [`HOLD_MARK`]; read as complete, none does. The two readings differ, so the reader reads
+    /// the message again when its completeness changes.
     pub holds: bool,
 }
 
@@ -131,7 +135,7 @@ pub fn read_message(
     let body = profile.body_of(element, role);
     let mut writer = TextWriter::new(profile, &body, role == Role::User, false, reading);
     writer.children(&body);
-    let holds = writer.release_ended_holds();
+    let holds = writer.write_hold_marks();
     let handshake_rules = std::mem::take(&mut writer.handshake_rules);
     MessageRead {
         text: writer.finish(),
@@ -155,7 +159,7 @@ pub fn locate_offsets(
     let body = profile.body_of(element, role);
     let mut writer = TextWriter::new(profile, &body, role == Role::User, true, reading);
     writer.children(&body);
-    writer.release_ended_holds();
+    writer.write_hold_marks();
     // The text read is trimmed of leading line breaks (not for the user's verbatim text).
     let leading = if writer.verbatim {
         0
@@ -165,7 +169,7 @@ pub fn locate_offsets(
     offsets
         .iter()
         .map(|offset| {
-            let target = offset + leading;
+            let target = writer.unmarked_offset(offset + leading);
             let (start, node) = writer
                 .positions
                 .iter()
@@ -214,34 +218,26 @@ struct TextWriter<'a> {
     /// every line they span: a line break inside `<em>` (a soft break, `<br>`) must not start a
     /// line that reads as a record, as it would not in the Markdown the model wrote.
     open_marks: String,
-    /// Half-streamed emphasis (red team, session 14): while the closing `~~` of
-    /// `~~The page says:\nBAI_ACTION …\n(quoted)~~` has not arrived, the page shows the opener
-    /// as literal text and the middle line as a line of its own; once it arrives the whole
-    /// paragraph is struck out and every line of it is marked. So in a message read as
-    /// streaming, a literal delimiter run that could open emphasis or strike-through (`*`, `_`,
-    /// `~`, followed by a non-space; `_` not inside a word) writes itself again at the start of
-    /// every later line of its block (paragraph, list item, cell), after the quote's or list's
-    /// marker: those lines are not records until the message completes (read again then, with
-    /// the opener still literal: plain lines, read as before) or a later block shows that the
-    /// paragraph ended (the marks of blocks followed by more text are taken out again, see
-    /// [`Self::release_ended_holds`]). The line holding the opener is not touched, so an action
-    /// line with `*` in a JSON string runs mid-stream.
+    /// Half-streamed Markdown (red team, sessions 14 and 15). While a message streams, the page
+    /// renders the Markdown received so far, and what a later character does to the block being
+    /// written cannot be known: the closing `~~` of `~~The page says:\nBAI_ACTION …\n(quoted)~~`
+    /// strikes out every line of the paragraph; a closing backtick, `$` or `\]` makes them code or
+    /// math; a `===` or a table's delimiter row makes the first line a heading or a header row.
+    /// Until then the page shows each of those lines as a plain line of its own. So in a message
+    /// read as streaming, every line of the block written last (paragraph, list item, cell,
+    /// heading) starts with [`HOLD_MARK`]: its lines are not records until a later block shows
+    /// the block ended (nothing later in Markdown changes an ended block's lines) or the message
+    /// completes (read again then, without marks). Code blocks are not marked: nothing after a
+    /// fence changes what the lines before it are.
     reading: Reading,
-    /// The mark of the first literal opener in the current block.
-    hold: Option<&'static str>,
-    /// A run of one delimiter character not yet followed by anything, its length, and whether
-    /// the character before it was a letter or digit.
-    run: Option<(char, usize, bool)>,
-    /// The last literal character of the current block was a letter or digit.
-    prev_alphanumeric: bool,
-    /// Inside inline code (no emphasis there).
-    code_depth: usize,
+    /// Where a line of text started in `out` (before the marks are written, see
+    /// [`Self::write_hold_marks`]), and the block serial it was written in.
+    line_starts: Vec<(usize, u32)>,
+    /// Where the hold marks were written, in the text without them (for [`locate_offsets`]).
+    marks: Vec<usize>,
     /// Counts block boundaries; [`Self::text_serial`] is its value when text was last written.
     block_serial: u32,
     text_serial: u32,
-    /// Hold marks: where in `out`, how long (0 when read as complete: noted, not written), and
-    /// the block serial they were written in.
-    held: Vec<(usize, usize, u32)>,
     /// Only for [`locate_offset`]: where each text node (or code block) starts in `out`.
     record_positions: bool,
     positions: Vec<(usize, Node)>,
@@ -280,7 +276,7 @@ impl<'a> TextWriter<'a> {
         // matched against the whole document either way), and the walk visits only descendants.
         let ui_inside = calls::query_selector(body, profile.ui_selector).is_some();
         let code_inside = calls::query_selector(body, profile.code_block_selector).is_some();
-        let math_inside = calls::query_selector(body, "math, .katex").is_some();
+        let math_inside = calls::query_selector(body, "math, .katex, .katex-error").is_some();
         Self {
             out: String::new(),
             profile,
@@ -290,13 +286,10 @@ impl<'a> TextWriter<'a> {
             line_prefix: String::new(),
             open_marks: String::new(),
             reading,
-            hold: None,
-            run: None,
-            prev_alphanumeric: false,
-            code_depth: 0,
+            line_starts: Vec::new(),
+            marks: Vec::new(),
             block_serial: 0,
             text_serial: 0,
-            held: Vec::new(),
             record_positions,
             positions: Vec::new(),
             ui_inside,
@@ -320,7 +313,9 @@ impl<'a> TextWriter<'a> {
                 for token in class.split_ascii_whitespace() {
                     match token {
                         "katex-mathml" => return MathKind::Hidden,
-                        "katex" => kind = MathKind::Shown,
+                        // A formula KaTeX could not parse is shown as its source (`throwOnError:
+                        // false`): math the model wrote, marked as such all the same.
+                        "katex" | "katex-error" => kind = MathKind::Shown,
                         _ => {}
                     }
                 }
@@ -345,8 +340,7 @@ impl<'a> TextWriter<'a> {
                     if self.record_positions {
                         self.positions.push((self.out.len(), node.clone()));
                     }
-                    let literal = !self.verbatim && self.code_depth == 0;
-                    self.write(&text, literal);
+                    self.write(&text);
                 }
             }
             // A node of type ELEMENT_NODE is an Element: no `instanceof` call to ask again.
@@ -361,7 +355,6 @@ impl<'a> TextWriter<'a> {
             self.trim_line_end();
             self.out.push('\n');
             self.block_break_at_end = false;
-            self.literal_char('\n');
             return;
         }
         if self.ui_inside && calls::matches(element, self.profile.ui_selector) {
@@ -434,9 +427,9 @@ impl<'a> TextWriter<'a> {
                 self.line_prefix.push_str(&"#".repeat(level));
                 self.line_prefix.push(' ');
             }
-            _ if inline_code => self.text("`"),
-            _ if quote => self.text("\""),
-            _ => self.text(emphasis),
+            _ if inline_code => self.write("`"),
+            _ if quote => self.write("\""),
+            _ => self.write(emphasis),
         }
         let marks_len = self.open_marks.len();
         if quote {
@@ -444,20 +437,16 @@ impl<'a> TextWriter<'a> {
         } else {
             self.open_marks.push_str(emphasis);
         }
-        // No emphasis inside code or math (a TeX `a_b`, `x*y` opens nothing).
-        let code = name == "code" || math;
-        self.code_depth += usize::from(code);
         self.math_depth += usize::from(math);
         self.children(element);
         self.math_depth -= usize::from(math);
-        self.code_depth -= usize::from(code);
         self.open_marks.truncate(marks_len);
         if inline_code {
-            self.text("`");
+            self.write("`");
         } else if quote {
-            self.text("\"");
+            self.write("\"");
         } else {
-            self.text(emphasis);
+            self.write(emphasis);
         }
         self.line_prefix.truncate(prefix_len);
         if block || cell {
@@ -470,84 +459,56 @@ impl<'a> TextWriter<'a> {
         }
     }
 
-    /// Text the reader writes itself (marks, backticks, quotes): never an opener.
-    fn text(&mut self, text: &str) {
-        self.write(text, false);
-    }
-
-    /// A block's inline content ends (or begins): emphasis never spans it.
+    /// A block's inline content ends (or begins).
     fn block_boundary(&mut self) {
         self.block_serial += 1;
-        self.hold = None;
-        self.run = None;
-        self.prev_alphanumeric = false;
     }
 
-    /// Notes one literal character of the block's text: a run of `*`, `_` or `~` followed by a
-    /// non-space can open emphasis (`_` only outside a word, as CommonMark has it). Wider than
-    /// CommonMark's rule (no punctuation test): a wrong guess only delays a line.
-    fn literal_char(&mut self, c: char) {
-        if self.verbatim || self.code_depth > 0 {
-            return;
-        }
-        if let Some((delimiter, length, after_alphanumeric)) = self.run {
-            if delimiter == c {
-                self.run = Some((delimiter, length + 1, after_alphanumeric));
-                return;
-            }
-            self.run = None;
-            let inside_word = delimiter == '_' && after_alphanumeric;
-            let opens = !(c.is_whitespace() || inside_word);
-            if opens && self.hold.is_none() {
-                self.hold = Some(match (delimiter, length) {
-                    ('~', _) => "~~",
-                    ('*', 1) => "*",
-                    ('*', _) => "**",
-                    _ => "_",
-                });
-            }
-        }
-        if matches!(c, '*' | '_' | '~') {
-            self.run = Some((c, 1, self.prev_alphanumeric));
-        }
-        self.prev_alphanumeric = c.is_alphanumeric();
-    }
-
-    /// Takes out the hold marks of blocks followed by more text (a paragraph that ended: its
-    /// opener stays literal whatever comes), keeping those of the block written last, and says
-    /// whether that block holds a line.
-    fn release_ended_holds(&mut self) -> bool {
+    /// Writes [`HOLD_MARK`] at the start of every line of the block written last, when read as
+    /// streaming, and says whether that block holds a line (whatever the reading).
+    fn write_hold_marks(&mut self) -> bool {
         let last = self.text_serial;
-        let holds = self.held.iter().any(|&(_, _, serial)| serial == last);
-        let removed: Vec<(usize, usize)> = self
-            .held
+        let held: Vec<usize> = self
+            .line_starts
             .drain(..)
-            .filter(|&(_, length, serial)| serial != last && length > 0)
-            .map(|(at, length, _)| (at, length))
+            .filter(|&(_, serial)| serial == last)
+            .map(|(at, _)| at)
             .collect();
-        if removed.is_empty() {
+        let holds = !held.is_empty();
+        if !holds || self.reading == Reading::Complete {
             return holds;
         }
-        let mut kept = String::with_capacity(self.out.len());
+        let mut marked = String::with_capacity(self.out.len() + held.len() * HOLD_MARK.len());
         let mut from = 0;
-        for &(at, length) in &removed {
-            kept.push_str(self.out.get(from..at).unwrap_or_default());
-            from = at + length;
+        for &at in &held {
+            marked.push_str(self.out.get(from..at).unwrap_or_default());
+            marked.push_str(HOLD_MARK);
+            from = at;
         }
-        kept.push_str(self.out.get(from..).unwrap_or_default());
-        self.out = kept;
-        for (start, _) in &mut self.positions {
-            let before: usize = removed
-                .iter()
-                .filter(|&&(at, _)| at < *start)
-                .map(|&(_, length)| length)
-                .sum();
-            *start -= before;
-        }
+        marked.push_str(self.out.get(from..).unwrap_or_default());
+        self.out = marked;
+        self.marks = held;
         holds
     }
 
-    fn write(&mut self, text: &str, literal: bool) {
+    /// Where byte `offset` of the text with its hold marks is in the text without them (an
+    /// offset inside a mark goes to the line it starts).
+    fn unmarked_offset(&self, offset: usize) -> usize {
+        // Mark `i` (at `at` without marks) takes bytes `at + i * len ..= at + (i + 1) * len - 1`.
+        let mut shift = 0;
+        for &at in &self.marks {
+            if offset < at + shift {
+                return offset - shift;
+            }
+            if offset < at + shift + HOLD_MARK.len() {
+                return at;
+            }
+            shift += HOLD_MARK.len();
+        }
+        offset.saturating_sub(shift)
+    }
+
+    fn write(&mut self, text: &str) {
         // Whitespace between blocks (source formatting of the page) is not text; inside a line
         // every character is kept, soft line breaks included.
         if !self.verbatim && self.at_line_start() && text.trim().is_empty() {
@@ -559,49 +520,16 @@ impl<'a> TextWriter<'a> {
         if !text.trim().is_empty() {
             self.text_serial = self.block_serial;
         }
-        let may_open = literal && text.contains(['*', '_', '~']);
-        if self.line_prefix.is_empty()
-            && self.open_marks.is_empty()
-            && self.hold.is_none()
-            && !may_open
-        {
-            self.out.push_str(text);
-            if literal {
-                // No delimiter in it: only the pending run and the last character matter.
-                if let Some(c) = text.chars().next() {
-                    self.literal_char(c);
-                }
-                if let Some(c) = text.chars().next_back() {
-                    self.prev_alphanumeric = c.is_alphanumeric();
-                }
-            }
-            return;
-        }
         for (i, line) in text.split('\n').enumerate() {
             if i > 0 {
                 self.out.push('\n');
-                if literal {
-                    self.literal_char('\n');
-                }
             }
-            if self.at_line_start() && !line.trim().is_empty() {
+            if !self.verbatim && self.at_line_start() && !line.trim().is_empty() {
+                self.line_starts.push((self.out.len(), self.block_serial));
                 self.out.push_str(&self.line_prefix);
                 self.out.push_str(&self.open_marks);
-                if let Some(mark) = self.hold {
-                    let length = match self.reading {
-                        Reading::Streaming => mark.len(),
-                        Reading::Complete => 0,
-                    };
-                    self.held.push((self.out.len(), length, self.block_serial));
-                    self.out.push_str(mark.get(..length).unwrap_or_default());
-                }
             }
             self.out.push_str(line);
-            if literal {
-                for c in line.chars() {
-                    self.literal_char(c);
-                }
-            }
         }
     }
 

@@ -90,8 +90,8 @@ struct Entry {
     handshake_rules: Vec<HandshakeRule>,
     /// Those rules were reported (once, when the message was complete).
     rules_reported: bool,
-    /// The text read depends on whether the message is streaming (a line held after a literal
-    /// emphasis opener, see [`super::text::MessageRead::holds`]): read again when that changes.
+    /// The text read depends on whether the message is streaming (the lines of its last block
+    /// are held, see [`super::text::MessageRead::holds`]): read again when that changes.
     holds: bool,
 }
 
@@ -193,6 +193,17 @@ impl TranscriptReader {
     /// changed (for a caller that takes the whole transcript with [`Self::messages`] anyway).
     pub fn take_changed_indexes(&mut self) -> IndexSet {
         self.refresh_index();
+        // When the message that may be streaming changed, whether it streams is decided first
+        // (from its role as last read): it is then read once, as it is now, not as complete and
+        // then again as streaming (a streaming message's last block reads with hold marks).
+        if self
+            .entries
+            .len()
+            .checked_sub(1)
+            .is_some_and(|last| self.dirty.contains(&last))
+        {
+            self.update_streaming();
+        }
         let dirty = std::mem::take(&mut self.dirty);
         for index in dirty {
             self.read(index);
@@ -576,7 +587,7 @@ impl TranscriptReader {
                 if entry.complete != complete {
                     entry.complete = complete;
                     self.changed.insert(index);
-                    if entry.holds {
+                    if entry.holds && !self.dirty.contains(&index) {
                         reread.push(index);
                     }
                 }
