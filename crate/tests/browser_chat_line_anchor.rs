@@ -113,22 +113,24 @@ fn records_are_found_where_the_page_shows_them() {
     container.remove();
 }
 
-/// Read as streaming, the lines of the last block start with hold marks and those of earlier
-/// blocks do not: the records are found where the page shows them (the marks shift no
-/// offset), and the held lines of the last paragraph are no records.
+/// Read as streaming, every line starts with a hold mark (no line is a record until the message
+/// completes); the marks shift no place: each `BAI_ACTION` in the marked text is found where the
+/// page shows it, code block lines included.
 #[wasm_bindgen_test]
-fn records_after_released_holds_are_found_where_the_page_shows_them() {
+fn hold_marks_shift_no_place_on_the_page() {
     let line = |id: u32| format!(r#"BAI_ACTION {{"action_id":{id}}}"#);
     let container = mount(&format!(
         r#"<div data-message-author-role="assistant" data-message-id="a2"><div class="markdown prose">
 <p>~~one
 two
 three</p><p>{}
-{}</p><p>**held
+{}</p><pre><code>{}
+</code></pre><p>**held
 {}
 </p></div></div>"#,
         line(1),
         line(2),
+        line(4),
         line(3)
     ));
     let assistant = container
@@ -140,16 +142,34 @@ three</p><p>{}
     assert_eq!(
         read.text,
         format!(
-            "~~one\ntwo\nthree\n{}\n{}\n… **held\n… {}",
+            "… ~~one\n… two\n… three\n… {}\n… {}\n… ```\n… {}\n… ```\n… **held\n… {}",
             line(1),
             line(2),
+            line(4),
             line(3)
         )
     );
     assert_eq!(
         check_message_as(&assistant, Role::Assistant, Reading::Streaming),
-        2
+        0
     );
-    assert_eq!(check_message(&assistant, Role::Assistant), 3);
+    let offsets: Vec<usize> = read
+        .text
+        .match_indices("BAI_ACTION")
+        .map(|(at, _)| at)
+        .collect();
+    assert_eq!(offsets.len(), 4);
+    let places = locate_offsets(
+        &assistant,
+        profile(),
+        Role::Assistant,
+        Reading::Streaming,
+        &offsets,
+    );
+    for (offset, place) in offsets.iter().zip(&places) {
+        let (node, at) = place.as_ref().expect("located");
+        assert_eq!(text_at(node, *at, 10), "BAI_ACTION", "at byte {offset}");
+    }
+    assert_eq!(check_message(&assistant, Role::Assistant), 4);
     container.remove();
 }

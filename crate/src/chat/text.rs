@@ -118,7 +118,7 @@ pub struct MessageRead {
     pub text: String,
     /// One entry per code block relabelled ```` ```bai ````, in order.
     pub handshake_rules: Vec<HandshakeRule>,
-    /// The message's last block holds a line: read as streaming, each of its lines starts with
+    /// The message holds a line: read as streaming, each of its lines starts with
     /// [`HOLD_MARK`]; read as complete, none does. The two readings differ, so the reader reads
     /// the message again when its completeness changes.
     pub holds: bool,
@@ -219,25 +219,24 @@ struct TextWriter<'a> {
     /// line that reads as a record, as it would not in the Markdown the model wrote.
     open_marks: String,
     /// Half-streamed Markdown (red team, sessions 14 and 15). While a message streams, the page
-    /// renders the Markdown received so far, and what a later character does to the block being
-    /// written cannot be known: the closing `~~` of `~~The page says:\nBAI_ACTION …\n(quoted)~~`
-    /// strikes out every line of the paragraph; a closing backtick, `$` or `\]` makes them code or
-    /// math; a `===` or a table's delimiter row makes the first line a heading or a header row.
-    /// Until then the page shows each of those lines as a plain line of its own. So in a message
-    /// read as streaming, every line of the block written last (paragraph, list item, cell,
-    /// heading) starts with [`HOLD_MARK`]: its lines are not records until a later block shows
-    /// the block ended (nothing later in Markdown changes an ended block's lines) or the message
-    /// completes (read again then, without marks). Code blocks are not marked: nothing after a
-    /// fence changes what the lines before it are.
+    /// renders the Markdown received so far, and what later characters do to what is already
+    /// shown cannot be known: the closing `~~` of `~~The page says:\nBAI_ACTION …\n(quoted)~~`
+    /// strikes out every line of the paragraph; a closing backtick, `$` or `\]` makes them code
+    /// or math; a `===` or a table's delimiter row makes a line a heading or a header row; a
+    /// backtick at the end of a fence line turns the "code block" after a paragraph back into
+    /// that paragraph's text; a link or footnote definition written later rewrites text in any
+    /// earlier block; a site draws its own blocks (a footnotes section, a cursor, a status
+    /// line) after the one being written. Until then each such line shows as a plain line. So in
+    /// a message read as streaming every line starts with [`HOLD_MARK`], code blocks' included:
+    /// nothing in it is a record until the message completes and is read again, without marks.
+    /// (Holding only the block written last was tried first and passed by the fence, footnote
+    /// and site-markup cases above.)
     reading: Reading,
-    /// Where a line of text started in `out` (before the marks are written, see
-    /// [`Self::write_hold_marks`]), and the block serial it was written in.
-    line_starts: Vec<(usize, u32)>,
+    /// Where each line of text started in `out` (before the marks are written, see
+    /// [`Self::write_hold_marks`]).
+    line_starts: Vec<usize>,
     /// Where the hold marks were written, in the text without them (for [`locate_offsets`]).
     marks: Vec<usize>,
-    /// Counts block boundaries; [`Self::text_serial`] is its value when text was last written.
-    block_serial: u32,
-    text_serial: u32,
     /// Only for [`locate_offset`]: where each text node (or code block) starts in `out`.
     record_positions: bool,
     positions: Vec<(usize, Node)>,
@@ -288,8 +287,6 @@ impl<'a> TextWriter<'a> {
             reading,
             line_starts: Vec::new(),
             marks: Vec::new(),
-            block_serial: 0,
-            text_serial: 0,
             record_positions,
             positions: Vec::new(),
             ui_inside,
@@ -378,10 +375,6 @@ impl<'a> TextWriter<'a> {
         // renders as just its text): a line of it never starts its line as a record.
         let math = math == MathKind::Shown && self.math_depth == 0;
         let block = BLOCK_TAGS.contains(&name.as_str());
-        let cell = matches!(name.as_str(), "td" | "th");
-        if block || cell {
-            self.block_boundary();
-        }
         if block {
             self.end_line();
         } else if matches!(name.as_str(), "td" | "th") && !self.at_line_start() {
@@ -449,9 +442,6 @@ impl<'a> TextWriter<'a> {
             self.write(emphasis);
         }
         self.line_prefix.truncate(prefix_len);
-        if block || cell {
-            self.block_boundary();
-        }
         if block {
             let before = self.out.len();
             self.end_line();
@@ -459,21 +449,10 @@ impl<'a> TextWriter<'a> {
         }
     }
 
-    /// A block's inline content ends (or begins).
-    fn block_boundary(&mut self) {
-        self.block_serial += 1;
-    }
-
-    /// Writes [`HOLD_MARK`] at the start of every line of the block written last, when read as
-    /// streaming, and says whether that block holds a line (whatever the reading).
+    /// Writes [`HOLD_MARK`] at the start of every line when read as streaming, and says whether
+    /// the message holds a line (whatever the reading).
     fn write_hold_marks(&mut self) -> bool {
-        let last = self.text_serial;
-        let held: Vec<usize> = self
-            .line_starts
-            .drain(..)
-            .filter(|&(_, serial)| serial == last)
-            .map(|(at, _)| at)
-            .collect();
+        let held = std::mem::take(&mut self.line_starts);
         let holds = !held.is_empty();
         if !holds || self.reading == Reading::Complete {
             return holds;
@@ -517,15 +496,12 @@ impl<'a> TextWriter<'a> {
         if !text.is_empty() {
             self.block_break_at_end = false;
         }
-        if !text.trim().is_empty() {
-            self.text_serial = self.block_serial;
-        }
         for (i, line) in text.split('\n').enumerate() {
             if i > 0 {
                 self.out.push('\n');
             }
             if !self.verbatim && self.at_line_start() && !line.trim().is_empty() {
-                self.line_starts.push((self.out.len(), self.block_serial));
+                self.line_starts.push(self.out.len());
                 self.out.push_str(&self.line_prefix);
                 self.out.push_str(&self.open_marks);
             }
@@ -554,8 +530,6 @@ impl<'a> TextWriter<'a> {
 
     fn code_block(&mut self, block: &Element) {
         self.block_break_at_end = false;
-        self.block_boundary();
-        self.text_serial = self.block_serial;
         let body = self
             .profile
             .code_body_selectors
@@ -596,6 +570,7 @@ impl<'a> TextWriter<'a> {
         // A block in a quote or a list item keeps the marker on each of its lines, fences
         // included: its lines are quoted too, and a quoted fence opens no `bai` block.
         let prefix = std::mem::take(&mut self.line_prefix);
+        self.line_starts.push(self.out.len());
         self.out.push_str(&prefix);
         self.out.push_str(&fence);
         self.out.push_str(&language);
@@ -611,16 +586,17 @@ impl<'a> TextWriter<'a> {
         let code = code.trim_end_matches(['\n', '\r']);
         if !code.is_empty() {
             for line in code.split('\n') {
+                self.line_starts.push(self.out.len());
                 self.out.push_str(&prefix);
                 self.out.push_str(line);
                 self.out.push('\n');
             }
         }
+        self.line_starts.push(self.out.len());
         self.out.push_str(&prefix);
         self.out.push_str(&fence);
         self.out.push('\n');
         self.line_prefix = prefix;
-        self.block_boundary();
     }
 
     fn finish(mut self) -> String {

@@ -90,7 +90,7 @@ struct Entry {
     handshake_rules: Vec<HandshakeRule>,
     /// Those rules were reported (once, when the message was complete).
     rules_reported: bool,
-    /// The text read depends on whether the message is streaming (the lines of its last block
+    /// The text read depends on whether the message is streaming (its lines
     /// are held, see [`super::text::MessageRead::holds`]): read again when that changes.
     holds: bool,
 }
