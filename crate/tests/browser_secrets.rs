@@ -1358,6 +1358,14 @@ async fn secret_field_names_sent_as_ascii_by_a_legacy_encoding_lose_their_values
         "%26%231087%3B%26%231072%3B%26%231088%3B%26%231086%3B%26%231083%3B%26%231100%3B";
     let jis_katakana = "%1B%24B%25Q%259%25o%21%3C%25I%1B%28B";
     let field = |name: &str| format!("<input type=password name={name} value=hunter2>");
+    // A form-associated custom element holding the field in its shadow root: the form sends
+    // its value under the host's name, and the host has no `form` property of its own.
+    let custom = format!(
+        "<x-legacy-pin name={cyrillic}></x-legacy-pin><script>customElements.define(\"x-legacy-pin\", \
+         class extends HTMLElement {{ static formAssociated = true; constructor() {{ super(); \
+         this.attachInternals().setFormValue(\"hunter2\"); this.attachShadow({{mode: \"open\"}}) \
+         .innerHTML = \"<input type=password>\"; }} }})</script>"
+    );
     for (charset, accept, fields, sent_name) in [
         ("windows-1252", "", field(cyrillic), references),
         ("iso-2022-jp", "", field(katakana), jis_katakana),
@@ -1379,6 +1387,7 @@ async fn secret_field_names_sent_as_ascii_by_a_legacy_encoding_lose_their_values
             field(katakana),
             jis_katakana,
         ),
+        ("utf-8", " accept-charset=windows-1252", custom, references),
     ] {
         let f = Fixture::mount(r#"<iframe id="legacy-sub"></iframe>"#).unwrap();
         let body = format!("<form method=get{accept}>{fields}<input name=q value=shoes></form>");

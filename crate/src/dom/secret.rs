@@ -499,12 +499,32 @@ fn sends_legacy_encoding(field: &Element) -> bool {
                 | "x-unicode20utf8"
         )
     };
-    // The `form` property (it follows `form=`); a form-associated custom element's is on its
-    // `ElementInternals`, out of reach: its document's encoding then counts alone.
-    let form = js::get(field, "form");
-    let charsets =
-        super::tree::as_element(&form).and_then(|form| js::attribute(form, "accept-charset"));
-    if charsets.is_some_and(|labels| labels.split_ascii_whitespace().any(|l| !utf8(l))) {
+    // The forms that may own the field: its `form` property (it follows `form=`), and, for a
+    // form-associated custom element (its form is on its `ElementInternals`, out of reach; the
+    // class need not define `form`), the form its `form=` names in its tree and the form
+    // around it, as the browser picks one. A form that does not own it only redacts more.
+    let mut forms: Vec<Element> = Vec::new();
+    if let Some(form) = super::tree::as_element(&js::get(field, "form")) {
+        forms.push(form.clone());
+    }
+    if let Some(id) = js::attribute(field, "form").filter(|id| !id.is_empty()) {
+        let root = js::call(field, "getRootNode", &[]).ok().flatten();
+        let named = root.as_ref().and_then(|root| {
+            js::call(root, "getElementById", &[id.into()])
+                .ok()
+                .flatten()
+        });
+        if let Some(form) = named.as_ref().and_then(super::tree::as_element) {
+            forms.push(form.clone());
+        }
+    }
+    if let Ok(Some(form)) = field.closest("form") {
+        forms.push(form);
+    }
+    if forms.iter().any(|form| {
+        js::attribute(form, "accept-charset")
+            .is_some_and(|labels| labels.split_ascii_whitespace().any(|l| !utf8(l)))
+    }) {
         return true;
     }
     field
