@@ -59,11 +59,11 @@ pub use crate::policy::selector_reads::{
     ValueTest, css_value_test, is_structural_attribute, xpath_value_test,
 };
 
-use super::secret_field::text_skipping;
 pub use super::secret_field::{
     AUTOCOMPLETE_SIGNALS, SIGNALS, SecretKind, autocomplete_kind, classify, is_field,
     is_radio_choice, is_secret_choice, packed_signals, words_kind,
 };
+use super::secret_field::{text_runs_skipping, text_skipping};
 
 /// Every element [`is_field`] may accept (it also needs a type that is a field, or to be an
 /// editing host).
@@ -569,6 +569,19 @@ pub fn text_content_without_secrets(element: &Element) -> String {
         return element.text_content().unwrap_or_default();
     }
     text_skipping(element, &|e| classify(e).is_some())
+}
+
+/// [`text_content_without_secrets`] with a space before every text node (each rendered as a
+/// piece of its own, which the text joins: "keep<span>delete</span>"), read up to about
+/// `max_bytes`: what a judgement of its words reads besides the text.
+pub fn text_runs_without_secrets(element: &Element, max_bytes: usize) -> String {
+    if is_secret_or_inside(element) {
+        return String::new();
+    }
+    if !holds_text_field(element) {
+        return text_runs_skipping(element, &|_| false, max_bytes);
+    }
+    text_runs_skipping(element, &|e| classify(e).is_some(), max_bytes)
 }
 
 /// The visible text of `element` (`innerText`) unless it holds a secret field, then its text
