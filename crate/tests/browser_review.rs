@@ -620,3 +620,35 @@ async fn a_risky_word_glued_to_another_by_markup_is_still_found() {
     drop(f);
     style.remove();
 }
+
+/// `<select role=region>` without an author's name is a combobox in both browsers (the region
+/// needs a name; `browser_accname` holds the cases), and is judged as the same select without
+/// the role: its name at the verb position only (a field), its options as what a click may
+/// choose, the option `select_option` chooses as a choice. Named by `aria-label` it is a
+/// region, judged as a command (its name anywhere: "Photos to delete" asks).
+#[wasm_bindgen_test]
+async fn a_select_with_an_unnamed_region_role_is_judged_as_a_select() {
+    let f = Fixture::mount(
+        r#"<label>Photos <select id="plain-region" role="region"><option>None</option><option>Delete all</option></select></label>
+           <select id="named-region" role="region" aria-label="Photos to delete"><option>Yes</option></select><label>Photos <select id="plain"><option>None</option><option>Delete all</option></select></label>"#,
+    )
+    .unwrap();
+    let role = |css: &str| bai::dom::roles::role_of(&f.find(css).unwrap());
+    assert_eq!(role("#plain-region").as_deref(), Some("combobox"));
+    assert_eq!(role("#named-region").as_deref(), Some("region"));
+    // Judged as the same select without the role (a click asks for its options' words).
+    assert_eq!(
+        review_auto(&click("#plain-region")).await,
+        review_auto(&click("#plain")).await
+    );
+    let choose = |option: &str| Action::SelectOption {
+        selector: Selector::css("#plain-region"),
+        option: option.into(),
+    };
+    assert_eq!(review_auto(&choose("Delete all")).await, ask("risky_click"));
+    assert_eq!(review_auto(&choose("None")).await, allow());
+    assert_eq!(
+        review_auto(&click("#named-region")).await,
+        ask("risky_click")
+    );
+}
