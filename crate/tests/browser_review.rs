@@ -652,3 +652,25 @@ async fn a_select_with_an_unnamed_region_role_is_judged_as_a_select() {
         ask("risky_click")
     );
 }
+
+/// An option is judged in runs too (red team, session 15): a custom list's option that shows
+/// "keep" and, apart, "delete" is named "keepdelete" but choosing it asks, as choosing a plain
+/// "delete" one does; an option of harmless words does not.
+#[wasm_bindgen_test]
+async fn an_option_whose_risky_word_is_glued_by_markup_asks() {
+    let style = add_style(".glued-gap { margin-left: 0.4em }").unwrap();
+    let _f = Fixture::mount(
+        r#"<div id="glued-list" role="listbox" aria-label="Photos">
+             <div role="option" data-value="a">keep<span class="glued-gap">delete</span></div>
+             <div role="option" data-value="b">keep<span class="glued-gap">photos</span></div>
+           </div>"#,
+    )
+    .unwrap();
+    let choose = |value: &str| Action::SelectOption {
+        selector: Selector::css("#glued-list"),
+        option: value.into(),
+    };
+    assert_eq!(review_auto(&choose("a")).await, ask("risky_click"));
+    assert_eq!(review_auto(&choose("b")).await, allow());
+    style.remove();
+}
