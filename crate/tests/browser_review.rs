@@ -655,12 +655,13 @@ async fn a_select_with_an_unnamed_region_role_is_judged_as_a_select() {
 
 /// An option is judged in runs too (red team, session 15): a custom list's option that shows
 /// "keep" and, apart, "delete" is named "keepdelete" but choosing it asks, as choosing a plain
-/// "delete" one does; an option of harmless words does not.
+/// "delete" one does; an option of harmless words does not; an arrow key that may move the
+/// list's choice onto it asks too.
 #[wasm_bindgen_test]
 async fn an_option_whose_risky_word_is_glued_by_markup_asks() {
     let style = add_style(".glued-gap { margin-left: 0.4em }").unwrap();
     let _f = Fixture::mount(
-        r#"<div id="glued-list" role="listbox" aria-label="Photos">
+        r#"<div id="glued-list" role="listbox" aria-label="Photos" tabindex="0">
              <div role="option" data-value="a">keep<span class="glued-gap">delete</span></div>
              <div role="option" data-value="b">keep<span class="glued-gap">photos</span></div>
            </div>"#,
@@ -672,5 +673,10 @@ async fn an_option_whose_risky_word_is_glued_by_markup_asks() {
     };
     assert_eq!(review_auto(&choose("a")).await, ask("risky_click"));
     assert_eq!(review_auto(&choose("b")).await, allow());
+    // A key that moves the choice in the list may choose it: judged in runs as well.
+    assert_ne!(
+        review_auto(&press(Key::ArrowDown, Some("#glued-list"))).await,
+        allow()
+    );
     style.remove();
 }

@@ -694,7 +694,7 @@ fn runs_of(element: &Element, name: &str, joined: &str, limit: usize) -> Vec<Str
 /// shown, pieces joined), each group with the word before it (a negation: "not" +
 /// "deletethem"), groups apart (`|`); `None` when every word of `runs` is one of `whole`'s.
 /// Judging only these keeps a long control's text from being judged twice over.
-fn glued_runs(runs: &str, whole: &str) -> Option<String> {
+pub(super) fn glued_runs(runs: &str, whole: &str) -> Option<String> {
     let mut known: Vec<&str> = whole.split_whitespace().collect();
     known.sort_unstable();
     let words: Vec<&str> = runs.split_whitespace().collect();

@@ -858,6 +858,7 @@ fn builtin_reasons(
         for option in &target.may_choose {
             for part in [&option.name, &option.text]
                 .into_iter()
+                .chain(&option.runs)
                 .chain(option.destination.as_ref())
             {
                 all.push_str(part);
@@ -2169,6 +2170,12 @@ mod tests {
         let mut by_download = list(&[("option", "Report")]);
         by_download.may_choose[0].downloads = true;
         assert_eq!(asked(&settings, &arrow, &by_download), ["unknown_choice"]);
+        // An option named "keepdelete" by markup that shows "keep" and "delete" apart: its
+        // name read in runs counts.
+        let mut glued = list(&[("option", "keepdelete")]);
+        assert_eq!(asked(&settings, &arrow, &glued), Vec::<String>::new());
+        glued.may_choose[0].runs = vec!["keep delete".into()];
+        assert_eq!(asked(&settings, &arrow, &glued), ["unknown_choice"]);
     }
 
     #[test]
