@@ -567,3 +567,116 @@ async fn a_control_whose_text_is_too_long_to_judge_asks() {
     assert_eq!(review_auto(&click("#risky")).await, ask("risky_click"));
     assert_eq!(review_auto(&click("#tab")).await, allow());
 }
+
+/// A name built from pieces the page renders apart is judged in runs too (red team, session
+/// 15): browsers join an owned element, an inline element, generated content or a text
+/// node to the text beside it as laid out, so a checkbox owning a "delete" placed after its
+/// "keep" is named "keepdelete" (in both browsers), where no word is risky. Read with a break
+/// between pieces, "delete" is found, wherever it is glued (before or after) and whichever
+/// piece holds it: the name, the text beside an `aria-label`, a tab's short name, a control
+/// inside what is clicked. Words split over elements ("De<b>lete</b>") still count as one.
+#[wasm_bindgen_test]
+async fn a_risky_word_glued_to_another_by_markup_is_still_found() {
+    let style =
+        add_style(".glued-after::after { content: 'delete' } .glued-gap { margin-left: 0.4em }")
+            .unwrap();
+    let f = Fixture::mount(
+        r##"<p><span id="owner" role="checkbox" aria-checked="false" tabindex="0" aria-owns="owned"><span>keep</span></span> the photos, or <span id="owned">delete</span> them</p>
+           <p><a id="link" href="#keep" aria-owns="owned2">keep</a> the photos, or <span id="owned2">delete</span></p>
+           <p><button id="before" type="button"><span>delete</span>keep</button></p>
+           <p><button id="gap" type="button">keep<span class="glued-gap">delete</span></button></p>
+           <p><button id="labelled" type="button" aria-label="Keep">keep<span class="glued-gap">delete</span></button></p>
+           <p><button id="pseudo" type="button" class="glued-after">keep</button></p>
+           <div role="tablist"><div id="tab" role="tab" tabindex="0">photos<span class="glued-gap">delete</span></div></div>
+           <div id="card" onclick="void 0" style="padding:4px">Photo <button type="button">keep<span class="glued-gap">delete</span></button></div>
+           <p><button id="split" type="button">De<b>lete</b></button>
+              <button id="harmless" type="button">keep<span class="glued-gap">photos</span></button></p>"##,
+    )
+    .unwrap();
+    let name = |css: &str| bai::dom::accname::accessible_name(&f.find(css).unwrap());
+    // The names are as the browsers compute them: glued.
+    assert_eq!(name("#owner"), "keepdelete");
+    assert_eq!(name("#link"), "keepdelete");
+    assert_eq!(name("#gap"), "keepdelete");
+    assert_eq!(name("#pseudo"), "keepdelete");
+    let check = Action::Check {
+        selector: Selector::css("#owner"),
+    };
+    assert_eq!(review_auto(&check).await, ask("risky_click"), "#owner");
+    for css in [
+        "#owner",
+        "#link",
+        "#before",
+        "#gap",
+        "#labelled",
+        "#pseudo",
+        "#tab",
+        "#card",
+        "#split",
+    ] {
+        assert_eq!(review_auto(&click(css)).await, ask("risky_click"), "{css}");
+    }
+    assert_eq!(review_auto(&click("#harmless")).await, allow());
+    drop(f);
+    style.remove();
+}
+
+/// `<select role=region>` without an author's name is a combobox in both browsers (the region
+/// needs a name; `browser_accname` holds the cases), and is judged as the same select without
+/// the role: its name at the verb position only (a field), its options as what a click may
+/// choose, the option `select_option` chooses as a choice. Named by `aria-label` it is a
+/// region, judged as a command (its name anywhere: "Photos to delete" asks).
+#[wasm_bindgen_test]
+async fn a_select_with_an_unnamed_region_role_is_judged_as_a_select() {
+    let f = Fixture::mount(
+        r#"<label>Photos <select id="plain-region" role="region"><option>None</option><option>Delete all</option></select></label>
+           <select id="named-region" role="region" aria-label="Photos to delete"><option>Yes</option></select><label>Photos <select id="plain"><option>None</option><option>Delete all</option></select></label>"#,
+    )
+    .unwrap();
+    let role = |css: &str| bai::dom::roles::role_of(&f.find(css).unwrap());
+    assert_eq!(role("#plain-region").as_deref(), Some("combobox"));
+    assert_eq!(role("#named-region").as_deref(), Some("region"));
+    // Judged as the same select without the role (a click asks for its options' words).
+    assert_eq!(
+        review_auto(&click("#plain-region")).await,
+        review_auto(&click("#plain")).await
+    );
+    let choose = |option: &str| Action::SelectOption {
+        selector: Selector::css("#plain-region"),
+        option: option.into(),
+    };
+    assert_eq!(review_auto(&choose("Delete all")).await, ask("risky_click"));
+    assert_eq!(review_auto(&choose("None")).await, allow());
+    assert_eq!(
+        review_auto(&click("#named-region")).await,
+        ask("risky_click")
+    );
+}
+
+/// An option is judged in runs too (red team, session 15): a custom list's option that shows
+/// "keep" and, apart, "delete" is named "keepdelete" but choosing it asks, as choosing a plain
+/// "delete" one does; an option of harmless words does not; an arrow key that may move the
+/// list's choice onto it asks too.
+#[wasm_bindgen_test]
+async fn an_option_whose_risky_word_is_glued_by_markup_asks() {
+    let style = add_style(".glued-gap { margin-left: 0.4em }").unwrap();
+    let _f = Fixture::mount(
+        r#"<div id="glued-list" role="listbox" aria-label="Photos" tabindex="0">
+             <div role="option" data-value="a">keep<span class="glued-gap">delete</span></div>
+             <div role="option" data-value="b">keep<span class="glued-gap">photos</span></div>
+           </div>"#,
+    )
+    .unwrap();
+    let choose = |value: &str| Action::SelectOption {
+        selector: Selector::css("#glued-list"),
+        option: value.into(),
+    };
+    assert_eq!(review_auto(&choose("a")).await, ask("risky_click"));
+    assert_eq!(review_auto(&choose("b")).await, allow());
+    // A key that moves the choice in the list may choose it: judged in runs as well.
+    assert_ne!(
+        review_auto(&press(Key::ArrowDown, Some("#glued-list"))).await,
+        allow()
+    );
+    style.remove();
+}

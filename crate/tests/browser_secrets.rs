@@ -1305,3 +1305,104 @@ async fn legacy_encoded_secret_field_names_lose_their_values() {
     );
     drop(f);
 }
+
+/// What a real form sends: `body` (a `<form method=get>` with its fields, names written as
+/// character references) in a same-origin frame whose document is in `charset`, submitted
+/// into a frame of its own whose `data:` document posts its address up. The form stays.
+async fn submitted_address(charset: &str, body: &str) -> String {
+    run_script(&format!(
+        "window.__baiSubmitted = new Promise((resolve) => {{ \
+           const listen = (event) => {{ \
+             if (typeof event.data === 'string' && event.data.startsWith('bai-sent:')) {{ \
+               window.removeEventListener('message', listen); \
+               resolve(event.data.slice(9)); \
+             }} \
+           }}; \
+           window.addEventListener('message', listen); \
+           const fr = document.getElementById('legacy-sub'); \
+           fr.onload = () => {{ \
+             const form = fr.contentDocument.forms[0]; \
+             form.action = 'data:text/html,<script>top.postMessage(\"bai-sent:\" + location.href, \"*\")</script>'; \
+             form.target = 'legacy-sink'; \
+             form.submit(); \
+           }}; \
+           const html = '<meta charset={charset}>{body}<iframe name=legacy-sink></iframe>'; \
+           fr.src = URL.createObjectURL(new Blob([html], {{type: 'text/html;charset={charset}'}})); \
+         }});"
+    ))
+    .unwrap();
+    let sent = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("__baiSubmitted"))
+        .unwrap()
+        .dyn_into::<js_sys::Promise>()
+        .unwrap();
+    let href = wasm_bindgen_futures::JsFuture::from(sent)
+        .await
+        .unwrap()
+        .as_string()
+        .unwrap();
+    // The query the form wrote, without the `data:` document's own text.
+    href.split_once('?').unwrap().1.to_owned()
+}
+
+/// Legacy encodings that write a name in ASCII bytes (red team, session 15): a `windows-1252`
+/// page (any single-byte one) sends `пароль` as character references, `&#1087;…` percent-encoded
+/// (`%26%231087%3B…`); an `ISO-2022-JP` page sends 7-bit bytes between escapes (`%1B%24B…%1B%28B`),
+/// and so does a UTF-8 page's form whose `accept-charset` names either. What the browser sends
+/// is read from a real submission; every such name loses its value, ASCII names keep theirs.
+#[wasm_bindgen_test]
+async fn secret_field_names_sent_as_ascii_by_a_legacy_encoding_lose_their_values() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let cyrillic = "&#1087;&#1072;&#1088;&#1086;&#1083;&#1100;";
+    let katakana = "&#12497;&#12473;&#12527;&#12540;&#12489;";
+    let references =
+        "%26%231087%3B%26%231072%3B%26%231088%3B%26%231086%3B%26%231083%3B%26%231100%3B";
+    let jis_katakana = "%1B%24B%25Q%259%25o%21%3C%25I%1B%28B";
+    let field = |name: &str| format!("<input type=password name={name} value=hunter2>");
+    // A form-associated custom element holding the field in its shadow root: the form sends
+    // its value under the host's name, and the host has no `form` property of its own.
+    let custom = format!(
+        "<x-legacy-pin name={cyrillic}></x-legacy-pin><script>customElements.define(\"x-legacy-pin\", \
+         class extends HTMLElement {{ static formAssociated = true; constructor() {{ super(); \
+         this.attachInternals().setFormValue(\"hunter2\"); this.attachShadow({{mode: \"open\"}}) \
+         .innerHTML = \"<input type=password>\"; }} }})</script>"
+    );
+    for (charset, accept, fields, sent_name) in [
+        ("windows-1252", "", field(cyrillic), references),
+        ("iso-2022-jp", "", field(katakana), jis_katakana),
+        (
+            "iso-2022-jp",
+            "",
+            field(cyrillic),
+            "%1B%24B%27a%27Q%27b%27%60%27%5D%27n%1B%28B",
+        ),
+        (
+            "utf-8",
+            " accept-charset=windows-1252",
+            field(cyrillic),
+            references,
+        ),
+        (
+            "utf-8",
+            " accept-charset=iso-2022-jp",
+            field(katakana),
+            jis_katakana,
+        ),
+        ("utf-8", " accept-charset=windows-1252", custom, references),
+    ] {
+        let f = Fixture::mount(r#"<iframe id="legacy-sub"></iframe>"#).unwrap();
+        let body = format!("<form method=get{accept}>{fields}<input name=q value=shoes></form>");
+        let sent = submitted_address(charset, &body).await;
+        assert_eq!(
+            sent,
+            format!("{sent_name}=hunter2&q=shoes"),
+            "{charset}{accept}"
+        );
+        let address = format!("/x?{sent}");
+        assert_eq!(
+            redact_address(&address, &document),
+            format!("/x?{sent_name}=[redacted]&q=shoes"),
+            "{charset}{accept}: {fields}"
+        );
+        drop(f);
+    }
+}

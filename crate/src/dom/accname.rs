@@ -151,6 +151,28 @@ thread_local! {
     /// `text-transform` or `content-visibility` (see [`with_generated_content_scan`]): text is
     /// named as written, without a style read per element holding text.
     static NO_TEXT_STYLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set while [`accessible_name_in_runs`] computes: a break between every piece of a name
+    /// from content.
+    static RUN_BREAKS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The accessible name of `element` with a break between every separately rendered piece of
+/// text it is made of (each text node, child element, owned element and generated content;
+/// references and labels are already apart): not the name (browsers join inline pieces as
+/// they are laid out, so a checkbox owning a "delete" placed after its "keep" is named
+/// "keepdelete"), but what a judgement of its words must read as well, so that a page's
+/// markup cannot glue a risky word to another (`dom::review`). A word the page splits over
+/// elements ("De<b>lete</b>") is in the name itself; a judgement reads both.
+pub fn accessible_name_in_runs(element: &Element) -> String {
+    let before = RUN_BREAKS.with(|flag| flag.replace(true));
+    let name = accessible_name(element);
+    RUN_BREAKS.with(|flag| flag.set(before));
+    name
+}
+
+/// Whether the running computation breaks between pieces ([`accessible_name_in_runs`]).
+fn run_breaks() -> bool {
+    RUN_BREAKS.with(std::cell::Cell::get)
 }
 
 /// Style rules read at most per query before giving up on proving that no generated content
@@ -981,6 +1003,9 @@ impl Computation<'_> {
                 if closed_details {
                     continue;
                 }
+                if run_breaks() {
+                    out.push(' ');
+                }
                 if !text.trim().is_empty() && !NO_TEXT_STYLE.with(std::cell::Cell::get) {
                     // Named as shown: both browsers apply `text-transform` (an uppercase
                     // button style gives "SAVE"), and leave out the text of an element whose
@@ -1036,6 +1061,9 @@ impl Computation<'_> {
                     continue;
                 }
             }
+            if run_breaks() {
+                out.push(' ');
+            }
             out.push_str(&self.child_name_with(child, child_flags, has_attributes));
         }
         for target in &owned {
@@ -1061,13 +1089,16 @@ impl Computation<'_> {
                 out.push_str(&name);
                 out.push(' ');
             } else {
-                if self.block_of(element) != self.block_of(target) {
+                if run_breaks() || self.block_of(element) != self.block_of(target) {
                     out.push(' ');
                 }
                 out.push_str(&name);
             }
         }
         let previous = out.chars().last().or(self.text_tail);
+        if run_breaks() {
+            out.push(' ');
+        }
         out.push_str(&self.pseudo_content(element, tag, true, flags.hidden_ok, previous));
         out
     }

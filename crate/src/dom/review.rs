@@ -8,7 +8,7 @@
 
 use web_sys::Element;
 
-use super::accname::accessible_name;
+use super::accname::{accessible_name, accessible_name_in_runs};
 use super::describe::describe;
 use super::error::ActionError;
 use super::js;
@@ -187,9 +187,9 @@ fn element_facts(action: &Action, element: Element) -> Result<TargetFacts, Actio
     // The element the model named, and what it holds, can be pressed too.
     let mut inner = Vec::new();
     if acted != activated {
-        push_name(&mut inner, accessible_name(&acted));
+        push_name(&mut inner, inner_name(&acted));
         if let Some(control) = label_control(&acted) {
-            push_name(&mut inner, accessible_name(&control));
+            push_name(&mut inner, inner_name(&control));
         }
     }
     if matches!(
@@ -198,7 +198,7 @@ fn element_facts(action: &Action, element: Element) -> Result<TargetFacts, Actio
     ) {
         for control in inner_controls(&shadow, &acted) {
             if control != activated {
-                push_name(&mut inner, accessible_name(&control));
+                push_name(&mut inner, inner_name(&control));
             }
         }
     }
@@ -648,9 +648,12 @@ fn facts_of(element: &Element) -> TargetFacts {
         sends_secret_in_address = sends_by_get(element, None) && holds_secret(element);
         destination = form_action(element);
     }
+    let name = accessible_name(element);
+    let runs = runs_of(element, &name, &joined, limit);
     TargetFacts {
         description: describe(element),
-        name: accessible_name(element),
+        name,
+        runs,
         text,
         more_text,
         more_text_cut,
@@ -668,6 +671,69 @@ fn facts_of(element: &Element) -> TargetFacts {
         downloads: is_link(element) && element.has_attribute("download"),
         may_choose: Vec::new(),
         also_activates: Vec::new(),
+    }
+}
+
+/// `element`'s name and text read in runs ([`accessible_name_in_runs`],
+/// [`super::secret::text_runs_without_secrets`], up to `limit` bytes), each only where its
+/// words differ from `name`'s or `text`'s (whose words are `joined` one space apart):
+/// [`glued_runs`]. The text of an element without child elements is one piece (its text nodes
+/// are shown joined); its name may still have generated content.
+fn runs_of(element: &Element, name: &str, joined: &str, limit: usize) -> Vec<String> {
+    let mut runs = Vec::new();
+    runs.extend(glued_runs(&accessible_name_in_runs(element), name));
+    if element.child_element_count() > 0 {
+        // Bounded as the text is: its words past the bound ask as `text_too_long`.
+        let text_runs = super::secret::text_runs_without_secrets(element, limit);
+        runs.extend(glued_runs(bounded(&text_runs, limit).0, joined));
+    }
+    runs
+}
+
+/// The words of `runs` (a text read in runs) that are not words of `whole` (the same text as
+/// shown, pieces joined), each group with the word before it (a negation: "not" +
+/// "deletethem"), groups apart (`|`); `None` when every word of `runs` is one of `whole`'s.
+/// Judging only these keeps a long control's text from being judged twice over.
+pub(super) fn glued_runs(runs: &str, whole: &str) -> Option<String> {
+    let mut known: Vec<&str> = whole.split_whitespace().collect();
+    known.sort_unstable();
+    let words: Vec<&str> = runs.split_whitespace().collect();
+    let mut out = String::new();
+    let mut last_kept: Option<usize> = None;
+    for (i, word) in words.iter().enumerate() {
+        if known.binary_search(word).is_ok() {
+            continue;
+        }
+        let start = match last_kept {
+            Some(kept) if kept + 1 >= i => i,
+            _ => {
+                if !out.is_empty() {
+                    out.push_str(" |");
+                }
+                i.saturating_sub(1)
+            }
+        };
+        for word in words.get(start..=i).unwrap_or_default() {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(word);
+        }
+        last_kept = Some(i);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// `element`'s name as an inner control is judged by it: when read in runs it has other words
+/// ([`accessible_name_in_runs`]), those follow in parentheses ("keepdelete (keep delete)"),
+/// one entry, so that no other control's name is pushed out of the bounded list.
+fn inner_name(element: &Element) -> String {
+    let name = accessible_name(element);
+    let runs = accessible_name_in_runs(element);
+    if runs.split_whitespace().eq(name.split_whitespace()) {
+        name
+    } else {
+        format!("{} ({})", name.trim(), runs.trim())
     }
 }
 

@@ -136,7 +136,11 @@ pub fn role_of(element: &Element) -> Option<String> {
                 }
                 // A region or form needs a name: without one both browsers skip the token (to
                 // the next one, else the element's own role; Firefox keeps `region` over a
-                // native role, Chromium does not).
+                // native role, Chromium does not). An author's name only: a form control named
+                // by its `<label>` or text keeps its own role (Chromium; Firefox: region), so
+                // `<select role=region>` is judged as the select it is (a field: its options
+                // count, its name at the verb position), and named by `aria-label` as a region
+                // (a command: its name anywhere), the more careful of the two.
                 if matches!(token.as_str(), "region" | "form") && !has_author_name(element) {
                     continue;
                 }

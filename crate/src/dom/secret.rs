@@ -59,11 +59,11 @@ pub use crate::policy::selector_reads::{
     ValueTest, css_value_test, is_structural_attribute, xpath_value_test,
 };
 
-use super::secret_field::text_skipping;
 pub use super::secret_field::{
     AUTOCOMPLETE_SIGNALS, SIGNALS, SecretKind, autocomplete_kind, classify, is_field,
     is_radio_choice, is_secret_choice, packed_signals, words_kind,
 };
+use super::secret_field::{text_runs_skipping, text_skipping};
 
 /// Every element [`is_field`] may accept (it also needs a type that is a field, or to be an
 /// editing host).
@@ -499,12 +499,32 @@ fn sends_legacy_encoding(field: &Element) -> bool {
                 | "x-unicode20utf8"
         )
     };
-    // The `form` property (it follows `form=`); a form-associated custom element's is on its
-    // `ElementInternals`, out of reach: its document's encoding then counts alone.
-    let form = js::get(field, "form");
-    let charsets =
-        super::tree::as_element(&form).and_then(|form| js::attribute(form, "accept-charset"));
-    if charsets.is_some_and(|labels| labels.split_ascii_whitespace().any(|l| !utf8(l))) {
+    // The forms that may own the field: its `form` property (it follows `form=`), and, for a
+    // form-associated custom element (its form is on its `ElementInternals`, out of reach; the
+    // class need not define `form`), the form its `form=` names in its tree and the form
+    // around it, as the browser picks one. A form that does not own it only redacts more.
+    let mut forms: Vec<Element> = Vec::new();
+    if let Some(form) = super::tree::as_element(&js::get(field, "form")) {
+        forms.push(form.clone());
+    }
+    if let Some(id) = js::attribute(field, "form").filter(|id| !id.is_empty()) {
+        let root = js::call(field, "getRootNode", &[]).ok().flatten();
+        let named = root.as_ref().and_then(|root| {
+            js::call(root, "getElementById", &[id.into()])
+                .ok()
+                .flatten()
+        });
+        if let Some(form) = named.as_ref().and_then(super::tree::as_element) {
+            forms.push(form.clone());
+        }
+    }
+    if let Ok(Some(form)) = field.closest("form") {
+        forms.push(form);
+    }
+    if forms.iter().any(|form| {
+        js::attribute(form, "accept-charset")
+            .is_some_and(|labels| labels.split_ascii_whitespace().any(|l| !utf8(l)))
+    }) {
         return true;
     }
     field
@@ -549,6 +569,19 @@ pub fn text_content_without_secrets(element: &Element) -> String {
         return element.text_content().unwrap_or_default();
     }
     text_skipping(element, &|e| classify(e).is_some())
+}
+
+/// [`text_content_without_secrets`] with a space before every text node (each rendered as a
+/// piece of its own, which the text joins: "keep<span>delete</span>"), read up to about
+/// `max_bytes`: what a judgement of its words reads besides the text.
+pub fn text_runs_without_secrets(element: &Element, max_bytes: usize) -> String {
+    if is_secret_or_inside(element) {
+        return String::new();
+    }
+    if !holds_text_field(element) {
+        return text_runs_skipping(element, &|_| false, max_bytes);
+    }
+    text_runs_skipping(element, &|e| classify(e).is_some(), max_bytes)
 }
 
 /// The visible text of `element` (`innerText`) unless it holds a secret field, then its text

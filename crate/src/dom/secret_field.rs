@@ -729,16 +729,49 @@ fn label_texts_of_field(element: &Element) -> Vec<String> {
 /// The text content of `node`, leaving out every element `skip` says (and what is inside it).
 pub(super) fn text_skipping(node: &Node, skip: &dyn Fn(&Element) -> bool) -> String {
     let mut out = String::new();
-    collect_text(node, skip, &mut out, 0);
+    collect_text(node, skip, &mut out, 0, None);
     out
 }
 
-fn collect_text(node: &Node, skip: &dyn Fn(&Element) -> bool, out: &mut String, depth: u32) {
-    if depth > 256 {
+/// [`text_skipping`] with a space before every text node (each a piece rendered on its own,
+/// which the text joins), read only up to about `max_bytes`.
+pub(super) fn text_runs_skipping(
+    node: &Node,
+    skip: &dyn Fn(&Element) -> bool,
+    max_bytes: usize,
+) -> String {
+    let mut out = String::new();
+    collect_text(node, skip, &mut out, 0, Some(max_bytes));
+    out
+}
+
+/// Appends the text under `node` to `out`; `runs`: a space before each text node, up to that
+/// many bytes.
+fn collect_text(
+    node: &Node,
+    skip: &dyn Fn(&Element) -> bool,
+    out: &mut String,
+    depth: u32,
+    runs: Option<usize>,
+) {
+    if depth > 256 || runs.is_some_and(|max| out.len() > max) {
         return;
     }
     if node.node_type() == Node::TEXT_NODE {
-        out.push_str(&node.text_content().unwrap_or_default());
+        let text = node.text_content().unwrap_or_default();
+        match runs {
+            // Only what fits (a little more: the cut falls at a character boundary).
+            Some(max) => {
+                out.push(' ');
+                let room = max.saturating_sub(out.len()) + 1;
+                let mut end = room.min(text.len());
+                while !text.is_char_boundary(end) {
+                    end += 1;
+                }
+                out.push_str(text.get(..end).unwrap_or_default());
+            }
+            None => out.push_str(&text),
+        }
         return;
     }
     if let Some(element) = as_element(node) {
@@ -751,6 +784,6 @@ fn collect_text(node: &Node, skip: &dyn Fn(&Element) -> bool, out: &mut String, 
         }
     }
     for child in children(node) {
-        collect_text(&child, skip, out, depth + 1);
+        collect_text(&child, skip, out, depth + 1, runs);
     }
 }

@@ -381,6 +381,13 @@ pub struct TargetFacts {
     /// amount): what was left out was never judged, so activating it asks (`text_too_long`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub more_text_cut: bool,
+    /// Its name and its text again, each with a break between the pieces the page renders
+    /// apart (text nodes, elements, owned elements, generated content), when that differs:
+    /// judged as its name and text are (same position), never shown. Browsers join inline
+    /// pieces as laid out, so a checkbox owning a "delete" placed after its "keep" is named
+    /// "keepdelete", where no word is risky; read in runs, "delete" is found.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<String>,
     /// An `<input type=password>`.
     #[serde(default)]
     pub is_password: bool,
@@ -851,6 +858,7 @@ fn builtin_reasons(
         for option in &target.may_choose {
             for part in [&option.name, &option.text]
                 .into_iter()
+                .chain(&option.runs)
                 .chain(option.destination.as_ref())
             {
                 all.push_str(part);
@@ -914,6 +922,7 @@ fn activation_reasons(target: &TargetFacts, option: &str, risky: &[String]) -> V
     // a command of its own, since a click may land on it.
     let found = [(target.name.as_str(), own), (target.text.as_str(), own)]
         .into_iter()
+        .chain(target.runs.iter().map(|runs| (runs.as_str(), own)))
         .find_map(|(text, position)| find_risky(text, risky, position).map(|w| (w, named.clone())))
         .or_else(|| {
             // Past the verb position of a field's name and text, nothing here stands there.
@@ -1266,6 +1275,53 @@ mod tests {
         assert_eq!(
             reason.message(),
             "“Close” holds too much text for BAI to read all of it, so it cannot tell what it does"
+        );
+    }
+
+    /// A name or text read in runs (`runs`: the pieces the page renders apart, which browsers
+    /// may join into "keepdelete") is judged as the name is: anywhere for a command, at the
+    /// verb position for a field (red team, session 15).
+    #[test]
+    fn a_name_read_in_runs_is_judged_as_the_name() {
+        let settings = PolicySettings {
+            approval_mode: ApprovalMode::Auto,
+            ..Default::default()
+        };
+        let runs = |facts: TargetFacts, runs: &str| TargetFacts {
+            runs: vec![runs.into()],
+            ..facts
+        };
+        assert_eq!(
+            asked(&settings, &click(), &button("keepdelete")),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            asked(
+                &settings,
+                &click(),
+                &runs(button("keepdelete"), "keep delete")
+            ),
+            ["risky_click"]
+        );
+        let field = |name: &str| TargetFacts {
+            role: "combobox".into(),
+            ..button(name)
+        };
+        assert_eq!(
+            asked(
+                &settings,
+                &click(),
+                &runs(field("deletekeep"), "delete keep")
+            ),
+            ["risky_click"]
+        );
+        assert_eq!(
+            asked(
+                &settings,
+                &click(),
+                &runs(field("Favouritebook"), "Favourite book")
+            ),
+            Vec::<String>::new()
         );
     }
 
@@ -2114,6 +2170,12 @@ mod tests {
         let mut by_download = list(&[("option", "Report")]);
         by_download.may_choose[0].downloads = true;
         assert_eq!(asked(&settings, &arrow, &by_download), ["unknown_choice"]);
+        // An option named "keepdelete" by markup that shows "keep" and "delete" apart: its
+        // name read in runs counts.
+        let mut glued = list(&[("option", "keepdelete")]);
+        assert_eq!(asked(&settings, &arrow, &glued), Vec::<String>::new());
+        glued.may_choose[0].runs = vec!["keep delete".into()];
+        assert_eq!(asked(&settings, &arrow, &glued), ["unknown_choice"]);
     }
 
     #[test]

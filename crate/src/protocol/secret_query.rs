@@ -23,8 +23,10 @@
 //! - a form that sends a legacy encoding (a `windows-1251` page, an `accept-charset`) writes a
 //!   field named `пароль` as `%EF%E0%F0%EE%EB%FC`, which no UTF-8 comparison meets: when such a
 //!   form has a secret field whose name is not ASCII, the page adds [`LEGACY_ENCODED_NAME`] to
-//!   its names, and then every parameter whose name is not ASCII (percent-decoded: a byte of
-//!   0x80 or more) loses its value. Wider than the field's own name, but it needs no encoder
+//!   its names, and then every parameter whose name may be a non-ASCII name so encoded loses
+//!   its value: percent-decoded, a byte of 0x80 or more, a numeric character reference (a
+//!   `windows-1252` page sends `пароль` as `&#1087;&#1072;…`) or an escape (`ISO-2022-JP`
+//!   writes 7-bit bytes after ESC). Wider than the field's own name, but it needs no encoder
 //!   for every legacy encoding, and it is the same on the page the form led to.
 
 /// What a secret parameter's value becomes: no spaces, so it stays one part of the address.
@@ -196,13 +198,22 @@ fn visible_name(name: &str) -> String {
     visible.trim().to_owned()
 }
 
+/// Whether `decoded` (a parameter's name, percent-decoded) may be a non-ASCII name as a legacy
+/// encoding writes it: bytes of 0x80 or more (they decode to U+FFFD or to other letters), a
+/// character the encoding lacks written as a numeric character reference (`&#1087;`: every
+/// single-byte encoding, and any other for what it cannot map), or the escapes of `ISO-2022-JP`
+/// (ESC, 0x1B, before 7-bit bytes). The last two are ASCII, so a test for non-ASCII alone
+/// misses them.
+fn is_legacy_encoded(decoded: &str) -> bool {
+    !decoded.is_ascii() || decoded.contains("&#") || decoded.contains('\u{1b}')
+}
+
 /// Whether a query parameter called `name` (as written in the address: percent-encoded, `+`
 /// for spaces) carries a secret value, or `extra` names it (the page's own secret fields,
 /// compared in the same normalized form: decoded, any letter case).
 pub fn is_secret_parameter(name: &str, extra: &[&str]) -> bool {
     let decoded = normalized_name(name);
-    // Bytes of another encoding decode to U+FFFD or to other letters: not ASCII either way.
-    if !decoded.is_ascii() && extra.contains(&LEGACY_ENCODED_NAME) {
+    if extra.contains(&LEGACY_ENCODED_NAME) && is_legacy_encoded(&decoded) {
         return true;
     }
     if extra.iter().any(|known| {
@@ -474,6 +485,34 @@ mod tests {
         );
         assert!(!is_secret_parameter("q", &[LEGACY_ENCODED_NAME]));
         assert!(!is_secret_parameter("%41bc", &[LEGACY_ENCODED_NAME]));
+    }
+
+    /// Encodings that write a non-ASCII name in ASCII bytes (red team, session 15), as Chromium
+    /// and Firefox send `пароль` (`browser_secrets` reads a real submission): a `windows-1252`
+    /// form, character references; an `ISO-2022-JP` one, 7-bit bytes between escapes. With
+    /// the page's mark they go too; without it, and for plain ASCII names, nothing changes.
+    #[test]
+    fn legacy_encoded_names_written_in_ascii_lose_their_values() {
+        let references =
+            "%26%231087%3B%26%231072%3B%26%231088%3B%26%231086%3B%26%231083%3B%26%231100%3B";
+        let escaped = "%1B%24B%27a%27Q%27b%27%60%27%5D%27n%1B%28B";
+        for name in [
+            references,
+            escaped,
+            // Hexadecimal references, `+` for a space, encoded twice, a reference in a longer name.
+            "%26%23x43f%3B",
+            "my+%26%231087%3B",
+            "%2526%25231087%253B",
+            "user%26%231087%3B",
+        ] {
+            assert!(is_secret_parameter(name, &[LEGACY_ENCODED_NAME]), "{name}");
+            assert!(!is_secret_parameter(name, &[]), "{name}");
+        }
+        let address = format!("/x?{references}=hunter2&{escaped}=swordfish&q=shoes&a%26b=1");
+        assert_eq!(
+            redact_secret_query_values(&address, &[LEGACY_ENCODED_NAME]),
+            format!("/x?{references}=[redacted]&{escaped}=[redacted]&q=shoes&a%26b=1")
+        );
     }
 
     #[test]

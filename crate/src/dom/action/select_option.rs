@@ -41,7 +41,7 @@ use super::{
     check_actionable, dispatch_input, dispatch_plain, find, focus, retry, scroll_into_view,
     set_native_value,
 };
-use crate::dom::accname::accessible_name_with;
+use crate::dom::accname::{accessible_name_in_runs, accessible_name_with};
 use crate::dom::describe::describe;
 use crate::dom::error::ActionError;
 use crate::dom::js;
@@ -368,16 +368,22 @@ pub fn option_preview(found: &Element, wanted: &str) -> Result<Option<Vec<String
             names.push(name);
         }
     };
+    // Each option's name read in runs too (`accessible_name_in_runs`): markup that glues a
+    // risky word to another ("keep" + a "delete" shown apart) does not hide it from the review.
     if element.local_name() == "select" {
         let (option, _) = native_option(element.unchecked_ref(), wanted)?;
         push(option.label());
         push(option.text());
         push(option.get_attribute("label").unwrap_or_default());
+        if option.child_element_count() > 0 {
+            push(crate::dom::secret::text_runs_without_secrets(&option, 4096));
+        }
         return Ok(Some(names));
     }
     if role_of(&element).as_deref() == Some("listbox") {
-        let (_, name) = listbox_option(&root, &element, wanted)?;
+        let (option, name) = listbox_option(&root, &element, wanted)?;
         push(name);
+        push(accessible_name_in_runs(&option));
         return Ok(Some(names));
     }
     let opener = if is_opener(&element) {
@@ -400,8 +406,9 @@ pub fn option_preview(found: &Element, wanted: &str) -> Result<Option<Vec<String
                 let Some(listbox) = element_by_id_near(holder, id) else {
                     continue;
                 };
-                if let Ok((_, name)) = listbox_option(&root, &listbox, wanted) {
+                if let Ok((option, name)) = listbox_option(&root, &listbox, wanted) {
                     push(name);
+                    push(accessible_name_in_runs(&option));
                     return Ok(Some(names));
                 }
             }
@@ -567,6 +574,11 @@ async fn click_option(
     // needs no question of its own.
     if let Some(reviewed) = reviewed {
         reviewed.recheck_option(&name)?;
+        // Read in runs too, as the review read it (`option_preview`).
+        let runs = normalize_whitespace(&accessible_name_in_runs(&option));
+        if !runs.is_empty() && runs != name {
+            reviewed.recheck_option(&runs)?;
+        }
     }
     if is_disabled(&option) || option.get_attribute("aria-disabled").as_deref() == Some("true") {
         return Err(ActionError::Disabled {

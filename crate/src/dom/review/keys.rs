@@ -19,7 +19,7 @@ use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 use super::{MAX_REST_CHARS, around, facts_of, is_link, link_address};
-use crate::dom::accname::accessible_name;
+use crate::dom::accname::{accessible_name, accessible_name_in_runs};
 use crate::dom::js;
 use crate::dom::roles::role_of;
 use crate::dom::secret::{is_secret_choice, is_secret_or_inside};
@@ -139,8 +139,14 @@ fn option_facts(option: &Element) -> TargetFacts {
     let text = option.text_content().unwrap_or_default();
     let words: Vec<&str> = text.split_whitespace().collect();
     let link = is_link(option);
+    let name = accessible_name(option);
+    // Its name read in runs too (the words markup glues: "keep" + a "delete" shown apart).
+    let runs = super::glued_runs(&accessible_name_in_runs(option), &name)
+        .into_iter()
+        .collect();
     TargetFacts {
-        name: accessible_name(option),
+        name,
+        runs,
         text: crate::protocol::join::join(&words, " ")
             .chars()
             .take(200)
