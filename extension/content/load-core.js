@@ -42,6 +42,19 @@ async function compileWasm(url) {
   return WebAssembly.compile(await response.arrayBuffer());
 }
 
+/**
+ * The chat module's compile loader.js began before importing this module (on the built-in chat
+ * hosts), taken once; null for any other role or page.
+ * @param {'chat' | 'exec'} role
+ * @returns {Promise<WebAssembly.Module> | null}
+ */
+function takeEarlyCompile(role) {
+  const early = role === 'chat' ? globalThis.__baiChatModuleCompiling : undefined;
+  if (!early) return null;
+  delete globalThis.__baiChatModuleCompiling;
+  return early;
+}
+
 /** Each role's files. Literal specifiers (resolved against this module's URL, in the extension)
  * keep the linters' unsafe-import warnings away; the wasm file's URL comes from the runtime. */
 const ROLES = {
@@ -75,7 +88,7 @@ export async function loadCore(ext, role) {
       // module had compiled and the glue was imported (since loading began), instantiation.
       const began = performance.now();
       const phases = { compiledMs: 0, glueMs: 0, instantiateMs: 0 };
-      const compiling = compileWasm(ext.runtime.getURL(files.wasm));
+      const compiling = takeEarlyCompile(role) ?? compileWasm(ext.runtime.getURL(files.wasm));
       // Settled here too, so a failed import leaves no unhandled rejection behind.
       compiling.then(() => { phases.compiledMs = performance.now() - began; }, () => {});
       const core = await files.glue();
