@@ -119,7 +119,8 @@ fn gemini_code_snippet_blocks_are_recognized_and_reported_once_when_complete() {
     let mut reader = TranscriptReader::new(document(), profile("gemini"));
     reader.full_scan();
     let changes = reader.take_changes();
-    assert_eq!(changes[0].1.text, format!("```bai\n{HANDSHAKE}\n```"));
+    // Streaming: every line held (nothing in the message is read as a record or a block yet).
+    assert_eq!(changes[0].1.text, format!("… ```bai\n… {HANDSHAKE}\n… ```"));
     assert!(
         !changes[0].1.complete,
         "the stop button is there: still streaming"
@@ -134,6 +135,7 @@ fn gemini_code_snippet_blocks_are_recognized_and_reported_once_when_complete() {
         .remove();
     let changes = reader.take_changes();
     assert!(changes[0].1.complete);
+    assert_eq!(changes[0].1.text, format!("```bai\n{HANDSHAKE}\n```"));
     assert_eq!(
         reader.take_handshake_recognitions(),
         vec![(0, HandshakeRule::UnlabelledBlockContent)]
