@@ -20,7 +20,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS, browserNames } from './lib/browsers.mjs';
 import { startServer } from './lib/server.mjs';
-import { actionLine, answerQuestion, handshakeBlock, openChat, protocolPrompt, shownQuestion } from './lib/chat.mjs';
+import { actionLine, answerQuestion, handshakeBlock, openChat, protocolPrompt, shownQuestion, setPanelSetting } from './lib/chat.mjs';
 
 /** Routes of the bound site that lead elsewhere: a redirector and a page that meta-refreshes. */
 async function boundRoutes(request, response) {
@@ -64,14 +64,7 @@ const opened = [];
 
 /** Sets "Ask me" in the panel, as the user would. */
 async function setApprovalMode(browser, mode) {
-  const panel = await browser.openExtensionPage('extension/panel/panel.html');
-  await panel.waitFor(() => document.body.dataset.ready);
-  await panel.evaluate((value) => {
-    const select = document.getElementById('set-approval-mode');
-    select.value = value;
-    select.dispatchEvent(new Event('change'));
-  }, mode);
-  await panel.close();
+  await setPanelSetting(browser, 'set-approval-mode', mode, 'approvalMode');
 }
 
 /** Binds a workflow to the attack page and starts it in a chat tab (the user allows it). */

@@ -16,7 +16,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS, browserNames } from './lib/browsers.mjs';
 import { startServer } from './lib/server.mjs';
-import { actionLine, answerQuestion, openChat, protocolPrompt, shownQuestion, waitForLedger } from './lib/chat.mjs';
+import { actionLine, answerQuestion, openChat, protocolPrompt, shownQuestion, waitForLedger, setPanelSetting } from './lib/chat.mjs';
 
 /** A model that asks for the richer actions (press_key, select_option). */
 function handshake(workflowId) {
@@ -68,14 +68,7 @@ async function startOnControls(browser, server, label) {
 
 /** Sets "Ask me" in the panel, as the user would. */
 async function setApprovalMode(browser, mode) {
-  const panel = await browser.openExtensionPage('extension/panel/panel.html');
-  await panel.waitFor(() => document.body.dataset.ready);
-  await panel.evaluate((value) => {
-    const select = document.getElementById('set-approval-mode');
-    select.value = value;
-    select.dispatchEvent(new Event('change'));
-  }, mode);
-  await panel.close();
+  await setPanelSetting(browser, 'set-approval-mode', mode, 'approvalMode');
 }
 
 for (const name of browserNames()) {

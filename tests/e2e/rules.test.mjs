@@ -12,7 +12,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS, browserNames } from './lib/browsers.mjs';
 import { startServer } from './lib/server.mjs';
-import { actionLine, answerQuestion, openChat, protocolPrompt, shownQuestion } from './lib/chat.mjs';
+import { actionLine, answerQuestion, openChat, protocolPrompt, shownQuestion, setPanelSetting } from './lib/chat.mjs';
 
 function handshake(workflowId) {
   return '```bai\n' + JSON.stringify({ protocol: 'BAI/0.3', workflow_id: workflowId, kind: 'handshake', state: 'awaiting_extension_ack', capabilities: ['action_lines', 'result_lines', 'extended_actions'] }) + '\n```';
@@ -216,13 +216,7 @@ for (const name of browserNames()) {
 
     test('a question nobody answers is denied after the timeout (question_timed_out) and leaves the question window', async () => {
       const { target, chat, chatUrl, workflowId, say } = await startOnCart(browser, server, `timeout-${name}`);
-      const panel = await openPanel(browser);
-      await panel.evaluate(() => {
-        const input = document.getElementById('set-question-timeout');
-        input.value = '3';
-        input.dispatchEvent(new Event('change'));
-      });
-      await panel.close();
+      await setPanelSetting(browser, 'set-question-timeout', '3', 'questionTimeoutSeconds', 3);
       await say(1, 'click', { selector: '#delete' });
       const key = `${workflowId}:1`;
       const question = await shownQuestion(chat, key);

@@ -160,6 +160,31 @@ export async function answerQuestion(tab, answer, key) {
 export const answerBanner = answerQuestion;
 
 /**
+ * Sets one of the panel's settings as the user would (the control's value, a change event) and
+ * waits until it is saved before closing the panel: the panel reads the settings, then writes
+ * them, and a panel closed at once can drop the write. (A dropped "Ask me" left a test's next
+ * workflow in "never ask", so its handshake question never came: the flake seen once in
+ * review.test.mjs.)
+ */
+export async function setPanelSetting(browser, controlId, value, settingName, saved = value) {
+  const panel = await browser.openExtensionPage('extension/panel/panel.html');
+  await panel.waitFor(() => document.body.dataset.ready);
+  await panel.evaluate((id, v) => {
+    const control = document.getElementById(id);
+    control.value = v;
+    control.dispatchEvent(new Event('change'));
+  }, controlId, value);
+  const deadline = Date.now() + 10000;
+  for (;;) {
+    const stored = await panel.evaluate(async (name) => ((await (globalThis.browser ?? globalThis.chrome).storage.local.get('bai:settings'))['bai:settings'] ?? {})[name] ?? null, settingName);
+    if (stored === saved) break;
+    if (Date.now() > deadline) throw new Error(`the setting ${settingName} was not saved as ${JSON.stringify(saved)} (stored: ${JSON.stringify(stored)})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await panel.close();
+}
+
+/**
  * Whether the background's delivery ledger (Chromium: `browser.inBackground`) records `key`
  * within `timeout` ms: an action is delivered to its tab once it is there. Polls, since a loaded
  * machine delivers later than any fixed pause.
