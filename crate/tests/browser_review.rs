@@ -621,6 +621,31 @@ async fn a_risky_word_glued_to_another_by_markup_is_still_found() {
     style.remove();
 }
 
+/// A choice in a form that posts elsewhere is judged by where the form goes, not by the form's
+/// words (red team, session 16): markup without whitespace between tags (React, minified)
+/// glues "Notifications" and "Send test email" in the form's text read in runs, and a form
+/// with a "Delete account" button past its first 200 characters holds it in `more_text`;
+/// neither makes its checkboxes ask. A form going to a risky address still asks.
+#[wasm_bindgen_test]
+async fn a_choice_in_a_form_is_judged_by_where_it_goes_not_by_its_words() {
+    let long = "Choose what we send you. ".repeat(12);
+    let f = Fixture::mount(&format!(
+        r#"<form method="post" action="/settings/save"><h2>Notifications</h2><label><input type="checkbox" id="glued">Email me</label><button>Send test email</button></form><form method="post" action="/settings/save"><p>{long}</p><label><input type="checkbox" id="long">Email me</label><button type="button">Delete account</button></form><form method="post" action="/account/delete"><label><input type="checkbox" id="risky" onchange="this.form.requestSubmit()">Sure</label></form>"#
+    ))
+    .unwrap();
+    let check = |css: &str| Action::Check {
+        selector: Selector::css(css),
+    };
+    assert_eq!(review_auto(&check("#glued")).await, allow(), "#glued");
+    assert_eq!(review_auto(&check("#long")).await, allow(), "#long");
+    assert_eq!(
+        review_auto(&check("#risky")).await,
+        ask("risky_destination"),
+        "#risky"
+    );
+    drop(f);
+}
+
 /// `<select role=region>` without an author's name is a combobox in both browsers (the region
 /// needs a name; `browser_accname` holds the cases), and is judged as the same select without
 /// the role: its name at the verb position only (a field), its options as what a click may

@@ -85,7 +85,7 @@ pub fn activation_facts(action: &Action, element: Element) -> Result<TargetFacts
             .and_then(|d| js::get_string(&d, "URL"));
         let page = |address: &str| address.split('#').next().unwrap_or_default().to_owned();
         if let Some(form) = form {
-            let mut sent = facts_of(&form);
+            let sent = facts_of(&form);
             let same_page = sent
                 .destination
                 .as_deref()
@@ -106,21 +106,32 @@ pub fn activation_facts(action: &Action, element: Element) -> Result<TargetFacts
                             .zip(here.as_deref())
                             .is_none_or(|(to, here)| page(to) != page(here))
                     });
-                for mut sent in elsewhere.collect::<Vec<_>>() {
-                    sent.name.clear();
-                    sent.text.clear();
-                    sent.sends_secret_in_address = false;
-                    facts.also_activates.push(sent);
+                for sent in elsewhere.collect::<Vec<_>>() {
+                    facts.also_activates.push(judged_by_where_it_goes(sent));
                 }
                 return Ok(facts);
             }
-            sent.name.clear();
-            sent.text.clear();
-            sent.sends_secret_in_address = false;
-            facts.also_activates.push(sent);
+            facts.also_activates.push(judged_by_where_it_goes(sent));
         }
     }
     Ok(facts)
+}
+
+/// A form (or a button sending it elsewhere) a choice submits, as the review judges it: by where
+/// it goes, not by its words (a settings form holding a "Send test email" button does not make
+/// every checkbox in it ask). Every field that carries words is left out, those added later
+/// too: its name, text, the words past the text and the text read in runs (red team, session
+/// 16: `runs` and `more_text` were left in and asked on every checkbox of such a form).
+fn judged_by_where_it_goes(sent: TargetFacts) -> TargetFacts {
+    TargetFacts {
+        name: String::new(),
+        text: String::new(),
+        more_text: String::new(),
+        more_text_cut: false,
+        runs: Vec::new(),
+        sends_secret_in_address: false,
+        ..sent
+    }
 }
 
 /// What an action that is not `select_option` chooses (`input_text` on a `<select>`, a key on a
