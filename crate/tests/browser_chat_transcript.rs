@@ -1100,8 +1100,8 @@ fn a_katex_error_reads_as_math() {
     drop(fixture);
 }
 
-/// Reading a complete message never writes hold marks; reading a streaming message without an
-/// opener reads once per change, as before.
+/// Reading a complete message never writes hold marks: its text is what the page shows, an
+/// unclosed `~~` and all, and its line reads as written.
 #[wasm_bindgen_test]
 fn a_complete_message_reads_as_before() {
     let line = r#"BAI_ACTION {"id":1}"#;

@@ -7,7 +7,7 @@ import init, * as core from '../pkg/background.js';
 import { ext, isFirefox } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
 import { withPicture } from './vision.js';
-import { CONVERSATION_PART_PREFIX, CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, SITES_KEY, addApprovalRule, isUserChatSite, loadSettings, loadSites, questionTimeoutMs } from '../shared/settings.js';
+import { CONVERSATION_PART_PREFIX, CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, SITES_KEY, applySettingsChange, isUserChatSite, settingsChangeError, loadSettings, loadSites, questionTimeoutMs } from '../shared/settings.js';
 import { alwaysAllowRule, questionFingerprint } from '../shared/questions.js';
 import { actionDeadlineMs } from '../shared/deadline.js';
 import { ownedTabs } from './tabs.js';
@@ -838,6 +838,18 @@ const QUESTIONS_KEY = 'questions';
 const QUESTION_WINDOW_KEY = 'questionWindow';
 const QUESTION_PAGE = 'extension/question/question.html';
 
+// Every settings change goes through this chain, one at a time (settings.js applySettingsChange
+// reads the settings, then writes them: two at once would each drop the other's change).
+/** @type {Promise<unknown>} */
+let settingsWrites = Promise.resolve();
+
+/** @param {import('../shared/settings.js').SettingsChange} change */
+function changeSettings(change) {
+  const done = settingsWrites.then(() => applySettingsChange(change));
+  settingsWrites = done.catch(() => {});
+  return done;
+}
+
 let questionsChain = Promise.resolve();
 /** Runs `task(questions)` on the stored list, one change at a time; it may change the list. */
 function withQuestions(task) {
@@ -998,7 +1010,7 @@ async function answerQuestion({ questionId, fingerprint, answer }) {
   if (refused) return refused;
   if (!question) return failure('question_not_open', 'This question is no longer open (answered, withdrawn, or its time ran out), or it changed since it was shown; nothing was allowed.');
   if (answer === 'always_allow') {
-    const rule = await addApprovalRule(alwaysAllowRule(question));
+    const { rule } = await changeSettings({ addRule: alwaysAllowRule(question) });
     await appendLog(question.tabId, { kind: 'rule_added', rule, by: 'user', workflow_id: question.workflowId, action_id: question.actionId, at: Date.now() }).catch(() => {});
   }
   await ext.tabs.sendMessage(question.tabId, { type: Msg.QUESTION_ANSWERED, questionId, answer: answer === 'deny' ? 'deny' : 'allow' }).catch(() => {});
@@ -1110,6 +1122,12 @@ async function handle(message, sender) {
       if (sender.tab?.id === undefined || typeof message.conversation !== 'string') return failure('not_allowed', 'held actions go to chat tabs');
       const key = heldKey(message.conversation);
       return { texts: (await ext.storage.session.get(key))[key] ?? null };
+    }
+    case Msg.CHANGE_SETTINGS: {
+      if (!fromExtensionPage(sender)) return failure('not_allowed', 'only the panel changes settings');
+      const refused = settingsChangeError(message.change);
+      if (refused) return failure(refused.code, refused.message);
+      return changeSettings(message.change);
     }
     case Msg.CLEAR_CONVERSATIONS: {
       if (!fromExtensionPage(sender)) return failure('not_allowed', 'only the panel clears saved conversations');

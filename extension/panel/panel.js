@@ -5,7 +5,7 @@
 import init, * as core from '../pkg/background.js';
 import { ext, isFirefox } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
-import { MIN_QUESTION_TIMEOUT_SECONDS, SETTINGS_KEY, SITES_KEY, addApprovalRule, describeRule, loadSettings, loadSites, removeApprovalRule, saveSetting } from '../shared/settings.js';
+import { MIN_QUESTION_TIMEOUT_SECONDS, SETTINGS_KEY, SITES_KEY, describeRule, loadSettings, loadSites } from '../shared/settings.js';
 import { armAnswers, questionFingerprint, renderQuestion, timeLeftText } from '../shared/questions.js';
 
 // Elements of this page's own markup, looked up by id: the markup declares them, so they are
@@ -31,6 +31,21 @@ function show(id, text, tone) {
   el.textContent = text;
   el.className = tone ?? '';
 }
+
+/**
+ * Sends one settings change to the background, which applies changes one at a time (a
+ * read-then-write here could be lost when the panel closes between the two). Answers the reply;
+ * a refusal is shown under the settings.
+ * @param {import('../shared/settings.js').SettingsChange} change
+ */
+async function changeSettings(change) {
+  const reply = await ext.runtime.sendMessage({ type: Msg.CHANGE_SETTINGS, change })
+    .catch((error) => /** @type {{ rule?: any, error?: { message: string } }} */ ({ error: { message: String(error) } }));
+  $('settings-status').textContent = reply?.error ? `Not saved: ${reply.error.message}` : '';
+  return reply ?? {};
+}
+
+const saveSetting = (/** @type {string} */ name, /** @type {unknown} */ value) => changeSettings({ set: name, value });
 
 function describeSelector(selector) {
   if (!selector) return '';
@@ -156,10 +171,38 @@ let tabId;
 /** The tab this panel describes ({ id, url, title }), kept fresh so a click can use it at once. */
 let currentTab = null;
 let refreshGeneration = 0;
+/** The refresh in flight, if any, and whether another was asked for meanwhile. */
+let refreshRunning = null;
+let refreshAgain = false;
 
-async function refresh() {
-  // Refreshes overlap when events arrive in bursts; only the newest one may render, or an
-  // older, slower answer would paint a stale log over a fresh one.
+/**
+ * Shows the tab's status now, or once more when the refresh in flight ends. An action sends a
+ * burst of status changes (one per event it logs); each used to start its own refresh (three
+ * messages to the background, the log rendered), and in Firefox the panel shares one thread with
+ * the background, so that work sat in the action's path. Now a burst costs two refreshes, the
+ * last one reading the newest state.
+ */
+function refresh() {
+  if (refreshRunning) {
+    refreshAgain = true;
+    return refreshRunning;
+  }
+  refreshRunning = (async () => {
+    try {
+      do {
+        refreshAgain = false;
+        await refreshOnce();
+      } while (refreshAgain);
+    } finally {
+      refreshRunning = null;
+    }
+  })();
+  return refreshRunning;
+}
+
+async function refreshOnce() {
+  // Kept although refreshes no longer overlap: an older, slower answer must never paint a stale
+  // log over a fresh one.
   const generation = ++refreshGeneration;
   const id = await activeTabId();
   const [status, { log = [] } = {}, { questions = [] } = {}] = await Promise.all([
@@ -651,7 +694,7 @@ async function renderRules() {
     remove.type = 'button';
     remove.textContent = 'Remove';
     remove.setAttribute('aria-label', `Remove the rule: ${describeRule(rule)}`);
-    remove.addEventListener('click', () => removeApprovalRule(rule.id));
+    remove.addEventListener('click', () => changeSettings({ removeRule: rule.id }));
     li.append(text, remove);
     return li;
   }));
@@ -677,13 +720,17 @@ async function addRule() {
     return;
   }
   const forMs = Number($('rule-expiry').value);
-  const rule = await addApprovalRule({
+  const { rule, error } = await changeSettings({ addRule: {
     site: parsed.site.origin,
     actions,
     name: $('rule-name').value.trim(),
     verdict: $('rule-verdict').value,
     expires_at_ms: forMs > 0 ? Date.now() + forMs : null,
-  });
+  } });
+  if (!rule) {
+    status.textContent = `Not added: ${error?.message ?? 'the background did not answer'}.`;
+    return;
+  }
   status.textContent = `Added: ${describeRule(rule)}.`;
   document.body.dataset.rulesAdded = String(Number(document.body.dataset.rulesAdded ?? 0) + 1);
 }

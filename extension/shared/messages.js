@@ -87,6 +87,10 @@ export const Msg = Object.freeze(/** @type {const} */ ({
   /** panel -> background: delete every saved conversation state now ("Clear saved
    * conversations"). */
   CLEAR_CONVERSATIONS: 'clear_conversations',
+  /** panel -> background: change one setting or approval rule (`change`: settings.js
+   * SettingsChange). The background applies changes one at a time, so a panel closed right after
+   * a change, or two writers at once, lose nothing. */
+  CHANGE_SETTINGS: 'change_settings',
   /** background -> panel: something changed; re-read the status. */
   STATUS_CHANGED: 'status_changed',
   /** extension page -> content (chat): the line marks and folded prompts drawn now (what the
@@ -139,12 +143,13 @@ export const Msg = Object.freeze(/** @type {const} */ ({
  * @typedef {{ type: 'held_texts_save', conversation: string, texts: string | null }} HeldTextsSaveMsg
  * @typedef {{ type: 'held_texts_load', conversation: string }} HeldTextsLoadMsg
  * @typedef {{ type: 'clear_conversations' }} ClearConversationsMsg
+ * @typedef {{ type: 'change_settings', change: import('./settings.js').SettingsChange }} ChangeSettingsMsg
  * @typedef {{ type: 'status_changed', tabId?: number }} StatusChangedMsg
  */
 
 /**
  * Every message, tagged by `type`.
- * @typedef {ContentRoleMsg | ContentReadyMsg | TabStatusMsg | ChatEventMsg | UserDecisionMsg | AskUserMsg | WithdrawQuestionMsg | ShowQuestionsMsg | PendingQuestionsMsg | AnswerQuestionMsg | QuestionAnsweredMsg | QuestionDueMsg | QuestionsChangedMsg | StopWorkflowMsg | CancelActionsMsg | TabLogMsg | BindTargetMsg | TargetForMsg | RunActionMsg | RunTabActionMsg | ClaimActionMsg | ExecuteActionMsg | PageStateMsg | PingMsg | ScreenMasksMsg | ScreenFramesHiddenMsg | ShowMarksMsg | GrantSiteMsg | RemoveSiteMsg | HeldTextsSaveMsg | HeldTextsLoadMsg | ClearConversationsMsg | StatusChangedMsg} Message
+ * @typedef {ContentRoleMsg | ContentReadyMsg | TabStatusMsg | ChatEventMsg | UserDecisionMsg | AskUserMsg | WithdrawQuestionMsg | ShowQuestionsMsg | PendingQuestionsMsg | AnswerQuestionMsg | QuestionAnsweredMsg | QuestionDueMsg | QuestionsChangedMsg | StopWorkflowMsg | CancelActionsMsg | TabLogMsg | BindTargetMsg | TargetForMsg | RunActionMsg | RunTabActionMsg | ClaimActionMsg | ExecuteActionMsg | PageStateMsg | PingMsg | ScreenMasksMsg | ScreenFramesHiddenMsg | ShowMarksMsg | GrantSiteMsg | RemoveSiteMsg | HeldTextsSaveMsg | HeldTextsLoadMsg | ClearConversationsMsg | ChangeSettingsMsg | StatusChangedMsg} Message
  */
 
 /**
@@ -193,6 +198,7 @@ export const Msg = Object.freeze(/** @type {const} */ ({
  *   held_texts_save: OkReply,
  *   held_texts_load: { texts?: string | null } & MaybeFailure,
  *   clear_conversations: { removed?: number } & MaybeFailure,
+ *   change_settings: { rule?: any } & MaybeFailure,
  *   status_changed: void,
  * }} Replies
  */

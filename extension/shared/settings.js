@@ -77,9 +77,47 @@ export async function loadSettings() {
   return { ...DEFAULT_SETTINGS, ...stored };
 }
 
-export async function saveSetting(name, value) {
+/**
+ * One change to the stored settings: `{ set, value }` (a setting of DEFAULT_SETTINGS other than
+ * the rules), `{ addRule }` or `{ removeRule }` (a rule's id). The panel sends it to the
+ * background (CHANGE_SETTINGS), which applies every change in turn with [applySettingsChange]:
+ * a read-then-write in the panel could be dropped when the panel closes between the two, and
+ * two writers (the panel, the question window's "Always allow") could each drop the other's.
+ * @typedef {{ set: string, value: unknown } | { addRule: object } | { removeRule: string }} SettingsChange
+ */
+
+/** Why `change` cannot be applied (a typed failure), or null. */
+export function settingsChangeError(change) {
+  if (change && typeof change.set === 'string') {
+    if (!Object.hasOwn(DEFAULT_SETTINGS, change.set) || change.set === 'approvalRules') {
+      return { code: 'unknown_setting', message: `BAI has no setting named ${JSON.stringify(change.set)}; nothing was saved.` };
+    }
+    return null;
+  }
+  if (change && change.addRule && typeof change.addRule === 'object') return null;
+  if (change && typeof change.removeRule === 'string') return null;
+  return { code: 'bad_settings_change', message: 'The settings change was not understood; nothing was saved.' };
+}
+
+/**
+ * Applies `change` to the stored settings and answers the rule it added, if any. Only the
+ * background calls it, one change at a time (background.js `changeSettings`).
+ * @param {SettingsChange} change
+ */
+export async function applySettingsChange(change) {
   const current = (await ext.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] ?? {};
-  await ext.storage.local.set({ [SETTINGS_KEY]: { ...current, [name]: value } });
+  const rules = Array.isArray(current.approvalRules) ? current.approvalRules : [];
+  if ('set' in change) {
+    await ext.storage.local.set({ [SETTINGS_KEY]: { ...current, [change.set]: change.value } });
+    return {};
+  }
+  if ('addRule' in change) {
+    const added = { id: crypto.randomUUID(), expires_at_ms: null, name: '', ...change.addRule };
+    await ext.storage.local.set({ [SETTINGS_KEY]: { ...current, approvalRules: [...rules, added] } });
+    return { rule: added };
+  }
+  await ext.storage.local.set({ [SETTINGS_KEY]: { ...current, approvalRules: rules.filter((rule) => rule.id !== change.removeRule) } });
+  return {};
 }
 
 /**
@@ -96,22 +134,6 @@ export function policySettingsJson(settings, { site, nowMs } = {}) {
   if (typeof site === 'string') policy.site = site;
   if (Number.isFinite(nowMs)) policy.now_ms = Math.floor(nowMs);
   return JSON.stringify(policy);
-}
-
-/** Adds an approval rule (the panel's form, or "Always allow this on this site"). */
-export async function addApprovalRule(rule) {
-  const current = (await ext.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] ?? {};
-  const rules = Array.isArray(current.approvalRules) ? current.approvalRules : [];
-  const added = { id: crypto.randomUUID(), expires_at_ms: null, name: '', ...rule };
-  await ext.storage.local.set({ [SETTINGS_KEY]: { ...current, approvalRules: [...rules, added] } });
-  return added;
-}
-
-/** Removes the approval rule `id`. */
-export async function removeApprovalRule(id) {
-  const current = (await ext.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] ?? {};
-  const rules = Array.isArray(current.approvalRules) ? current.approvalRules : [];
-  await ext.storage.local.set({ [SETTINGS_KEY]: { ...current, approvalRules: rules.filter((rule) => rule.id !== id) } });
 }
 
 /** A rule in words, as the panel lists it (the Rust policy names it the same way in questions

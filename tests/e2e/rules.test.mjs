@@ -284,5 +284,48 @@ for (const name of browserNames()) {
       assert.equal(outcome.code, 'navigation_out_of_scope');
       assert.equal(await target.evaluate(() => location.href), `${server.origin}/rules/cart.html?limits-${name}`);
     });
+
+    test('settings changed together, with the panel closed at once, are all saved', async () => {
+      // Three changes in one moment, the panel closed right after: each must be saved. (The panel
+      // used to read the settings, then write them: changes made together each dropped the
+      // others', and a panel closed between the two dropped its own.)
+      const panel = await openPanel(browser);
+      await panel.evaluate(() => {
+        const set = (id, apply) => {
+          const control = document.getElementById(id);
+          apply(control);
+          control.dispatchEvent(new Event('change'));
+        };
+        set('set-approval-mode', (c) => { c.value = 'each_action'; });
+        set('set-insert-only', (c) => { c.checked = true; });
+        set('set-question-timeout', (c) => { c.value = '77'; });
+      });
+      await panel.close();
+      const reader = await openPanel(browser);
+      try {
+        const wanted = { approvalMode: 'each_action', insertOnly: true, questionTimeoutSeconds: 77 };
+        const read = () => reader.evaluate(async () => ((await (globalThis.browser ?? globalThis.chrome).storage.local.get('bai:settings'))['bai:settings'] ?? {}));
+        const deadline = Date.now() + 10000;
+        let saved = await read();
+        // Polled: a page's storage is read by an async call, which the in-page waiter cannot await.
+        while (!Object.keys(wanted).every((k) => saved[k] === wanted[k])) {
+          if (Date.now() > deadline) assert.fail(`not every setting was saved: ${JSON.stringify(saved)}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          saved = await read();
+        }
+        assert.equal(saved.approvalMode, 'each_action');
+        // A change the panel does not know is refused with a typed error, and nothing is saved.
+        // (Only its code comes back: a WebDriver answer with an `error` field reads as a failure.)
+        const refused = await reader.evaluate(async () => {
+          const reply = await (globalThis.browser ?? globalThis.chrome).runtime.sendMessage({ type: 'change_settings', change: { set: 'approvalModeX', value: 'auto' } });
+          return reply?.error?.code ?? null;
+        });
+        assert.equal(refused, 'unknown_setting');
+      } finally {
+        await reader.close();
+        await setSetting(browser, 'approvalMode', 'once_per_workflow');
+        await setSetting(browser, 'insertOnly', false);
+      }
+    });
   });
 }

@@ -161,10 +161,11 @@ export const answerBanner = answerQuestion;
 
 /**
  * Sets one of the panel's settings as the user would (the control's value, a change event) and
- * waits until it is saved before closing the panel: the panel reads the settings, then writes
- * them, and a panel closed at once can drop the write. (A dropped "Ask me" left a test's next
- * workflow in "never ask", so its handshake question never came: the flake seen once in
- * review.test.mjs.)
+ * waits until it is saved before closing the panel, so the test goes on with the setting in
+ * force. (The panel once read the settings, then wrote them, and a panel closed at once dropped
+ * the write: a dropped "Ask me" left a test's next workflow in "never ask", the flake seen once
+ * in review.test.mjs. The background now applies changes in turn: rules.test.mjs "settings
+ * changed together".)
  */
 export async function setPanelSetting(browser, controlId, value, settingName, saved = value) {
   const panel = await browser.openExtensionPage('extension/panel/panel.html');
