@@ -12,6 +12,7 @@
 )]
 
 use bai::chat::text::HandshakeRule;
+use bai::chat::transcript::QUIET_MS;
 use bai::chat::{SITES, SiteProfile, TranscriptReader};
 use bai::dom::fixture::Fixture;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -133,6 +134,9 @@ fn gemini_code_snippet_blocks_are_recognized_and_reported_once_when_complete() {
         .find("button[aria-label='Stop response']")
         .unwrap()
         .remove();
+    // Gemini shows no "finished" mark BAI knows: complete once quiet.
+    assert!(reader.take_changes().is_empty());
+    reader.advance_time(QUIET_MS);
     let changes = reader.take_changes();
     assert!(changes[0].1.complete);
     assert_eq!(changes[0].1.text, format!("```bai\n{HANDSHAKE}\n```"));

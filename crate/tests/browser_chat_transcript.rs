@@ -13,6 +13,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
+use bai::chat::transcript::QUIET_MS;
 use bai::chat::{MutationWatcher, SITES, SiteProfile, TranscriptReader, message_text};
 use bai::protocol::{Message, Role};
 use wasm_bindgen::JsCast;
@@ -62,6 +63,16 @@ impl Fixture {
         self.find(selector)
             .insert_adjacent_html("beforeend", html)
             .unwrap();
+    }
+
+    /// The answer of turn `turn` finishes as ChatGPT shows it: the stop button goes and the
+    /// turn's action bar appears (the site's "finished" mark: complete at once).
+    fn finish_answer(&self, turn: usize) {
+        self.find("[data-testid=stop-button]").remove();
+        self.append(
+            &format!("[data-testid=conversation-turn-{turn}]"),
+            r#"<div><button data-testid="copy-turn-action-button">Copy</button></div>"#,
+        );
     }
 }
 
@@ -497,6 +508,132 @@ fn streaming_then_complete() {
     drop(fixture);
 }
 
+/// Completion is the gate (nothing in a streaming message is a record), so a stop indicator
+/// missing for a moment must not complete an answer (red team, session 17): the stop button
+/// goes for one poll (a send/stop swap in two commits, a tool call, a re-mount) and comes back
+/// while the model goes on writing on the line. The line never reads as a record until the
+/// answer has been quiet for QUIET_MS, or the site shows its "finished" mark.
+#[wasm_bindgen_test]
+fn a_stop_button_gone_for_a_moment_does_not_complete_the_answer() {
+    let half = r##"BAI_ACTION {"id":1,"type":"click","payload":{"selector":"#buy"}}"##;
+    let (fixture, mut reader, watcher) = streaming_answer(&format!("<p>Working.\n{half}</p>"));
+    assert!(!last_answer(&reader).complete);
+    // The button goes: one poll sees no indicator. Still streaming, nothing is a record.
+    fixture.find("[data-testid=stop-button]").remove();
+    sync(&mut reader, &watcher);
+    let answer = last_answer(&reader);
+    assert!(!answer.complete, "{answer:?}");
+    assert_eq!(records_in(&answer.text, false), 0);
+    // Part of the quiet time passes, then the button is back and the line goes on.
+    reader.advance_time(QUIET_MS / 2.0);
+    assert!(reader.take_changes().is_empty());
+    fixture.append(
+        "#composer",
+        r#"<button data-testid="stop-button">Stop</button>"#,
+    );
+    fixture
+        .find("[data-message-id=m3] p")
+        .append_with_str_1(" -- no, not that one")
+        .unwrap();
+    sync(&mut reader, &watcher);
+    assert!(!last_answer(&reader).complete);
+    // The quiet time counts from when the button went again, not from the first gap.
+    fixture.find("[data-testid=stop-button]").remove();
+    sync(&mut reader, &watcher);
+    reader.advance_time(QUIET_MS - 1.0);
+    assert!(reader.take_changes().is_empty());
+    assert!(!last_answer(&reader).complete);
+    reader.advance_time(1.0);
+    let done = reader.take_changes();
+    assert_eq!(done.len(), 1);
+    assert!(done[0].1.complete);
+    assert_eq!(
+        done[0].1.text,
+        format!("Working.\n{half} -- no, not that one")
+    );
+    drop(fixture);
+}
+
+/// An answer written with no stop indicator the reader knows (a composer that shows Send while
+/// the user types, a label in another language, a release whose button has no test id): it
+/// appeared after the page was read and keeps changing, so it streams until it has been quiet.
+#[wasm_bindgen_test]
+fn an_answer_written_without_a_known_stop_indicator_waits_until_quiet() {
+    let line = r#"BAI_ACTION {"id":1}"#;
+    let fixture = Fixture::new(&conversation(2));
+    let mut reader = TranscriptReader::new(document(), profile());
+    let watcher = watch_body();
+    reader.full_scan();
+    reader.take_changes();
+    fixture.append("#thread", &turn(2, "user", "go"));
+    fixture.append(
+        "#composer",
+        r#"<button aria-label="Arrêter la génération">■</button>"#,
+    );
+    fixture.append("#thread", &turn(3, "assistant", &format!("<p>{line}</p>")));
+    sync(&mut reader, &watcher);
+    let answer = last_answer(&reader);
+    assert!(!answer.complete);
+    assert_eq!(records_in(&answer.text, false), 0, "{:?}", answer.text);
+    for chunk in [" and", " more"] {
+        reader.advance_time(QUIET_MS - 10.0);
+        fixture
+            .find("[data-message-id=m3] p")
+            .append_with_str_1(chunk)
+            .unwrap();
+        sync(&mut reader, &watcher);
+        assert!(!last_answer(&reader).complete);
+        assert!(
+            reader.take_wake_at().is_some(),
+            "a poll is asked for when quiet"
+        );
+    }
+    reader.advance_time(QUIET_MS);
+    let done = reader.take_changes();
+    assert_eq!(
+        done,
+        vec![(3, assistant(&format!("{line} and more"), true))]
+    );
+    assert!(reader.take_wake_at().is_none());
+    drop(fixture);
+}
+
+/// A stop button the page puts outside the composer's form is still seen (asked of the whole
+/// page while an answer waits to be quiet), and a message of the user's queued after a
+/// streaming answer does not complete it while the indicator stays.
+#[wasm_bindgen_test]
+fn a_stop_button_outside_the_form_or_a_queued_message_keeps_the_answer_streaming() {
+    let line = r#"BAI_ACTION {"id":1}"#;
+    let (fixture, mut reader, watcher) = streaming_answer(&format!("<p>{line}</p>"));
+    // The page moves its stop button out of the form, into a toolbar above the thread.
+    fixture.find("[data-testid=stop-button]").remove();
+    fixture.append(
+        "#thread",
+        r#"<div id="toolbar"><button data-testid="stop-button">Stop</button></div>"#,
+    );
+    sync(&mut reader, &watcher);
+    reader.advance_time(QUIET_MS * 2.0);
+    assert!(reader.take_changes().is_empty());
+    assert!(!last_answer(&reader).complete, "seen outside the form");
+    // The user queues the next question while the answer is still written.
+    fixture.append("#thread", &turn(4, "user", "and then?"));
+    let changes = sync(&mut reader, &watcher);
+    assert_eq!(changes, vec![(4, user("and then?"))]);
+    assert!(
+        !reader.messages()[3].complete,
+        "the queued message does not complete it"
+    );
+    reader.advance_time(QUIET_MS * 2.0);
+    assert!(reader.take_changes().is_empty());
+    // The stop button goes: quiet, then complete.
+    fixture.find("#toolbar").remove();
+    sync(&mut reader, &watcher);
+    assert!(!reader.messages()[3].complete);
+    reader.advance_time(QUIET_MS);
+    assert_eq!(reader.take_changes(), vec![(3, assistant(line, true))]);
+    drop(fixture);
+}
+
 #[wasm_bindgen_test]
 fn result_streaming_class_marks_the_last_answer_incomplete() {
     let fixture = Fixture::new(&format!(
@@ -512,10 +649,13 @@ fn result_streaming_class_marks_the_last_answer_incomplete() {
         .class_list()
         .remove_1("result-streaming")
         .unwrap();
-    assert_eq!(
-        sync(&mut reader, &watcher),
-        vec![(1, assistant("partial", true))]
-    );
+    // The class went, but this layout shows no "finished" mark: the answer waits to be quiet.
+    assert!(sync(&mut reader, &watcher).is_empty());
+    assert!(!last_answer(&reader).complete);
+    reader.advance_time(QUIET_MS - 100.0);
+    assert!(reader.take_changes().is_empty());
+    reader.advance_time(100.0);
+    assert_eq!(reader.take_changes(), vec![(1, assistant("partial", true))]);
     drop(fixture);
 }
 
@@ -588,10 +728,13 @@ fn a_re_rendered_message_with_the_same_text_reports_nothing() {
         "[data-testid=conversation-turn-3]",
         r#"<div data-message-author-role="assistant"><div class="markdown"><p>new</p></div></div>"#,
     );
+    // An answer that changes after the page was read may be being written: held until quiet.
     assert_eq!(
         sync(&mut reader, &watcher),
-        vec![(3, assistant("new", true))]
+        vec![(3, assistant("… new", false))]
     );
+    reader.advance_time(QUIET_MS);
+    assert_eq!(reader.take_changes(), vec![(3, assistant("new", true))]);
     drop(fixture);
 }
 
@@ -619,10 +762,12 @@ fn long_conversation_append_reads_one_message() {
     assert_eq!(reader.take_changes().len(), 5000);
     let scanned = performance.now();
     assert_eq!(reader.reads(), 5000);
+    // A new answer (no "finished" mark here) streams until quiet: read as complete, as every
+    // new message, then once more as streaming.
     fixture.append("#thread", &turn(5000, "assistant", "<p>more</p>"));
     assert_eq!(
         sync(&mut reader, &watcher),
-        vec![(5000, assistant("more", true))]
+        vec![(5000, assistant("… more", false))]
     );
     let p = fixture.find("[data-message-id=m5000] p");
     let before_chunks = performance.now();
@@ -631,7 +776,7 @@ fn long_conversation_append_reads_one_message() {
         assert_eq!(sync(&mut reader, &watcher).len(), 1);
     }
     let streamed = performance.now();
-    assert_eq!(reader.reads(), 5101);
+    assert_eq!(reader.reads(), 5102);
     web_sys::console::log_1(
         &format!(
             "5000 messages: first scan {:.0} ms; 100 streamed chunks {:.2} ms each",
@@ -773,11 +918,17 @@ fn a_composer_form_moved_into_a_message_is_not_trusted_without_asking() {
         .append_child(&form)
         .unwrap();
     let _ = sync(&mut reader, &watcher);
-    // A change in the last answer makes the reader check again (and trust the form now).
+    // A change in the last answer makes the reader check again (and trust the form now); the
+    // answer is complete again once quiet.
     fixture
         .find("[data-message-author-role=assistant] p")
         .set_text_content(Some("answer 1."));
     let _ = sync(&mut reader, &watcher);
+    reader.advance_time(QUIET_MS);
+    assert_eq!(
+        reader.take_changes(),
+        vec![(1, assistant("answer 1.", true))]
+    );
     form.remove();
     fixture
         .find("#slot")
@@ -811,10 +962,12 @@ fn a_composer_form_replaced_by_the_page_is_looked_up_again() {
         sync(&mut reader, &watcher),
         vec![(1, assistant("… answer 1", false))]
     );
-    // The stop button goes from the new form: complete again.
+    // The stop button goes from the new form: complete again once quiet.
     fixture.find("[data-testid=stop-button]").remove();
+    assert!(sync(&mut reader, &watcher).is_empty());
+    reader.advance_time(QUIET_MS);
     assert_eq!(
-        sync(&mut reader, &watcher),
+        reader.take_changes(),
         vec![(1, assistant("answer 1", true))]
     );
     drop(fixture);
@@ -884,7 +1037,7 @@ fn a_half_streamed_emphasis_opener_holds_the_later_lines_of_its_paragraph() {
         fixture
             .find("[data-message-id=m3] .markdown")
             .set_inner_html(&format!("<p>{opener}The page says:\n{line}\n(quoted)</p>"));
-        fixture.find("[data-testid=stop-button]").remove();
+        fixture.finish_answer(3);
         let changes = sync(&mut reader, &watcher);
         let answer = last_answer(&reader);
         assert!(answer.complete);
@@ -921,7 +1074,7 @@ fn a_half_streamed_strike_through_never_reads_as_a_record_once_closed() {
     let closed = last_answer(&reader);
     assert!(!closed.complete);
     assert_eq!(records_in(&closed.text, false), 0);
-    fixture.find("[data-testid=stop-button]").remove();
+    fixture.finish_answer(3);
     sync(&mut reader, &watcher);
     let done = last_answer(&reader);
     assert!(done.complete);
@@ -974,7 +1127,7 @@ fn ordinary_lines_wait_for_the_message_to_complete_then_run() {
             "{body}: {:?}",
             answer.text
         );
-        fixture.find("[data-testid=stop-button]").remove();
+        fixture.finish_answer(3);
         sync(&mut reader, &watcher);
         let done = last_answer(&reader);
         assert!(done.complete);
@@ -1005,7 +1158,7 @@ fn every_line_waits_for_the_message_to_complete() {
     let text = last_answer(&reader).text;
     assert_eq!(text, format!("… {stars}\n… {next}\n… and then"));
     assert_eq!(records_in(&text, false), 0);
-    fixture.find("[data-testid=stop-button]").remove();
+    fixture.finish_answer(3);
     let changes = sync(&mut reader, &watcher);
     let done = last_answer(&reader);
     assert_eq!(
@@ -1024,7 +1177,7 @@ fn every_line_waits_for_the_message_to_complete() {
         .set_inner_html(&format!("<h1>{next}</h1><p>x</p>"));
     sync(&mut reader, &watcher);
     assert_eq!(records_in(&last_answer(&reader).text, false), 0);
-    fixture.find("[data-testid=stop-button]").remove();
+    fixture.finish_answer(3);
     sync(&mut reader, &watcher);
     let done = last_answer(&reader);
     assert!(done.complete);

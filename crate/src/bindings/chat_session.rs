@@ -100,6 +100,40 @@ pub struct ChatSession {
     secret_names: Vec<String>,
     /// The page's clock, asked once (the poll times its read slices with it).
     clock: Option<web_sys::Performance>,
+    /// The glue's "poll soon" callback (also called by the page observer).
+    notify: Function,
+    /// The timer that polls again when a message waiting to be quiet may be complete
+    /// (`transcript::QUIET_MS`), if one is set.
+    wake_timer: Option<i32>,
+}
+
+/// Polls again (calls `notify`) at page time `at` (ms), when a message waiting to be quiet may
+/// be complete though the page does not change. One timer at a time: each poll sets the next.
+fn set_wake(
+    timer: &mut Option<i32>,
+    notify: &Function,
+    clock: Option<&web_sys::Performance>,
+    at: Option<f64>,
+) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    if let Some(previous) = timer.take() {
+        window.clear_timeout_with_handle(previous);
+    }
+    let (Some(at), Some(clock)) = (at, clock) else {
+        return;
+    };
+    // A millisecond after the deadline, so the poll it starts finds the time passed; the delay
+    // is at most QUIET_MS, so it fits an i32.
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "a small, non-negative delay"
+    )]
+    let delay = ((at - clock.now()).max(0.0) + 1.0).ceil() as i32;
+    *timer = window
+        .set_timeout_with_callback_and_timeout_and_arguments_0(notify, delay)
+        .ok();
 }
 
 /// A JSON object's fields (`None`: not JSON, or not an object), read as serde_json reads it.
@@ -221,9 +255,10 @@ impl ChatSession {
         reader.borrow_mut().full_scan();
         let body = document.body().ok_or_else(|| JsError::new("no body"))?;
         let reader_for_observer = Rc::clone(&reader);
+        let notify_on_change = notify.clone();
         let watcher = MutationWatcher::new(&body, &observer_options(), move |records| {
             reader_for_observer.borrow_mut().note_mutations(records);
-            let _ = notify.call0(&JsValue::NULL);
+            let _ = notify_on_change.call0(&JsValue::NULL);
         })
         .map_err(|_| JsError::new("could not observe the page"))?;
         Ok(ChatSession {
@@ -241,6 +276,8 @@ impl ChatSession {
             told_profile: None,
             secret_names: Vec::new(),
             clock: web_sys::window().and_then(|window| window.performance()),
+            notify,
+            wake_timer: None,
         })
     }
 
@@ -321,6 +358,12 @@ impl ChatSession {
             }
         };
         self.marks.note_decisions(&decisions);
+        set_wake(
+            &mut self.wake_timer,
+            &self.notify,
+            self.clock.as_ref(),
+            reader.take_wake_at(),
+        );
         let profile = reader.profile();
         if decisions.is_empty()
             && handshake_recognitions.is_empty()
@@ -365,6 +408,8 @@ impl ChatSession {
         };
         if found.messages > 0 && !std::ptr::eq(found.profile, current) {
             let mut reader = TranscriptReader::new(self.document.clone(), found.profile);
+            // The page had no message a moment ago: these are new, and may be being written.
+            reader.treat_all_as_new();
             reader.full_scan();
             *self.reader.borrow_mut() = reader;
         }

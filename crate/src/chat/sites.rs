@@ -29,6 +29,11 @@ pub struct SiteProfile {
     pub send_button_selectors: &'static [&'static str],
     /// Present while the assistant is still writing.
     pub stop_button_selectors: &'static [&'static str],
+    /// What the site shows once an answer is finished (its action bar), where it has such a
+    /// thing: the answer's lines count at once instead of after the quiet time
+    /// ([`crate::chat::transcript::QUIET_MS`]). Only markup a model's text cannot produce
+    /// (rendered Markdown has no buttons or data attributes).
+    pub finished: Option<Finished>,
     /// Where a message element's author role is written, tried in order.
     pub role_sources: &'static [RoleSource],
     /// The assistant's message body inside a message element, tried in order; without a match
@@ -47,6 +52,16 @@ pub struct SiteProfile {
     /// How the composer takes a picture (a `screenshot`'s image, attached to BAI's result
     /// message); [`ImageInput::None`] where no way is known, and a picture fails there.
     pub image_input: ImageInput,
+}
+
+/// The mark of a finished answer: `marker` on or inside the answer's turn (the message element's
+/// closest `turn`, or the message element itself when `turn` is `None`).
+#[derive(Debug, Clone, Copy)]
+pub struct Finished {
+    /// The element around one answer that holds its action bar.
+    pub turn: Option<&'static str>,
+    /// The finished mark.
+    pub marker: &'static str,
 }
 
 /// How a chat's composer takes an image.
@@ -173,6 +188,16 @@ const CHATGPT_STOP: &[&str] = &[
 // ChatGPT, July 2026 on ("li" generation, served side by side with the older ones):
 // `ol[data-conversation-transcript] > li[data-message-role][id]`, streaming flagged on the item
 // itself, the user's text inside a `<button data-user-message-bubble>`.
+/// ChatGPT's turn action bar (Copy, Good/Bad response) appears under an answer once it is
+/// finished; the 2026 thread generation marks a final answer with a selection id.
+const CHATGPT_FINISHED: Finished = Finished {
+    turn: Some(
+        "article[data-testid^=conversation-turn-], section[data-testid^=conversation-turn-], \
+         [data-turn-key]",
+    ),
+    marker: "[data-testid=copy-turn-action-button], [data-chatgpt-selection-message-id]",
+};
+
 const CHATGPT_LI_MESSAGES: &[&str] =
     &["li[data-message-role=user], li[data-message-role=assistant]"];
 const CHATGPT_LI_ROLES: &[RoleSource] = &[RoleSource::Attribute {
@@ -189,6 +214,11 @@ const CHATGPT_LI_UI: &str = "button:not([data-user-message-bubble]), svg, script
 // A streaming reply carries `data-message-streaming` and a temporary `pending-…` id until
 // `data-message-complete` replaces them; the composer's stop button may have only a localized
 // `aria-label`, so the item's own flags come first.
+/// The li generation: the answer's own complete flag, or its "Response actions" group.
+const CHATGPT_LI_FINISHED: Finished = Finished {
+    turn: None,
+    marker: "[data-message-complete=true], [data-assistant-message-actions]",
+};
 const CHATGPT_LI_STOP: &[&str] = &[
     "li[data-message-role=assistant][data-message-streaming]:not([data-message-streaming=false]):not([data-message-complete=true])",
     "li[data-message-role=assistant][id^='pending-']",
@@ -349,7 +379,11 @@ const LIBRECHAT_SEND: &[&str] = &[
     "button#send-button[data-testid=send-button]",
     "form button[data-testid=send-button]",
 ];
-const LIBRECHAT_STOP: &[&str] = &["button[data-testid=stop-generation-button]"];
+const LIBRECHAT_STOP: &[&str] = &[
+    "button[data-testid=stop-generation-button]",
+    // Releases before the test id: the button is named by its (localized) label only.
+    "form button[aria-label*=stop i]:not([aria-label*=dictat i]):not([aria-label*=voice i])",
+];
 
 /// Every chat layout the extension reads. The profile of a page is chosen by what the page
 /// shows (see [`super::page_status`]); order breaks ties, so more specific layouts come first.
@@ -362,6 +396,7 @@ pub static SITES: &[SiteProfile] = &[
         composer_selectors: CHATGPT_COMPOSER,
         send_button_selectors: CHATGPT_SEND,
         stop_button_selectors: CHATGPT_LI_STOP,
+        finished: Some(CHATGPT_LI_FINISHED),
         role_sources: CHATGPT_LI_ROLES,
         assistant_body_selectors: CHATGPT_LI_ASSISTANT_BODY,
         user_body_selectors: CHATGPT_LI_USER_BODY,
@@ -381,6 +416,7 @@ pub static SITES: &[SiteProfile] = &[
         composer_selectors: CHATGPT_COMPOSER,
         send_button_selectors: CHATGPT_SEND,
         stop_button_selectors: CHATGPT_STOP,
+        finished: Some(CHATGPT_FINISHED),
         role_sources: CHATGPT_ROLES,
         assistant_body_selectors: CHATGPT_ASSISTANT_BODY,
         user_body_selectors: CHATGPT_USER_BODY,
@@ -400,6 +436,7 @@ pub static SITES: &[SiteProfile] = &[
         composer_selectors: CLAUDE_COMPOSER,
         send_button_selectors: CLAUDE_SEND,
         stop_button_selectors: CLAUDE_STOP,
+        finished: None,
         role_sources: CLAUDE_ROLES,
         assistant_body_selectors: CLAUDE_ASSISTANT_BODY,
         user_body_selectors: CLAUDE_USER_BODY,
@@ -416,6 +453,7 @@ pub static SITES: &[SiteProfile] = &[
         composer_selectors: GEMINI_COMPOSER,
         send_button_selectors: GEMINI_SEND,
         stop_button_selectors: GEMINI_STOP,
+        finished: None,
         role_sources: GEMINI_ROLES,
         assistant_body_selectors: GEMINI_ASSISTANT_BODY,
         user_body_selectors: GEMINI_USER_BODY,
@@ -432,6 +470,7 @@ pub static SITES: &[SiteProfile] = &[
         composer_selectors: COPILOT_COMPOSER,
         send_button_selectors: COPILOT_SEND,
         stop_button_selectors: COPILOT_STOP,
+        finished: None,
         role_sources: COPILOT_ROLES,
         assistant_body_selectors: &[],
         user_body_selectors: &[],
@@ -448,6 +487,7 @@ pub static SITES: &[SiteProfile] = &[
         composer_selectors: OPEN_WEBUI_COMPOSER,
         send_button_selectors: OPEN_WEBUI_SEND,
         stop_button_selectors: OPEN_WEBUI_STOP,
+        finished: None,
         role_sources: OPEN_WEBUI_ROLES,
         assistant_body_selectors: OPEN_WEBUI_ASSISTANT_BODY,
         user_body_selectors: OPEN_WEBUI_USER_BODY,
@@ -464,6 +504,7 @@ pub static SITES: &[SiteProfile] = &[
         composer_selectors: LIBRECHAT_COMPOSER,
         send_button_selectors: LIBRECHAT_SEND,
         stop_button_selectors: LIBRECHAT_STOP,
+        finished: None,
         role_sources: LIBRECHAT_ROLES,
         assistant_body_selectors: LIBRECHAT_BODY,
         user_body_selectors: LIBRECHAT_BODY,
@@ -512,6 +553,21 @@ impl SiteProfile {
             Ok(found) => found.is_some(),
             Err(_) => first_match(document, self.stop_button_selectors).is_some(),
         }
+    }
+
+    /// Whether the site marks `message` (an answer) finished: see [`SiteProfile::finished`].
+    pub fn shows_finished(&self, message: &Element) -> bool {
+        let Some(finished) = self.finished else {
+            return false;
+        };
+        let root = match finished.turn {
+            Some(turn) => calls::closest(message, turn),
+            None => Some(message.clone()),
+        };
+        root.is_some_and(|root| {
+            calls::matches(&root, finished.marker)
+                || calls::query_selector(&root, finished.marker).is_some()
+        })
     }
 
     /// Whether a stop indicator is inside the composer's `form` or inside the last message, or is

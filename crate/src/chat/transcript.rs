@@ -93,6 +93,45 @@ struct Entry {
     /// The text read depends on whether the message is streaming (its lines
     /// are held, see [`super::text::MessageRead::holds`]): read again when that changes.
     holds: bool,
+    /// When this message was last seen being written (a stop indicator on the page) or
+    /// changing after the page was first read: it stays streaming until it has been quiet for
+    /// [`QUIET_MS`] (or the site marks it finished). `None`: nothing says it is being written.
+    live_since: Option<f64>,
+    /// A stop indicator was on the page at the last look: the quiet time starts when it goes.
+    seen_generating: bool,
+}
+
+impl Entry {
+    /// A message element not read yet.
+    fn new(element: Element) -> Self {
+        Self {
+            element,
+            role: Role::User,
+            text: String::new(),
+            complete: true,
+            handshake_rules: Vec::new(),
+            rules_reported: false,
+            holds: false,
+            live_since: None,
+            seen_generating: false,
+        }
+    }
+}
+
+/// How long a message being written must stay unchanged, with no stop indicator on the page,
+/// before its lines count (unless the site marks it finished, [`SiteProfile::shows_finished`]).
+/// Nothing in a streaming message is a record, so whether it still streams is the gate: a stop
+/// button missing for one poll (a send/stop swap done in two commits, a tool call, a button
+/// re-mounted, a label in another language, a composer that shows Send while the user types)
+/// must not let a half-written line run. 1.5 s is longer than the gaps between chunks seen on
+/// these sites and short against the time a model takes to write an action.
+pub const QUIET_MS: f64 = 1500.0;
+
+/// Where the reader's time comes from: the page's clock, or a test's hand.
+#[derive(Debug)]
+enum Clock {
+    Page(Option<web_sys::Performance>),
+    Manual(f64),
 }
 
 /// Reads a chat transcript into [`Message`]s and reports only what changed.
@@ -129,6 +168,15 @@ pub struct TranscriptReader {
     form_outside_messages: bool,
     /// Handshakes recognized by their content in complete messages, not taken yet.
     recognitions: Vec<(usize, HandshakeRule)>,
+    /// The page was read once: a message that appears or changes after that may be being
+    /// written (those read before are the conversation as it was when BAI came).
+    scanned: bool,
+    clock: Clock,
+    /// When a message waiting to be quiet should be looked at again (see [`Self::take_wake_at`]).
+    wake_at: Option<f64>,
+    /// Messages the page changed since the last [`Self::take_changes`] (their text or role
+    /// read differently), after the page was first read.
+    touched: IndexSet,
 }
 
 impl TranscriptReader {
@@ -149,7 +197,37 @@ impl TranscriptReader {
             form_seen_connected: false,
             form_outside_messages: false,
             recognitions: Vec::new(),
+            scanned: false,
+            clock: Clock::Page(web_sys::window().and_then(|window| window.performance())),
+            wake_at: None,
+            touched: IndexSet::new(),
         }
+    }
+
+    /// Every message on the page from now on is new (a reader made when the first messages of
+    /// a chat appear): each may be being written, and waits to be quiet like one that streamed.
+    pub fn treat_all_as_new(&mut self) {
+        self.scanned = true;
+    }
+
+    /// Moves the reader's time on by at least `ms` and keeps it there (tests: the quiet time
+    /// passes without waiting for it). The time is rounded up to a whole millisecond first, so
+    /// that `(t + ms) - t` is not a hair under `ms` in floating point.
+    pub fn advance_time(&mut self, ms: f64) {
+        self.clock = Clock::Manual(self.now().ceil() + ms);
+    }
+
+    fn now(&self) -> f64 {
+        match &self.clock {
+            Clock::Page(performance) => performance.as_ref().map_or(0.0, |p| p.now()),
+            Clock::Manual(now) => *now,
+        }
+    }
+
+    /// When (page time, ms) a message still waiting to be quiet should be read again, as of the
+    /// last [`Self::take_changes`]: poll then, even if the page does not change. Taken once.
+    pub fn take_wake_at(&mut self) -> Option<f64> {
+        self.wake_at.take()
     }
 
     /// Indexes every message on the page (once, at start, or after the conversation changed).
@@ -192,6 +270,8 @@ impl TranscriptReader {
     /// What [`Self::take_changes`] does, returning only the indexes of the messages that
     /// changed (for a caller that takes the whole transcript with [`Self::messages`] anyway).
     pub fn take_changed_indexes(&mut self) -> IndexSet {
+        // Set again below if a message still waits to be quiet.
+        self.wake_at = None;
         self.refresh_index();
         // When the message that may be streaming changed, whether it streams is decided first
         // (from its role as last read): it is then read once, as it is now, not as complete and
@@ -206,7 +286,7 @@ impl TranscriptReader {
         }
         let dirty = std::mem::take(&mut self.dirty);
         for index in dirty {
-            self.read(index);
+            self.read_changed(index);
         }
         self.update_streaming();
         let changed = std::mem::take(&mut self.changed);
@@ -219,6 +299,8 @@ impl TranscriptReader {
                 }
             }
         }
+        self.scanned = true;
+        self.touched = IndexSet::new();
         changed
     }
 
@@ -230,7 +312,7 @@ impl TranscriptReader {
     pub fn read_pending_until(&mut self, mut out_of_time: impl FnMut() -> bool) -> bool {
         self.refresh_index();
         while let Some(index) = self.dirty.pop_last() {
-            self.read(index);
+            self.read_changed(index);
             if self.dirty.is_empty() {
                 return true;
             }
@@ -421,15 +503,7 @@ impl TranscriptReader {
         let index = self.entries.len();
         self.index_of
             .set(element.as_ref(), &JsValue::from(index as f64));
-        self.entries.push(Entry {
-            element,
-            role: Role::User,
-            text: String::new(),
-            complete: true,
-            handshake_rules: Vec::new(),
-            rules_reported: false,
-            holds: false,
-        });
+        self.entries.push(Entry::new(element));
         self.dirty.insert(index);
         self.changed.insert(index);
     }
@@ -517,15 +591,7 @@ impl TranscriptReader {
                         Some(gone) if !self.changed.contains(&index) => Entry { element, ..gone },
                         _ => {
                             changed.insert(index);
-                            Entry {
-                                element,
-                                role: Role::User,
-                                text: String::new(),
-                                complete: true,
-                                handshake_rules: Vec::new(),
-                                rules_reported: false,
-                                holds: false,
-                            }
+                            Entry::new(element)
                         }
                     }
                 }
@@ -543,10 +609,19 @@ impl TranscriptReader {
         self.streaming = streaming;
     }
 
-    fn read(&mut self, index: usize) {
+    /// Reads message `index` because the page changed it. After the page was first read, a
+    /// message whose text or role this changes may be being written ([`Self::still_written`]).
+    fn read_changed(&mut self, index: usize) {
+        if self.read(index) && self.scanned {
+            self.touched.insert(index);
+        }
+    }
+
+    /// Reads message `index`; whether its role or text differ from the last read.
+    fn read(&mut self, index: usize) -> bool {
         let profile = self.profile;
         let Some(entry) = self.entries.get_mut(index) else {
-            return;
+            return false;
         };
         let role = profile.role_of(&entry.element).unwrap_or(Role::User);
         let reading = if entry.complete {
@@ -562,23 +637,31 @@ impl TranscriptReader {
             entry.role = role;
             entry.text = read.text;
             self.changed.insert(index);
+            return true;
         }
+        false
     }
 
-    /// Only the last message, when it is the assistant's, can still be streaming: while a stop
-    /// indicator is on the page. (When the user just sent a message the stop button shows before
-    /// the assistant's message exists; the previous answer stays complete.)
+    /// Only the last message, when it is the assistant's, can still be streaming (or the one that
+    /// was, when a message of the user's came after it while the stop indicator stays: a queued
+    /// message). It streams while a stop indicator is on the page, and after that until it has
+    /// been quiet for [`QUIET_MS`] or the site marks it finished; so does a message that appears
+    /// or changes after the page was first read. (When the user just sent a message the stop
+    /// button shows before the assistant's message exists; the previous answer stays complete.)
     fn update_streaming(&mut self) {
-        let last = self.entries.len().checked_sub(1);
-        let last_assistant = last
-            .and_then(|index| self.entries.get(index))
-            .filter(|entry| entry.role == Role::Assistant)
-            .map(|entry| entry.element.clone());
-        let generating = match &last_assistant {
-            Some(message) => self.is_generating(message),
-            None => false,
+        let is_assistant = |entries: &[Entry], index: usize| {
+            entries
+                .get(index)
+                .is_some_and(|e| e.role == Role::Assistant)
         };
-        let streaming = last.filter(|_| generating);
+        let last = self.entries.len().checked_sub(1);
+        let candidate = last
+            .filter(|&index| is_assistant(&self.entries, index))
+            .or_else(|| {
+                self.streaming
+                    .filter(|&index| is_assistant(&self.entries, index))
+            });
+        let streaming = candidate.filter(|&index| self.still_written(index));
         // Only the previously and the newly streaming message can change here.
         let mut reread = Vec::new();
         for index in [self.streaming, streaming].into_iter().flatten() {
@@ -598,6 +681,53 @@ impl TranscriptReader {
         for index in reread {
             self.read(index);
         }
+    }
+
+    /// Whether message `index` (the assistant's, last or streaming before) is still being
+    /// written: a stop indicator is on the page, or it was written or changed less than
+    /// [`QUIET_MS`] ago and the site does not mark it finished.
+    fn still_written(&mut self, index: usize) -> bool {
+        let Some(element) = self.entries.get(index).map(|entry| entry.element.clone()) else {
+            return false;
+        };
+        let generating = self.is_generating(&element);
+        let now = self.now();
+        // Changed by the page since the last poll, after the page was first read: new text came
+        // (re-reading it for another reading mode is not a change by the page).
+        let touched = self.touched.contains(&index);
+        let Some(entry) = self.entries.get_mut(index) else {
+            return false;
+        };
+        // While the indicator shows, and when it goes (`seen_generating`), the quiet time starts
+        // again.
+        if generating || touched || entry.seen_generating {
+            entry.live_since = Some(now);
+        }
+        entry.seen_generating = generating;
+        if generating {
+            return true;
+        }
+        let Some(since) = entry.live_since else {
+            return false;
+        };
+        // A stop button the composer's form and the message do not hold (placed elsewhere on
+        // the page): asked of the whole page, only while a message waits to be quiet.
+        if self.profile.is_generating(&self.document) {
+            if let Some(entry) = self.entries.get_mut(index) {
+                entry.live_since = Some(now);
+                entry.seen_generating = true;
+            }
+            return true;
+        }
+        if now - since >= QUIET_MS || self.profile.shows_finished(&element) {
+            if let Some(entry) = self.entries.get_mut(index) {
+                entry.live_since = None;
+            }
+            return false;
+        }
+        let wake = since + QUIET_MS;
+        self.wake_at = Some(self.wake_at.map_or(wake, |at| at.min(wake)));
+        true
     }
 }
 
