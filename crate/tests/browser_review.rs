@@ -582,7 +582,8 @@ async fn a_control_whose_text_is_too_long_to_judge_asks() {
 async fn a_risky_word_glued_to_another_by_markup_is_still_found() {
     let style = add_style(
         ".glued-after::after { content: 'delete' } .glued-gap { margin-left: 0.4em } \
-         .glued-end { margin-right: 0.4em }",
+         .glued-end { margin-right: 0.4em } .icon::before { content: ''; padding-left: 6px } \
+         .flat::before { content: '' } .unseen::before { content: 'x'; visibility: hidden }",
     )
     .unwrap();
     let f = Fixture::mount(
@@ -590,6 +591,12 @@ async fn a_risky_word_glued_to_another_by_markup_is_still_found() {
            <p><a id="link" href="#keep" aria-owns="owned2">keep</a> the photos, or <span id="owned2">delete</span></p>
            <p><button id="before" type="button"><span>delete</span>keep</button>
               <button id="before-gap" type="button"><span class="glued-end">delete</span>keep</button></p>
+           <p><button id="empty-box" type="button">keep<span class="icon">delete</span></button>
+              <button id="unseen-box" type="button">keep<span class="unseen">delete</span></button>
+              <button id="empty-box-label" type="button" aria-label="Keep">keep<span class="icon">delete</span></button>
+              <button id="flat-box" type="button">keep<span class="flat">photos</span>delete</button>
+              <button id="flat-box-label" type="button" aria-label="Keep">keep<span class="flat">photos</span>delete</button>
+              <button id="owner-in" type="button"><span aria-owns="owned3">photos</span>keep</button> <span id="owned3">delete</span></p>
            <p><button id="gap" type="button">keep<span class="glued-gap">delete</span></button></p>
            <p><button id="labelled" type="button" aria-label="Keep">keep<span class="glued-gap">delete</span></button></p>
            <p><button id="pseudo" type="button" class="glued-after">keep</button></p>
@@ -613,6 +620,10 @@ async fn a_risky_word_glued_to_another_by_markup_is_still_found() {
         "#owner",
         "#link",
         "#before-gap",
+        "#empty-box",
+        "#empty-box-label",
+        "#unseen-box",
+        "#owner-in",
         "#gap",
         "#labelled",
         "#pseudo",
@@ -624,6 +635,9 @@ async fn a_risky_word_glued_to_another_by_markup_is_still_found() {
     }
     assert_eq!(review_auto(&click("#harmless")).await, allow());
     assert_eq!(review_auto(&click("#before")).await, allow());
+    // An empty generated box drawn flush is no gap: "keepphotosdelete" is one word.
+    assert_eq!(review_auto(&click("#flat-box")).await, allow());
+    assert_eq!(review_auto(&click("#flat-box-label")).await, allow());
     drop(f);
     style.remove();
 }

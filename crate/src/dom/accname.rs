@@ -1145,6 +1145,10 @@ impl Computation<'_> {
                     out.push(' ');
                 }
                 out.push_str(&name);
+                // In runs, apart from what follows its owner too (drawn elsewhere).
+                if run_breaks() {
+                    out.push(' ');
+                }
             }
         }
         let previous = out.chars().last().or(self.text_tail);
@@ -1237,7 +1241,12 @@ impl Computation<'_> {
         }
         let visibility = style.property(&self.names.visibility);
         if visibility == "hidden" || visibility == "collapse" {
-            return String::new();
+            // Not shown, but its box takes its room: in runs, a gap between the texts around.
+            return if run_breaks() {
+                " ".to_owned()
+            } else {
+                String::new()
+            };
         }
         if content == "open-quote" || content == "close-quote" {
             return quote(element, content == "close-quote").to_owned();
@@ -1245,6 +1254,16 @@ impl Computation<'_> {
         let (mut text, alternative) =
             parse_css_content(&content, |name| element.get_attribute(name));
         if text.is_empty() {
+            // An empty box (`content: ""`) still draws a gap when it is a box of its own or has
+            // a margin, padding or border (an icon's room): in runs, a break there.
+            let box_drawn = || {
+                style.property(&self.names.display) != "inline"
+                    || inline_gap(self.names, &style, true, || Some(element.clone()))
+                    || inline_gap(self.names, &style, false, || Some(element.clone()))
+            };
+            if run_breaks() && box_drawn() {
+                text.push(' ');
+            }
             return text;
         }
         // Generated text is shown with its `text-transform` (inherited: an uppercase button's
@@ -1442,8 +1461,9 @@ fn css_pixels(value: &str) -> f64 {
 /// draws a gap at its start edge (`start`) or end edge, so that the text before that edge and
 /// the text after it are shown apart: a box of its own (not `display: inline` or `contents`;
 /// an element without a box counts, its text shown nowhere), a replaced element or a `<br>`,
-/// or an inline box with a gap at that edge ([`inline_gap`]). An element whose style cannot be
-/// read counts as drawing one.
+/// an inline box with a gap at that edge ([`inline_gap`]), or generated content there (its
+/// `::before` at the start edge, `::after` at the end: text the text does not hold, or an
+/// empty box drawing room). An element whose style cannot be read counts as drawing one.
 pub(crate) fn draws_gap_at_edge(element: &Element, start: bool) -> bool {
     let tag = element.local_name();
     if tag == "br" || is_replaced(&tag) {
@@ -1452,16 +1472,14 @@ pub(crate) fn draws_gap_at_edge(element: &Element, start: bool) -> bool {
     if tag == "wbr" {
         return false;
     }
-    let style = element
+    let source = element
         .owner_document()
         .and_then(|document| document.default_view())
-        .and_then(|window| {
-            window
-                .unchecked_into::<StyleSource>()
-                .computed_style(element)
-                .ok()
-        });
-    let Some(style) = style else {
+        .map(|window| window.unchecked_into::<StyleSource>());
+    let Some(style) = source
+        .as_ref()
+        .and_then(|source| source.computed_style(element).ok())
+    else {
         return true;
     };
     JS_NAMES.with(|names| {
@@ -1470,7 +1488,29 @@ pub(crate) fn draws_gap_at_edge(element: &Element, start: bool) -> bool {
             "contents" => return false,
             _ => return true,
         }
-        inline_gap(names, &style, start, || element.parent_element())
+        if inline_gap(names, &style, start, || element.parent_element()) {
+            return true;
+        }
+        // Generated content at that edge (`::before` at the start): text the text does not
+        // hold, or an empty box drawing room (an icon's).
+        let pseudo = if start { &names.before } else { &names.after };
+        let Some(generated) = source
+            .as_ref()
+            .and_then(|source| source.computed_pseudo_style(element, pseudo).ok())
+        else {
+            return false;
+        };
+        let content = generated.property(&names.content);
+        if matches!(content.as_str(), "" | "none" | "normal")
+            || generated.property(&names.display) == "none"
+        {
+            return false;
+        }
+        let empty = matches!(content.as_str(), "\"\"" | "''");
+        !empty
+            || generated.property(&names.display) != "inline"
+            || inline_gap(names, &generated, true, || Some(element.clone()))
+            || inline_gap(names, &generated, false, || Some(element.clone()))
     })
 }
 
