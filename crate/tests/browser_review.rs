@@ -646,9 +646,9 @@ async fn a_risky_word_glued_to_another_by_markup_is_still_found() {
 /// every text node and inline element, so React's adjacent text nodes `Order<!-- -->s` asked
 /// "order", `<b>Book</b>shelf` asked "book", and an autocomplete's highlighted prefix
 /// `<b>Pay</b>roll` made every suggestion ask). A break goes in only where a gap is drawn:
-/// padding at the touching edge, a box moved from its place, letters spaced apart unlike
-/// their parent's, a box of its own; in the name and in the text alike (`#shelf-label`'s
-/// name is an `aria-label`, its text holds the pieces).
+/// padding at the touching edge, a box moved from its place (not a `position: relative` one
+/// left in place), letters spaced apart unlike their parent's, a box of its own; in the name
+/// and in the text alike (`#shelf-label`'s name is an `aria-label`, its text holds the pieces).
 #[wasm_bindgen_test]
 async fn pieces_drawn_as_one_word_are_one_word() {
     let f = Fixture::mount(
@@ -656,6 +656,7 @@ async fn pieces_drawn_as_one_word_are_one_word() {
               <button id="shelf" type="button"><b>Book</b>shelf</button>
               <button id="shelf-label" type="button" aria-label="Shelf"><b>Book</b>shelf</button>
               <button id="shelf-spaced" type="button" style="letter-spacing: 0.2em"><b>Book</b>shelf</button>
+              <button id="shelf-relative" type="button"><b style="position: relative">Book</b>shelf</button>
               <button id="shelf-end" type="button"><b style="font-size: 1.2em; color: red">Book</b><!-- -->shelf</button></p>
            <div id="suggest" role="listbox" aria-label="Suggestions" tabindex="0">
              <div role="option" data-value="a"><b>Pay</b>roll</div>
@@ -676,6 +677,7 @@ async fn pieces_drawn_as_one_word_are_one_word() {
         "#shelf",
         "#shelf-label",
         "#shelf-spaced",
+        "#shelf-relative",
         "#shelf-end",
     ] {
         assert_eq!(review_auto(&click(css)).await, allow(), "{css}");

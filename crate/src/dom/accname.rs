@@ -113,6 +113,8 @@ struct JsNames {
     start_edge: [JsValue; 3],
     end_edge: [JsValue; 3],
     position: JsValue,
+    /// `top`, `right`, `bottom`, `left`: how far a relatively positioned box is moved.
+    offsets: [JsValue; 4],
     vertical_align: JsValue,
     letter_spacing: JsValue,
     /// `{visibilityProperty: true}` for `checkVisibility`.
@@ -154,6 +156,12 @@ impl JsNames {
                 JsValue::from_str("border-inline-end-width"),
             ],
             position: JsValue::from_str("position"),
+            offsets: [
+                JsValue::from_str("top"),
+                JsValue::from_str("right"),
+                JsValue::from_str("bottom"),
+                JsValue::from_str("left"),
+            ],
             vertical_align: JsValue::from_str("vertical-align"),
             letter_spacing: JsValue::from_str("letter-spacing"),
             visibility_options: options.into(),
@@ -1402,8 +1410,8 @@ fn is_replaced(tag: &str) -> bool {
 
 /// Whether an inline box with computed `style` draws a gap at its start edge (`start`) or its
 /// end edge, which the name does not show (it joins inline pieces): margin, padding and border
-/// on that side adding up to more than nothing; a box moved from its place (`position` other
-/// than `static`) or raised or lowered (`vertical-align`, a `<sup>`); letters spaced apart
+/// on that side adding up to more than nothing; a box moved from its place (`position:
+/// relative` with an offset, `sticky`) or raised or lowered (`vertical-align`, a `<sup>`); letters spaced apart
 /// otherwise than its parent's (`letter-spacing` adds space after its last letter). `parent`
 /// gives the element's parent, read only for a letter spacing.
 fn inline_gap(
@@ -1424,8 +1432,20 @@ fn inline_gap(
     if width > 0.0 {
         return true;
     }
-    if !matches!(style.property(&names.position).as_str(), "static" | "") {
-        return true;
+    match style.property(&names.position).as_str() {
+        "static" | "" => {}
+        // Moved only when an offset is set (a `relative` box left in place, as utility
+        // classes often leave it, is drawn where it stands).
+        "relative" => {
+            if names
+                .offsets
+                .iter()
+                .any(|offset| css_pixels(&style.property(offset)) != 0.0)
+            {
+                return true;
+            }
+        }
+        _ => return true,
     }
     if !matches!(
         style.property(&names.vertical_align).as_str(),
