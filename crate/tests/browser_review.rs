@@ -569,21 +569,34 @@ async fn a_control_whose_text_is_too_long_to_judge_asks() {
 }
 
 /// A name built from pieces the page renders apart is judged in runs too (red team, session
-/// 15): browsers join an owned element, an inline element, generated content or a text
-/// node to the text beside it as laid out, so a checkbox owning a "delete" placed after its
+/// 15): browsers join an owned element, an inline element with a gap at its edge, or generated
+/// content to the text beside it as laid out, so a checkbox owning a "delete" placed after its
 /// "keep" is named "keepdelete" (in both browsers), where no word is risky. Read with a break
-/// between pieces, "delete" is found, wherever it is glued (before or after) and whichever
-/// piece holds it: the name, the text beside an `aria-label`, a tab's short name, a control
-/// inside what is clicked. Words split over elements ("De<b>lete</b>") still count as one.
+/// between pieces drawn apart, "delete" is found, wherever it is glued (before or after) and
+/// whichever piece holds it: the name, the text beside an `aria-label`, a tab's short name, a
+/// control inside what is clicked. Words split over elements ("De<b>lete</b>") still count as
+/// one. `#before` (a plain `<span>delete</span>` then "keep", drawn flush) asked up to session
+/// 16; the user sees one word, "deletekeep", and what the user sees as one word is one word
+/// (red team, session 16): it now runs, and the same markup with a margin between asks.
 #[wasm_bindgen_test]
 async fn a_risky_word_glued_to_another_by_markup_is_still_found() {
-    let style =
-        add_style(".glued-after::after { content: 'delete' } .glued-gap { margin-left: 0.4em }")
-            .unwrap();
+    let style = add_style(
+        ".glued-after::after { content: 'delete' } .glued-gap { margin-left: 0.4em } \
+         .glued-end { margin-right: 0.4em } .icon::before { content: ''; padding-left: 6px } \
+         .flat::before { content: '' } .unseen::before { content: 'x'; visibility: hidden }",
+    )
+    .unwrap();
     let f = Fixture::mount(
         r##"<p><span id="owner" role="checkbox" aria-checked="false" tabindex="0" aria-owns="owned"><span>keep</span></span> the photos, or <span id="owned">delete</span> them</p>
            <p><a id="link" href="#keep" aria-owns="owned2">keep</a> the photos, or <span id="owned2">delete</span></p>
-           <p><button id="before" type="button"><span>delete</span>keep</button></p>
+           <p><button id="before" type="button"><span>delete</span>keep</button>
+              <button id="before-gap" type="button"><span class="glued-end">delete</span>keep</button></p>
+           <p><button id="empty-box" type="button">keep<span class="icon">delete</span></button>
+              <button id="unseen-box" type="button">keep<span class="unseen">delete</span></button>
+              <button id="empty-box-label" type="button" aria-label="Keep">keep<span class="icon">delete</span></button>
+              <button id="flat-box" type="button">keep<span class="flat">photos</span>delete</button>
+              <button id="flat-box-label" type="button" aria-label="Keep">keep<span class="flat">photos</span>delete</button>
+              <button id="owner-in" type="button"><span aria-owns="owned3">photos</span>keep</button> <span id="owned3">delete</span></p>
            <p><button id="gap" type="button">keep<span class="glued-gap">delete</span></button></p>
            <p><button id="labelled" type="button" aria-label="Keep">keep<span class="glued-gap">delete</span></button></p>
            <p><button id="pseudo" type="button" class="glued-after">keep</button></p>
@@ -606,7 +619,11 @@ async fn a_risky_word_glued_to_another_by_markup_is_still_found() {
     for css in [
         "#owner",
         "#link",
-        "#before",
+        "#before-gap",
+        "#empty-box",
+        "#empty-box-label",
+        "#unseen-box",
+        "#owner-in",
         "#gap",
         "#labelled",
         "#pseudo",
@@ -617,7 +634,155 @@ async fn a_risky_word_glued_to_another_by_markup_is_still_found() {
         assert_eq!(review_auto(&click(css)).await, ask("risky_click"), "{css}");
     }
     assert_eq!(review_auto(&click("#harmless")).await, allow());
+    assert_eq!(review_auto(&click("#before")).await, allow());
+    // An empty generated box drawn flush is no gap: "keepphotosdelete" is one word.
+    assert_eq!(review_auto(&click("#flat-box")).await, allow());
+    assert_eq!(review_auto(&click("#flat-box-label")).await, allow());
     drop(f);
+    style.remove();
+}
+
+/// Pieces drawn as one word are read as one word (red team, session 16: a break went in at
+/// every text node and inline element, so React's adjacent text nodes `Order<!-- -->s` asked
+/// "order", `<b>Book</b>shelf` asked "book", and an autocomplete's highlighted prefix
+/// `<b>Pay</b>roll` made every suggestion ask). A break goes in only where a gap is drawn:
+/// padding at the touching edge, a box moved from its place (not a `position: relative` one
+/// left in place), letters spaced apart unlike their parent's, a box of its own; in the name
+/// and in the text alike (`#shelf-label`'s name is an `aria-label`, its text holds the pieces).
+#[wasm_bindgen_test]
+async fn pieces_drawn_as_one_word_are_one_word() {
+    let f = Fixture::mount(
+        r##"<p><a id="orders" href="#list">Order<!-- -->s</a>
+              <button id="shelf" type="button"><b>Book</b>shelf</button>
+              <button id="shelf-label" type="button" aria-label="Shelf"><b>Book</b>shelf</button>
+              <button id="shelf-spaced" type="button" style="letter-spacing: 0.2em"><b>Book</b>shelf</button>
+              <button id="shelf-relative" type="button"><b style="position: relative">Book</b>shelf</button>
+              <button id="shelf-end" type="button"><b style="font-size: 1.2em; color: red">Book</b><!-- -->shelf</button></p>
+           <div id="suggest" role="listbox" aria-label="Suggestions" tabindex="0">
+             <div role="option" data-value="a"><b>Pay</b>roll</div>
+             <div role="option" data-value="b"><b>Pay</b>roll reports</div>
+           </div>
+           <p><button id="pay-padded" type="button"><b style="padding-right: 2px">Pay</b>roll</button>
+              <button id="pay-label" type="button" aria-label="Payroll"><b style="padding-right: 2px">Pay</b>roll</button>
+              <button id="pay-moved" type="button">roll<b style="position: relative; left: 6px">pay</b></button>
+              <button id="pay-spaced" type="button"><b style="letter-spacing: 0.5em">Pay</b>roll</button>
+              <button id="pay-block" type="button"><b style="display: inline-block">Pay</b>roll</button></p>"##,
+    )
+    .unwrap();
+    let name = |css: &str| bai::dom::accname::accessible_name(&f.find(css).unwrap());
+    assert_eq!(name("#orders"), "Orders");
+    assert_eq!(name("#shelf"), "Bookshelf");
+    for css in [
+        "#orders",
+        "#shelf",
+        "#shelf-label",
+        "#shelf-spaced",
+        "#shelf-relative",
+        "#shelf-end",
+    ] {
+        assert_eq!(review_auto(&click(css)).await, allow(), "{css}");
+    }
+    let choose = |value: &str| Action::SelectOption {
+        selector: Selector::css("#suggest"),
+        option: value.into(),
+    };
+    assert_eq!(review_auto(&choose("a")).await, allow(), "Payroll");
+    assert_eq!(review_auto(&choose("b")).await, allow(), "Payroll reports");
+    assert_eq!(
+        review_auto(&press(Key::ArrowDown, Some("#suggest"))).await,
+        allow(),
+        "a key in the suggestions"
+    );
+    for css in [
+        "#pay-padded",
+        "#pay-label",
+        "#pay-moved",
+        "#pay-spaced",
+        "#pay-block",
+    ] {
+        assert_eq!(review_auto(&click(css)).await, ask("risky_click"), "{css}");
+    }
+}
+
+/// A word glued in the runs is judged with its pieces and the word before, not dropped because
+/// the whole name holds it elsewhere (red team, session 16: "never delete or keep" + a "delete"
+/// set apart was allowed: the glued "delete" was a known word of the name, negated there).
+#[wasm_bindgen_test]
+async fn a_glued_word_the_name_holds_negated_elsewhere_still_asks() {
+    let style = add_style(".glued-gap { margin-left: 0.4em }").unwrap();
+    let _f = Fixture::mount(
+        r#"<p><button id="negated" type="button">never delete or keep<span class="glued-gap">delete</span></button>
+              <button id="negated-label" type="button" aria-label="Photos">never delete or keep<span class="glued-gap">delete</span></button>
+              <button id="negated-only" type="button">never delete or keep<span class="glued-gap">photos</span></button></p>"#,
+    )
+    .unwrap();
+    assert_eq!(review_auto(&click("#negated")).await, ask("risky_click"));
+    assert_eq!(
+        review_auto(&click("#negated-label")).await,
+        ask("risky_click")
+    );
+    assert_eq!(review_auto(&click("#negated-only")).await, allow());
+    style.remove();
+}
+
+/// An arrow key on a native radio group or `<select>` reads the radio button or option it moves
+/// to in runs too, as a click on it is (red team, session 16: the joined "keepdelete" ran).
+#[wasm_bindgen_test]
+async fn an_arrow_key_onto_a_glued_radio_or_option_asks() {
+    let style = add_style(".glued-gap { margin-left: 0.4em }").unwrap();
+    let f = Fixture::mount(
+        r#"<fieldset><input type="radio" name="glued" id="r-keep" aria-label="Keep" checked>
+             <label><input type="radio" name="glued" id="r-glued">keep<span class="glued-gap">delete</span></label></fieldset>
+           <fieldset><input type="radio" name="flush" id="f-keep" aria-label="Keep" checked>
+             <label><input type="radio" name="flush" id="f-glued">keep<span>photos</span></label></fieldset>
+           <select id="sel"><option>Keep</option><option id="glued-option">x</option></select>
+           <select id="sel-harmless"><option>Keep</option><option id="harmless-option">x</option></select>"#,
+    )
+    .unwrap();
+    // The HTML parser keeps no element in an option; script can.
+    f.find("#glued-option")
+        .unwrap()
+        .set_inner_html(r#"keep<span class="glued-gap">delete</span>"#);
+    f.find("#harmless-option")
+        .unwrap()
+        .set_inner_html(r#"keep<span class="glued-gap">photos</span>"#);
+    assert_eq!(
+        bai::dom::accname::accessible_name(&f.find("#r-glued").unwrap()),
+        "keepdelete"
+    );
+    assert_eq!(
+        review_auto(&press(Key::ArrowDown, Some("#r-keep"))).await,
+        ask("risky_click")
+    );
+    assert_eq!(
+        review_auto(&press(Key::ArrowDown, Some("#f-keep"))).await,
+        allow()
+    );
+    assert_eq!(
+        review_auto(&press(Key::ArrowDown, Some("#sel"))).await,
+        ask("risky_click")
+    );
+    assert_eq!(
+        review_auto(&press(Key::ArrowDown, Some("#sel-harmless"))).await,
+        allow()
+    );
+    style.remove();
+}
+
+/// Whitespace does not count against how far the text is read in runs (red team, session 16:
+/// 17,300 spaces before a glued word pushed it past the bound, and no `text_too_long` asked,
+/// since the text's words, one space apart, were well inside it).
+#[wasm_bindgen_test]
+async fn whitespace_does_not_push_a_glued_word_out_of_the_runs() {
+    let style = add_style(".glued-gap { margin-left: 0.4em }").unwrap();
+    let spaces = " ".repeat(17_300);
+    let _f = Fixture::mount(&format!(
+        r#"<p><button id="spaced" type="button" aria-label="Keep photos">{spaces}keep<span class="glued-gap">delete</span></button>
+              <button id="spaced-harmless" type="button" aria-label="Keep photos">{spaces}keep<span class="glued-gap">photos</span></button></p>"#
+    ))
+    .unwrap();
+    assert_eq!(review_auto(&click("#spaced")).await, ask("risky_click"));
+    assert_eq!(review_auto(&click("#spaced-harmless")).await, allow());
     style.remove();
 }
 

@@ -108,6 +108,15 @@ struct JsNames {
     content_visibility: JsValue,
     before: JsValue,
     after: JsValue,
+    /// What draws a gap at an inline box's start edge, and at its end edge ([`inline_gap`]):
+    /// margin, padding and border width on that side, in the element's own writing direction.
+    start_edge: [JsValue; 3],
+    end_edge: [JsValue; 3],
+    position: JsValue,
+    /// `top`, `right`, `bottom`, `left`: how far a relatively positioned box is moved.
+    offsets: [JsValue; 4],
+    vertical_align: JsValue,
+    letter_spacing: JsValue,
     /// `{visibilityProperty: true}` for `checkVisibility`.
     visibility_options: JsValue,
 }
@@ -136,6 +145,25 @@ impl JsNames {
             content_visibility: JsValue::from_str("content-visibility"),
             before: JsValue::from_str("::before"),
             after: JsValue::from_str("::after"),
+            start_edge: [
+                JsValue::from_str("margin-inline-start"),
+                JsValue::from_str("padding-inline-start"),
+                JsValue::from_str("border-inline-start-width"),
+            ],
+            end_edge: [
+                JsValue::from_str("margin-inline-end"),
+                JsValue::from_str("padding-inline-end"),
+                JsValue::from_str("border-inline-end-width"),
+            ],
+            position: JsValue::from_str("position"),
+            offsets: [
+                JsValue::from_str("top"),
+                JsValue::from_str("right"),
+                JsValue::from_str("bottom"),
+                JsValue::from_str("left"),
+            ],
+            vertical_align: JsValue::from_str("vertical-align"),
+            letter_spacing: JsValue::from_str("letter-spacing"),
             visibility_options: options.into(),
         }
     }
@@ -151,18 +179,23 @@ thread_local! {
     /// `text-transform` or `content-visibility` (see [`with_generated_content_scan`]): text is
     /// named as written, without a style read per element holding text.
     static NO_TEXT_STYLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// Set while [`accessible_name_in_runs`] computes: a break between every piece of a name
-    /// from content.
+    /// Set while [`accessible_name_in_runs`] computes: a break wherever pieces of a name from
+    /// content are drawn apart.
     static RUN_BREAKS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// The accessible name of `element` with a break between every separately rendered piece of
-/// text it is made of (each text node, child element, owned element and generated content;
-/// references and labels are already apart): not the name (browsers join inline pieces as
-/// they are laid out, so a checkbox owning a "delete" placed after its "keep" is named
-/// "keepdelete"), but what a judgement of its words must read as well, so that a page's
-/// markup cannot glue a risky word to another (`dom::review`). A word the page splits over
-/// elements ("De<b>lete</b>") is in the name itself; a judgement reads both.
+/// The accessible name of `element` with a break wherever its pieces are drawn apart but named
+/// joined: not the name (browsers join inline pieces as they are laid out, so a checkbox
+/// owning a "delete" placed after its "keep" is named "keepdelete"), but what a judgement of
+/// its words must read as well, so that a page's markup cannot glue a risky word to another
+/// (`dom::review`). A break goes around each owned element and each generated content, and at
+/// the edge of an inline element that draws a gap there ([`inline_gap`]: margin, padding or
+/// border on that side, a shifted or spaced-out box); never between adjacent text nodes
+/// (React's `Order<!-- -->s` is one word, as shown) nor at an edge drawn flush (an
+/// autocomplete's `<b>Pay</b>roll` is one word, as shown): what the user sees as one word is
+/// one word (red team, session 16). Boxes of their own (blocks, inline blocks, replaced
+/// elements) are apart in the name already. A word the page splits over elements
+/// ("De<b>lete</b>") is in the name itself; a judgement reads both.
 pub fn accessible_name_in_runs(element: &Element) -> String {
     let before = RUN_BREAKS.with(|flag| flag.replace(true));
     let name = accessible_name(element);
@@ -385,6 +418,9 @@ struct Look {
     /// Laid out as its own box (block, inline-block, flex, table cell...): a word break
     /// around it.
     breaks_words: bool,
+    /// The computed style read, for an inline box (neither a box of its own nor without one:
+    /// `display: contents`): what [`inline_gap`] reads in runs.
+    inline_style: Option<StyleRead>,
 }
 
 impl Computation<'_> {
@@ -410,6 +446,7 @@ impl Computation<'_> {
             gone: true,
             invisible: false,
             breaks_words: false,
+            inline_style: None,
         };
         if has_attributes && attr(element, &self.names.aria_hidden).as_deref() == Some("true") {
             return gone;
@@ -420,6 +457,7 @@ impl Computation<'_> {
                 gone: is_hidden_for_accessibility(element),
                 invisible: false,
                 breaks_words: true,
+                inline_style: None,
             };
         }
         let Some(style) = self.style(element) else {
@@ -427,6 +465,7 @@ impl Computation<'_> {
                 gone: false,
                 invisible: false,
                 breaks_words: false,
+                inline_style: None,
             };
         };
         let display = style.property(&self.names.display);
@@ -440,6 +479,7 @@ impl Computation<'_> {
                 gone: false,
                 invisible: visibility == "hidden" || visibility == "collapse",
                 breaks_words: false,
+                inline_style: None,
             };
         }
         let breaks_words = !(display.is_empty() || display == "inline");
@@ -462,6 +502,7 @@ impl Computation<'_> {
             gone: false,
             invisible,
             breaks_words,
+            inline_style: (!breaks_words).then_some(style),
         }
     }
 
@@ -529,10 +570,29 @@ impl Computation<'_> {
         let text = self.named(child, &tag, flags, false, has_attributes);
         if breaks {
             self.text_tail = Some(' ');
-            format!(" {text} ")
-        } else {
-            text
+            return format!(" {text} ");
         }
+        // In runs, an inline box breaks only at an edge where it draws a gap (read only here:
+        // a name's usual computation reads no more than before).
+        let Some(style) = look.inline_style.filter(|_| run_breaks()) else {
+            return text;
+        };
+        let parent = || child.parent_element();
+        let start = inline_gap(self.names, &style, true, parent);
+        let end = inline_gap(self.names, &style, false, parent);
+        if !start && !end {
+            return text;
+        }
+        let mut spaced = String::with_capacity(text.len() + 2);
+        if start {
+            spaced.push(' ');
+        }
+        spaced.push_str(&text);
+        if end {
+            spaced.push(' ');
+            self.text_tail = Some(' ');
+        }
+        spaced
     }
 
     /// Steps 2B to 2I for an element already known to count (`has_attributes` false: it has
@@ -981,6 +1041,12 @@ impl Computation<'_> {
             Vec::new()
         };
         let mut out = self.pseudo_content(element, tag, false, flags.hidden_ok, self.text_tail);
+        // In runs, generated content is a piece of its own (text the DOM does not hold, placed
+        // by the page's style).
+        if run_breaks() && !out.is_empty() {
+            out.insert(0, ' ');
+            out.push(' ');
+        }
         // The element's text style (`text-transform`, and whether `content-visibility: hidden`
         // skips its content), read once, when it first holds text.
         let mut text_style: Option<TextStyle> = None;
@@ -1002,9 +1068,6 @@ impl Computation<'_> {
                 let text = node.text_content().unwrap_or_default();
                 if closed_details {
                     continue;
-                }
-                if run_breaks() {
-                    out.push(' ');
                 }
                 if !text.trim().is_empty() && !NO_TEXT_STYLE.with(std::cell::Cell::get) {
                     // Named as shown: both browsers apply `text-transform` (an uppercase
@@ -1061,9 +1124,6 @@ impl Computation<'_> {
                     continue;
                 }
             }
-            if run_breaks() {
-                out.push(' ');
-            }
             out.push_str(&self.child_name_with(child, child_flags, has_attributes));
         }
         for target in &owned {
@@ -1093,13 +1153,21 @@ impl Computation<'_> {
                     out.push(' ');
                 }
                 out.push_str(&name);
+                // In runs, apart from what follows its owner too (drawn elsewhere).
+                if run_breaks() {
+                    out.push(' ');
+                }
             }
         }
         let previous = out.chars().last().or(self.text_tail);
-        if run_breaks() {
+        let after = self.pseudo_content(element, tag, true, flags.hidden_ok, previous);
+        if run_breaks() && !after.is_empty() {
             out.push(' ');
+            out.push_str(&after);
+            out.push(' ');
+        } else {
+            out.push_str(&after);
         }
-        out.push_str(&self.pseudo_content(element, tag, true, flags.hidden_ok, previous));
         out
     }
 
@@ -1181,7 +1249,12 @@ impl Computation<'_> {
         }
         let visibility = style.property(&self.names.visibility);
         if visibility == "hidden" || visibility == "collapse" {
-            return String::new();
+            // Not shown, but its box takes its room: in runs, a gap between the texts around.
+            return if run_breaks() {
+                " ".to_owned()
+            } else {
+                String::new()
+            };
         }
         if content == "open-quote" || content == "close-quote" {
             return quote(element, content == "close-quote").to_owned();
@@ -1189,6 +1262,16 @@ impl Computation<'_> {
         let (mut text, alternative) =
             parse_css_content(&content, |name| element.get_attribute(name));
         if text.is_empty() {
+            // An empty box (`content: ""`) still draws a gap when it is a box of its own or has
+            // a margin, padding or border (an icon's room): in runs, a break there.
+            let box_drawn = || {
+                style.property(&self.names.display) != "inline"
+                    || inline_gap(self.names, &style, true, || Some(element.clone()))
+                    || inline_gap(self.names, &style, false, || Some(element.clone()))
+            };
+            if run_breaks() && box_drawn() {
+                text.push(' ');
+            }
             return text;
         }
         // Generated text is shown with its `text-transform` (inherited: an uppercase button's
@@ -1323,6 +1406,132 @@ fn is_replaced(tag: &str) -> bool {
             | "embed"
             | "object"
     )
+}
+
+/// Whether an inline box with computed `style` draws a gap at its start edge (`start`) or its
+/// end edge, which the name does not show (it joins inline pieces): margin, padding and border
+/// on that side adding up to more than nothing; a box moved from its place (`position:
+/// relative` with an offset, `sticky`) or raised or lowered (`vertical-align`, a `<sup>`); letters spaced apart
+/// otherwise than its parent's (`letter-spacing` adds space after its last letter). `parent`
+/// gives the element's parent, read only for a letter spacing.
+fn inline_gap(
+    names: &JsNames,
+    style: &StyleRead,
+    start: bool,
+    parent: impl Fn() -> Option<Element>,
+) -> bool {
+    let edge = if start {
+        &names.start_edge
+    } else {
+        &names.end_edge
+    };
+    let width: f64 = edge
+        .iter()
+        .map(|property| css_pixels(&style.property(property)))
+        .sum();
+    if width > 0.0 {
+        return true;
+    }
+    match style.property(&names.position).as_str() {
+        "static" | "" => {}
+        // Moved only when an offset is set (a `relative` box left in place, as utility
+        // classes often leave it, is drawn where it stands).
+        "relative" => {
+            if names
+                .offsets
+                .iter()
+                .any(|offset| css_pixels(&style.property(offset)) != 0.0)
+            {
+                return true;
+            }
+        }
+        _ => return true,
+    }
+    if !matches!(
+        style.property(&names.vertical_align).as_str(),
+        "baseline" | ""
+    ) {
+        return true;
+    }
+    let spacing = style.property(&names.letter_spacing);
+    if matches!(spacing.as_str(), "normal" | "0px" | "") {
+        return false;
+    }
+    // Spaced like its parent (a letter-spaced heading holding a `<b>`): no gap of its own.
+    let parent_spacing = parent()
+        .and_then(|parent| {
+            let window = parent.owner_document()?.default_view()?;
+            let source = window.unchecked_into::<StyleSource>();
+            source.computed_style(&parent).ok()
+        })
+        .map(|parent| parent.property(&names.letter_spacing));
+    parent_spacing.as_deref() != Some(spacing.as_str())
+}
+
+/// A computed length in pixels ("4px", "-2.5px"); nothing for anything else.
+fn css_pixels(value: &str) -> f64 {
+    value
+        .strip_suffix("px")
+        .and_then(|number| number.trim().parse::<f64>().ok())
+        .filter(|number| number.is_finite())
+        .unwrap_or(0.0)
+}
+
+/// Whether `element`, met inside a text read in runs (`dom::secret::text_runs_without_secrets`),
+/// draws a gap at its start edge (`start`) or end edge, so that the text before that edge and
+/// the text after it are shown apart: a box of its own (not `display: inline` or `contents`;
+/// an element without a box counts, its text shown nowhere), a replaced element or a `<br>`,
+/// an inline box with a gap at that edge ([`inline_gap`]), or generated content there (its
+/// `::before` at the start edge, `::after` at the end: text the text does not hold, or an
+/// empty box drawing room). An element whose style cannot be read counts as drawing one.
+pub(crate) fn draws_gap_at_edge(element: &Element, start: bool) -> bool {
+    let tag = element.local_name();
+    if tag == "br" || is_replaced(&tag) {
+        return true;
+    }
+    if tag == "wbr" {
+        return false;
+    }
+    let source = element
+        .owner_document()
+        .and_then(|document| document.default_view())
+        .map(|window| window.unchecked_into::<StyleSource>());
+    let Some(style) = source
+        .as_ref()
+        .and_then(|source| source.computed_style(element).ok())
+    else {
+        return true;
+    };
+    JS_NAMES.with(|names| {
+        match style.property(&names.display).as_str() {
+            "inline" => {}
+            "contents" => return false,
+            _ => return true,
+        }
+        if inline_gap(names, &style, start, || element.parent_element()) {
+            return true;
+        }
+        // Generated content at that edge (`::before` at the start): text the text does not
+        // hold, or an empty box drawing room (an icon's).
+        let pseudo = if start { &names.before } else { &names.after };
+        let Some(generated) = source
+            .as_ref()
+            .and_then(|source| source.computed_pseudo_style(element, pseudo).ok())
+        else {
+            return false;
+        };
+        let content = generated.property(&names.content);
+        if matches!(content.as_str(), "" | "none" | "normal")
+            || generated.property(&names.display) == "none"
+        {
+            return false;
+        }
+        let empty = matches!(content.as_str(), "\"\"" | "''");
+        !empty
+            || generated.property(&names.display) != "inline"
+            || inline_gap(names, &generated, true, || Some(element.clone()))
+            || inline_gap(names, &generated, false, || Some(element.clone()))
+    })
 }
 
 /// Elements that render no ::before / ::after.

@@ -17,6 +17,7 @@ use super::tree::{
     ShadowAccess, as_element, children, event_contains, event_parent, form_controls,
 };
 use crate::policy::TargetFacts;
+use crate::policy::runs::glued_runs;
 use crate::protocol::Action;
 
 mod keys;
@@ -686,53 +687,20 @@ fn facts_of(element: &Element) -> TargetFacts {
 }
 
 /// `element`'s name and text read in runs ([`accessible_name_in_runs`],
-/// [`super::secret::text_runs_without_secrets`], up to `limit` bytes), each only where its
-/// words differ from `name`'s or `text`'s (whose words are `joined` one space apart):
+/// [`super::secret::text_runs_without_secrets`], up to `limit` bytes of its words), each only
+/// where it splits a word of `name` or of the text (whose words are `joined` one space apart):
 /// [`glued_runs`]. The text of an element without child elements is one piece (its text nodes
 /// are shown joined); its name may still have generated content.
 fn runs_of(element: &Element, name: &str, joined: &str, limit: usize) -> Vec<String> {
     let mut runs = Vec::new();
     runs.extend(glued_runs(&accessible_name_in_runs(element), name));
     if element.child_element_count() > 0 {
-        // Bounded as the text is: its words past the bound ask as `text_too_long`.
+        // Read as far as `joined` is (its words past the bound ask as `text_too_long`): the
+        // bound counts the words one space apart, not the page's whitespace nor the breaks.
         let text_runs = super::secret::text_runs_without_secrets(element, limit);
-        runs.extend(glued_runs(bounded(&text_runs, limit).0, joined));
+        runs.extend(glued_runs(&text_runs, joined));
     }
     runs
-}
-
-/// The words of `runs` (a text read in runs) that are not words of `whole` (the same text as
-/// shown, pieces joined), each group with the word before it (a negation: "not" +
-/// "deletethem"), groups apart (`|`); `None` when every word of `runs` is one of `whole`'s.
-/// Judging only these keeps a long control's text from being judged twice over.
-pub(super) fn glued_runs(runs: &str, whole: &str) -> Option<String> {
-    let mut known: Vec<&str> = whole.split_whitespace().collect();
-    known.sort_unstable();
-    let words: Vec<&str> = runs.split_whitespace().collect();
-    let mut out = String::new();
-    let mut last_kept: Option<usize> = None;
-    for (i, word) in words.iter().enumerate() {
-        if known.binary_search(word).is_ok() {
-            continue;
-        }
-        let start = match last_kept {
-            Some(kept) if kept + 1 >= i => i,
-            _ => {
-                if !out.is_empty() {
-                    out.push_str(" |");
-                }
-                i.saturating_sub(1)
-            }
-        };
-        for word in words.get(start..=i).unwrap_or_default() {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(word);
-        }
-        last_kept = Some(i);
-    }
-    (!out.is_empty()).then_some(out)
 }
 
 /// `element`'s name as an inner control is judged by it: when read in runs it has other words

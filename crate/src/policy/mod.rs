@@ -7,6 +7,7 @@
 //! password field.
 
 mod rules;
+pub mod runs;
 pub mod selector_reads;
 mod words;
 
@@ -381,11 +382,13 @@ pub struct TargetFacts {
     /// amount): what was left out was never judged, so activating it asks (`text_too_long`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub more_text_cut: bool,
-    /// Its name and its text again, each with a break between the pieces the page renders
-    /// apart (text nodes, elements, owned elements, generated content), when that differs:
-    /// judged as its name and text are (same position), never shown. Browsers join inline
-    /// pieces as laid out, so a checkbox owning a "delete" placed after its "keep" is named
-    /// "keepdelete", where no word is risky; read in runs, "delete" is found.
+    /// Its name and its text again, each with a break where the page draws pieces apart but
+    /// joins them (owned elements, generated content, an inline element's edge with a margin,
+    /// padding or border), only the groups of pieces of each word so split, each with the
+    /// word before it (`runs::glued_runs`): judged as its name and text are (same position),
+    /// never shown. Browsers join inline pieces as laid out, so a checkbox owning a "delete"
+    /// placed after its "keep" is named "keepdelete", where no word is risky; read in runs,
+    /// "delete" is found.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<String>,
     /// An `<input type=password>`.

@@ -208,6 +208,12 @@ fn subject_of<'a>(action: &'a Action, target: Option<&'a TargetFacts>) -> Subjec
         }
         subject.others.push(target.name.as_str());
         subject.others.push(target.text.as_str());
+        // Its name and text read in runs: a word the page glues to another by markup
+        // ("Quick" + an "archive" set apart) is a word to a deny or ask rule as to the review
+        // (red team, session 16).
+        subject
+            .others
+            .extend(target.runs.iter().map(String::as_str));
         subject
             .others
             .extend(target.inner_names.iter().map(String::as_str));
@@ -219,6 +225,7 @@ fn subject_of<'a>(action: &'a Action, target: Option<&'a TargetFacts>) -> Subjec
         for other in &target.also_activates {
             subject.others.push(other.name.as_str());
             subject.others.push(other.text.as_str());
+            subject.others.extend(other.runs.iter().map(String::as_str));
             if let Some(destination) = &other.destination {
                 subject.others.push(destination.as_str());
                 subject.addresses.push(destination.as_str());
@@ -504,6 +511,41 @@ mod tests {
                     })
                     .collect(),
                 other => panic!("expected a question, got {other:?}"),
+            }
+        }
+
+        /// Red team, session 16: "Quick" + an "archive" the page sets apart is named
+        /// "Quickarchive"; read in runs ("Quick archive"), a deny or ask rule for "archive"
+        /// holds, as the review's own words do.
+        #[test]
+        fn deny_and_ask_rules_read_the_name_in_runs() {
+            let glued = TargetFacts {
+                runs: vec!["Quick archive".into()],
+                ..control("button", "Quickarchive")
+            };
+            let around = TargetFacts {
+                also_activates: vec![glued.clone()],
+                ..control("button", "Card")
+            };
+            for verdict in [RuleVerdict::Deny, RuleVerdict::Ask] {
+                let settings = settings(
+                    ApprovalMode::Auto,
+                    vec![rule(verdict, &["click"], "archive")],
+                );
+                for target in [&glued, &around] {
+                    let decided = review(&settings, &click(), Some(target));
+                    match verdict {
+                        RuleVerdict::Deny => {
+                            assert!(matches!(decided, Verdict::Deny { .. }), "{decided:?}");
+                        }
+                        _ => assert!(matches!(decided, Verdict::Ask { .. }), "{decided:?}"),
+                    }
+                }
+                let plain = control("button", "Quickarchive");
+                assert!(matches!(
+                    review(&settings, &click(), Some(&plain)),
+                    Verdict::Allow
+                ));
             }
         }
 

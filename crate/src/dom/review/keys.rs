@@ -141,7 +141,7 @@ fn option_facts(option: &Element) -> TargetFacts {
     let link = is_link(option);
     let name = accessible_name(option);
     // Its name read in runs too (the words markup glues: "keep" + a "delete" shown apart).
-    let runs = super::glued_runs(&accessible_name_in_runs(option), &name)
+    let runs = crate::policy::runs::glued_runs(&accessible_name_in_runs(option), &name)
         .into_iter()
         .collect();
     TargetFacts {
