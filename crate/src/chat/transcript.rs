@@ -710,6 +710,13 @@ impl TranscriptReader {
         let Some(since) = entry.live_since else {
             return false;
         };
+        // The site's own "finished" mark ends it at once (and costs no page-wide query).
+        if self.profile.shows_finished(&element) {
+            if let Some(entry) = self.entries.get_mut(index) {
+                entry.live_since = None;
+            }
+            return false;
+        }
         // A stop button the composer's form and the message do not hold (placed elsewhere on
         // the page): asked of the whole page, only while a message waits to be quiet.
         if self.profile.is_generating(&self.document) {
@@ -719,7 +726,7 @@ impl TranscriptReader {
             }
             return true;
         }
-        if now - since >= QUIET_MS || self.profile.shows_finished(&element) {
+        if now - since >= QUIET_MS {
             if let Some(entry) = self.entries.get_mut(index) {
                 entry.live_since = None;
             }
