@@ -229,13 +229,34 @@ fn percent_decode_bytes(text: &str, rounds: u8) -> Vec<u8> {
 fn percent_decode_once(text: &str) -> String {
     let bytes = percent_decode_round(text.as_bytes());
     let mut out = String::with_capacity(bytes.len());
-    for chunk in bytes.utf8_chunks() {
-        out.push_str(chunk.valid());
-        for byte in chunk.invalid() {
-            out.push_str(&format!("%{byte:02X}"));
+    let mut rest = bytes.as_slice();
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(valid) => {
+                out.push_str(valid);
+                return out;
+            }
+            Err(error) => {
+                let (valid, after) = rest.split_at(error.valid_up_to());
+                out.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                let bad = error.error_len().unwrap_or(after.len());
+                for &byte in after.get(..bad).unwrap_or_default() {
+                    let hex = |digit: u8| {
+                        char::from(
+                            b"0123456789ABCDEF"
+                                .get(usize::from(digit))
+                                .copied()
+                                .unwrap_or(b'0'),
+                        )
+                    };
+                    out.push('%');
+                    out.push(hex(byte >> 4));
+                    out.push(hex(byte & 0xF));
+                }
+                rest = after.get(bad..).unwrap_or_default();
+            }
         }
     }
-    out
 }
 
 /// The length of the numeric character reference (`&#1087;`, `&#x43F;`) that starts `text`
@@ -309,13 +330,15 @@ const SINGLE_BYTE_READINGS: [fn(u8) -> char; 5] = [
     |byte| cyrillic(byte, 0xC0..=0xFF, 0x410 - 0xC0),
     |byte| match byte {
         0xC0..=0xFF => {
-            // KOI8's small letters in byte order; its capitals are the same row at 0xE0.
-            let small = "юабцдефгхийклмнопярстужвьызшэщчъ"
-                .chars()
-                .nth(usize::from(byte & 0x1F))
-                .unwrap_or(char::REPLACEMENT_CHARACTER);
+            // KOI8's small letters in byte order (`юабцдефгхийклмнопярстужвьызшэщчъ`), as
+            // offsets from `а` (U+0430); its capitals are the same row at 0xE0, 0x20 lower.
+            const ROW: [u8; 32] = [
+                30, 0, 1, 22, 4, 5, 20, 3, 21, 8, 9, 10, 11, 12, 13, 14, 15, 31, 16, 17, 18, 19, 6,
+                2, 28, 27, 7, 24, 29, 25, 23, 26,
+            ];
+            let small = 0x430 + u32::from(ROW.get(usize::from(byte & 0x1F)).copied().unwrap_or(0));
             let capital = if byte >= 0xE0 { 0x20 } else { 0 };
-            char::from_u32(u32::from(small) - capital).unwrap_or(small)
+            char::from_u32(small - capital).unwrap_or(char::REPLACEMENT_CHARACTER)
         }
         _ => char::REPLACEMENT_CHARACTER,
     },
@@ -453,11 +476,17 @@ fn reference_len(chars: &[char], at: usize) -> Option<usize> {
     if chars.get(at..at + 2)? != ['&', '#'] {
         return None;
     }
-    let body: String = chars.get(at + 2..)?.iter().take(10).collect();
-    match reference_body(&body) {
-        Some((_, len)) if body.get(..len)?.ends_with(';') => Some(len + 2),
-        _ => None,
-    }
+    let hexadecimal = chars.get(at + 2).is_some_and(|c| matches!(c, 'x' | 'X'));
+    let start = at + 2 + usize::from(hexadecimal);
+    let radix = if hexadecimal { 16 } else { 10 };
+    let digits = chars
+        .get(start..)?
+        .iter()
+        .take(9)
+        .take_while(|c| c.is_digit(radix))
+        .count();
+    let semicolon = start + digits;
+    ((1..=8).contains(&digits) && chars.get(semicolon) == Some(&';')).then_some(semicolon + 1 - at)
 }
 
 /// `text` with the value of every secret parameter ([`is_secret_parameter`]) replaced by
