@@ -393,6 +393,8 @@ fn session_answers_are_written_as_serde_writes_them() {
         limiter: RateLimiter,
         #[serde(skip_serializing_if = "Option::is_none")]
         parts: Option<Vec<String>>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        secret_names: Vec<String>,
     }
     let mut limiter = RateLimiter::default();
     let settings = PolicySettings::default();
@@ -400,7 +402,7 @@ fn session_answers_are_written_as_serde_writes_them() {
         let _ = limiter.admit(&settings, workflow, 1_700_000_000_000 + index as u64);
     }
     assert!(
-        saved_session_json("", &limiter, None).contains(r#""per_workflow":[["wf-1",2],"#),
+        saved_session_json("", &limiter, None, &[]).contains(r#""per_workflow":[["wf-1",2],"#),
         "the limiter has windows to write"
     );
     for limiter in [RateLimiter::default(), limiter] {
@@ -409,16 +411,19 @@ fn session_answers_are_written_as_serde_writes_them() {
             Some(Vec::new()),
             Some(vec!["m.0".to_owned(), "w0x.1".to_owned()]),
         ] {
-            let engine = r#"{"messages":[],"workflows":[{"id":"wf-1"}]}"#;
-            let saved = SavedSession {
-                engine: engine.to_owned(),
-                limiter: limiter.clone(),
-                parts: parts.clone(),
-            };
-            assert_eq!(
-                saved_session_json(engine, &limiter, parts.as_deref()),
-                serde_json::to_string(&saved).unwrap()
-            );
+            for secret_names in [Vec::new(), vec!["xq7".to_owned(), "a \"b\"\n".to_owned()]] {
+                let engine = r#"{"messages":[],"workflows":[{"id":"wf-1"}]}"#;
+                let saved = SavedSession {
+                    engine: engine.to_owned(),
+                    limiter: limiter.clone(),
+                    parts: parts.clone(),
+                    secret_names: secret_names.clone(),
+                };
+                assert_eq!(
+                    saved_session_json(engine, &limiter, parts.as_deref(), &secret_names),
+                    serde_json::to_string(&saved).unwrap()
+                );
+            }
         }
     }
 

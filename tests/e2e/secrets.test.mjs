@@ -234,6 +234,11 @@ for (const name of browserNames()) {
       assert.ok(!first.line.includes('hunter2'), first.line);
       assert.match(first.result.page.url, /signed-in\.html\?email=ann%40example\.com&xq7=\[redacted\]$/, first.line);
 
+      // The chat tab reloads (red team, session 16: the names lived in memory only, and the
+      // next result quoted the address whole): the restored session still knows them.
+      await chat.goto(`${server.origin}/chat/c/get-login-named-${name}`);
+      await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.polls, { what: 'the resumed session' });
+
       // The next page read on its own: the names are still known.
       await say([['observe', {}], ['wait_for', { url_contains: 'xq7=h' }]]);
       const second = await nextResult(chat, 2);

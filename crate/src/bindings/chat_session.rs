@@ -20,11 +20,11 @@ use crate::protocol::decision_write::{
     refused_json, saved_session_json, strings_json, workflows_json,
 };
 use crate::protocol::engine::{HEAD_PART, PartWriter, join_parts, split_parts};
-use crate::protocol::fields::{fields, strings};
 use crate::protocol::json::read_plain;
 use crate::protocol::json_write;
 use crate::protocol::marks::LineMarks;
 use crate::protocol::outcome::{ActionFailure, ActionReply, ActionStart, changes_worth_reporting};
+use crate::protocol::saved_session::SavedSession;
 use crate::protocol::secret_query::remember_names;
 use crate::protocol::{Capability, Decision, Engine, EngineError, PageInfo, ResultReport};
 
@@ -95,8 +95,9 @@ pub struct ChatSession {
     told_profile: Option<&'static SiteProfile>,
     /// The names of the secret fields the target pages had (an executor's answer and page
     /// state carry them): a result's addresses lose the values under these names, also on the
-    /// page a form sent by GET led to, which has no such field. Not saved: a reload forgets
-    /// them until the next answer.
+    /// page a form sent by GET led to, which has no such field. Saved with the session (names,
+    /// never values): a reload of the chat tab must not forget them, or that page's address
+    /// would reach the model whole.
     secret_names: Vec<String>,
     /// The page's clock, asked once (the poll times its read slices with it).
     clock: Option<web_sys::Performance>,
@@ -144,36 +145,22 @@ fn object(json: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
     }
 }
 
-/// A saved session's engine state and limiter (what
-/// [`saved_session_json`](crate::protocol::decision_write::saved_session_json) writes), as the
-/// derived `Deserialize` of the struct it replaced read them
-/// (`engine` and `limiter` required, `parts` a list of names or missing); `None`: `json` is not
-/// a saved session.
-fn saved_session(json: &str) -> Option<(String, RateLimiter)> {
-    let value = read_plain(json).ok()?;
-    let f = fields(&value, "saved session").ok()?;
-    if f.optional("parts")
-        .is_some_and(|parts| strings(parts).is_none())
-    {
-        return None;
-    }
-    let engine = f.string("engine").ok()?;
-    let limiter = RateLimiter::from_value(f.required("limiter").ok()?).ok()?;
-    Some((engine, limiter))
-}
-
 /// Reads a saved session; a state saved before the limiter was persisted is a bare engine state.
 /// `held_texts` is what [`ChatSession::save_held_texts`] returned (kept in `storage.session`).
-/// `parts` is the saved slices (name -> JSON) a head in parts refers to.
+/// `parts` is the saved slices (name -> JSON) a head in parts refers to. Also returns the
+/// secret field names the session had learnt.
 fn restore(
     json: &str,
     held_texts: Option<&str>,
     parts: &serde_json::Map<String, serde_json::Value>,
-) -> Result<(Engine, RateLimiter), String> {
+) -> Result<(Engine, RateLimiter, Vec<String>), String> {
     let texts = held_texts.and_then(object).unwrap_or_default();
-    let (engine, limiter) =
-        saved_session(json).unwrap_or_else(|| (json.to_owned(), RateLimiter::default()));
-    let head = read_plain(&engine).map_err(|e| e.to_string())?;
+    let saved = SavedSession::read(json).unwrap_or_else(|| SavedSession {
+        engine: json.to_owned(),
+        limiter: RateLimiter::default(),
+        secret_names: Vec::new(),
+    });
+    let head = read_plain(&saved.engine).map_err(|e| e.to_string())?;
     let part = |name: &str| {
         parts
             .get(name)
@@ -184,7 +171,8 @@ fn restore(
     put_back_held_actions(&mut state, &texts);
     Ok((
         Engine::restore_value(&state).map_err(|e| e.to_string())?,
-        limiter,
+        saved.limiter,
+        saved.secret_names,
     ))
 }
 
@@ -231,7 +219,7 @@ impl ChatSession {
         let opened_fresh = saved_state.is_none();
         let parts = saved_parts.as_deref().and_then(object).unwrap_or_default();
         let mut writer = PartWriter::new();
-        let (engine, limiter) = match &saved_state {
+        let (engine, limiter, secret_names) = match &saved_state {
             Some(json) => {
                 let restored = restore(json, held_texts.as_deref(), &parts).map_err(|error| {
                     JsError::new(&format!("saved state unreadable ({error}); not resuming"))
@@ -245,7 +233,7 @@ impl ChatSession {
                 );
                 restored
             }
-            None => (Engine::new(), RateLimiter::default()),
+            None => (Engine::new(), RateLimiter::default(), Vec::new()),
         };
         let reader = Rc::new(RefCell::new(TranscriptReader::new(
             document.clone(),
@@ -274,7 +262,7 @@ impl ChatSession {
             writer,
             marks: LineMarks::new(),
             told_profile: None,
-            secret_names: Vec::new(),
+            secret_names,
             clock: web_sys::window().and_then(|window| window.performance()),
             notify,
             wake_timer: None,
@@ -627,7 +615,7 @@ impl ChatSession {
         Ok(workflows_json(&self.engine.workflows()))
     }
 
-    /// The whole session state (engine and rate limits), to persist after every poll and
+    /// The whole session state (engine, rate limits and the secret field names learnt), to persist after every poll and
     /// every admitted action: a reload must neither repeat an action nor reset the limits. The
     /// text of actions held before the ACK (often a password) is blanked: it belongs in
     /// [`ChatSession::save_held_texts`], which never goes to disk.
@@ -638,7 +626,12 @@ impl ChatSession {
             .map_err(|_| JsError::new("could not write JSON"))?;
         let (engine, _) =
             split_held_texts(&engine).map_err(|error| JsError::new(&error.to_string()))?;
-        Ok(saved_session_json(&engine, &self.limiter, None))
+        Ok(saved_session_json(
+            &engine,
+            &self.limiter,
+            None,
+            &self.secret_names,
+        ))
     }
 
     /// What changed in the session state since the last save (or the restore), to write to
@@ -661,7 +654,7 @@ impl ChatSession {
             .map(|(_, json)| json)
             .ok_or_else(|| JsError::new("no head"))?;
         let names: Vec<String> = parts.iter().map(|(name, _)| name.clone()).collect();
-        let head = saved_session_json(&head, &self.limiter, Some(&names));
+        let head = saved_session_json(&head, &self.limiter, Some(&names), &self.secret_names);
         parts.push((HEAD_PART.to_owned(), head));
         Ok(part_changes_json(&self.writer.changes(parts)))
     }

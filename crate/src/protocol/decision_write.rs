@@ -412,15 +412,27 @@ pub fn workflows_json(workflows: &[WorkflowInfo]) -> String {
     out
 }
 
-/// A saved chat session, `{"engine": state, "limiter": {...}, "parts"?: [names]}`, as the
-/// derived `Serialize` of the chat bindings' `SavedSession` wrote it.
-pub fn saved_session_json(engine: &str, limiter: &RateLimiter, parts: Option<&[String]>) -> String {
+/// A saved chat session, `{"engine": state, "limiter": {...}, "parts"?: [names],
+/// "secret_names"?: [names]}`, as the derived `Serialize` of the chat bindings' `SavedSession`
+/// wrote it (`secret_names` left out when empty); read by
+/// [`SavedSession::read`](super::saved_session::SavedSession::read).
+pub fn saved_session_json(
+    engine: &str,
+    limiter: &RateLimiter,
+    parts: Option<&[String]>,
+    secret_names: &[String],
+) -> String {
     let mut out = String::new();
     let mut o = Object::new(&mut out);
     o.string("engine", engine);
     limiter.write_json(o.key("limiter"));
     if let Some(parts) = parts {
         o.list("parts", parts, |out, name| json_write::string(out, name));
+    }
+    if !secret_names.is_empty() {
+        o.list("secret_names", secret_names, |out, name| {
+            json_write::string(out, name);
+        });
     }
     o.end();
     out

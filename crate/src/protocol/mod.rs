@@ -38,6 +38,8 @@ pub mod record;
 pub mod refusal;
 pub mod replay;
 pub mod result;
+pub mod saved_session;
+
 pub mod scanner;
 pub mod secret_query;
 pub mod selector;

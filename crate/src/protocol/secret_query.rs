@@ -15,7 +15,7 @@
 //! percent-decoded, so `pass+word`, `pass%77ord`, `user[password]` and `?pass word=` (a space,
 //! in an `href` read as written) are secret. Beyond the names:
 //! - the user information of an address (`http://ann:hunter2@host/`) goes, user name too;
-//! - a value that, percent-decoded (up to three levels), holds something secret
+//! - a value that, percent-decoded (one level at a time, up to four), holds something secret
 //!   (`?next=%2Fx%3Fpassword%3Dhunter2`) goes whole;
 //! - names the page gives its own secret fields (`extra`, [`crate::dom::address`]) count, also
 //!   on the next page a form sent by GET led to (the chat session keeps them,
@@ -27,7 +27,10 @@
 //!   its value: percent-decoded, a byte of 0x80 or more, a numeric character reference (a
 //!   `windows-1252` page sends `пароль` as `&#1087;&#1072;…`) or an escape (`ISO-2022-JP`
 //!   writes 7-bit bytes after ESC). Wider than the field's own name, but it needs no encoder
-//!   for every legacy encoding, and it is the same on the page the form led to.
+//!   for every legacy encoding, and it is the same on the page the form led to;
+//! - without the mark (a form never scanned), the built-in words still meet such a name: its
+//!   numeric character references are read, and a name that is no UTF-8 is also read in the
+//!   single-byte encodings the words' letters need ([`SINGLE_BYTE_READINGS`]).
 
 /// What a secret parameter's value becomes: no spaces, so it stays one part of the address.
 pub const REDACTED: &str = "[redacted]";
@@ -179,12 +182,207 @@ fn is_invisible(c: char) -> bool {
     matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
 }
 
-/// A parameter's name as a form field's name: `+` a space, percent-decoded (three levels,
-/// [`crate::policy::percent_decode`]), invisible characters dropped, trimmed. Letter case is
-/// kept: it splits `camelCase` words.
-fn normalized_name(name: &str) -> String {
-    let decoded = crate::policy::percent_decode(&name.replace('+', " "));
-    visible_name(&decoded)
+/// How many rounds of `%XX` a parameter's name is decoded (`%2561` is `%61`, then `a`).
+const NAME_ROUNDS: u8 = 3;
+
+/// One round of `%XX` decoding, on bytes; an invalid escape stays as it is.
+fn percent_decode_round(bytes: &[u8]) -> Vec<u8> {
+    let hex = |at: usize| bytes.get(at).and_then(|b| char::from(*b).to_digit(16));
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&byte) = bytes.get(i) {
+        if let (b'%', Some(high), Some(low)) = (byte, hex(i + 1), hex(i + 2)) {
+            // Two hex digits: at most 0xFF.
+            #[allow(clippy::cast_possible_truncation, reason = "at most 0xFF")]
+            out.push((high * 16 + low) as u8);
+            i += 3;
+        } else {
+            out.push(byte);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// `text` percent-decoded to bytes, round after round while a round changes something, at most
+/// `rounds`. Bytes, not text: a name a legacy encoding wrote (`%EF%E0…`) is no UTF-8, and its
+/// bytes are what [`name_readings`] reads.
+fn percent_decode_bytes(text: &str, rounds: u8) -> Vec<u8> {
+    let mut bytes = text.as_bytes().to_vec();
+    for _ in 0..rounds {
+        if !bytes.contains(&b'%') {
+            break;
+        }
+        let decoded = percent_decode_round(&bytes);
+        if decoded == bytes {
+            break;
+        }
+        bytes = decoded;
+    }
+    bytes
+}
+
+/// One level of `%XX` decoding of `text` (a parameter's value), for [`hides_secret`] to look
+/// at one nesting level at a time: decoded further at once, the `&#…;` of a name encoded
+/// inside (`%2526%25231087%253B`) would split it. Bytes that are no UTF-8 stay escaped
+/// (`%EF`), so a name a legacy encoding wrote keeps its bytes for [`is_secret_parameter`].
+fn percent_decode_once(text: &str) -> String {
+    let bytes = percent_decode_round(text.as_bytes());
+    let mut out = String::with_capacity(bytes.len());
+    let mut rest = bytes.as_slice();
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(valid) => {
+                out.push_str(valid);
+                return out;
+            }
+            Err(error) => {
+                let (valid, after) = rest.split_at(error.valid_up_to());
+                out.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                let bad = error.error_len().unwrap_or(after.len());
+                for &byte in after.get(..bad).unwrap_or_default() {
+                    let hex = |digit: u8| {
+                        char::from(
+                            b"0123456789ABCDEF"
+                                .get(usize::from(digit))
+                                .copied()
+                                .unwrap_or(b'0'),
+                        )
+                    };
+                    out.push('%');
+                    out.push(hex(byte >> 4));
+                    out.push(hex(byte & 0xF));
+                }
+                rest = after.get(bad..).unwrap_or_default();
+            }
+        }
+    }
+}
+
+/// The length of the numeric character reference (`&#1087;`, `&#x43F;`) that starts `text`
+/// after its `&#`, and its character; the `;` may be missing.
+fn reference_body(text: &str) -> Option<(char, usize)> {
+    let hexadecimal = text.starts_with(['x', 'X']);
+    let (radix, start) = if hexadecimal { (16, 1) } else { (10, 0) };
+    let digits = text
+        .get(start..)?
+        .bytes()
+        .take_while(|b| char::from(*b).is_digit(radix))
+        .count();
+    // More digits than any character needs: not read (it stays `&#…`, which the mark covers).
+    if digits == 0 || digits > 8 {
+        return None;
+    }
+    let value = u32::from_str_radix(text.get(start..start + digits)?, radix).ok()?;
+    let end = start + digits;
+    let end = if text.get(end..)?.starts_with(';') {
+        end + 1
+    } else {
+        end
+    };
+    Some((char::from_u32(value)?, end))
+}
+
+/// `text` with its numeric character references read (`&#1087;` is `п`): a form sends a
+/// character its encoding lacks so (a `windows-1252` page sends `пароль` as `&#1087;&#1072;…`).
+fn decode_references(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("&#") {
+        out.push_str(rest.get(..at).unwrap_or_default());
+        let body = rest.get(at + 2..).unwrap_or_default();
+        match reference_body(body) {
+            Some((c, len)) => {
+                out.push(c);
+                rest = body.get(len..).unwrap_or_default();
+            }
+            None => {
+                out.push_str("&#");
+                rest = body;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Bytes 0x80 and up as single-byte encodings read them, one reading each, for a name that is
+/// no UTF-8 (a legacy form's name, the page's mark unknown): only what the built-in words need,
+/// from formulas and one 32-letter row, no tables of whole encodings. Latin: ISO-8859-1 and
+/// `windows-1252` (`contrase%F1a`, `l%F6senord`), with the letters of `hasło` and `şifre` in
+/// `windows-1250`/ISO-8859-2/-3/-16 (`has%B3o`, `%BAifre`), `windows-1257`/ISO-8859-13
+/// (`has%F9o`), `windows-1254`/ISO-8859-9 (`%FEifre`) and `macintosh` (`contrase%96a`), which
+/// fall on no letter of another word. Cyrillic (`пароль`): `windows-1251` (also
+/// `x-mac-cyrillic`'s small letters), KOI8-R and KOI8-U, ISO-8859-5, IBM866 (also
+/// `x-mac-cyrillic`'s capitals). A wrong reading only makes more names secret.
+const SINGLE_BYTE_READINGS: [fn(u8) -> char; 5] = [
+    |byte| match byte {
+        0xA3 | 0xD9 => 'Ł',
+        0xB3 | 0xF9 => 'ł',
+        0xAA | 0xDE => 'Ş',
+        0xBA | 0xFE => 'ş',
+        0x84 => 'Ñ',
+        0x85 => 'Ö',
+        0x96 => 'ñ',
+        0x9A => 'ö',
+        _ => char::from(byte),
+    },
+    |byte| cyrillic(byte, 0xC0..=0xFF, 0x410 - 0xC0),
+    |byte| match byte {
+        0xC0..=0xFF => {
+            // KOI8's small letters in byte order (`юабцдефгхийклмнопярстужвьызшэщчъ`), as
+            // offsets from `а` (U+0430); its capitals are the same row at 0xE0, 0x20 lower.
+            const ROW: [u8; 32] = [
+                30, 0, 1, 22, 4, 5, 20, 3, 21, 8, 9, 10, 11, 12, 13, 14, 15, 31, 16, 17, 18, 19, 6,
+                2, 28, 27, 7, 24, 29, 25, 23, 26,
+            ];
+            let small = 0x430 + u32::from(ROW.get(usize::from(byte & 0x1F)).copied().unwrap_or(0));
+            let capital = if byte >= 0xE0 { 0x20 } else { 0 };
+            char::from_u32(small - capital).unwrap_or(char::REPLACEMENT_CHARACTER)
+        }
+        _ => char::REPLACEMENT_CHARACTER,
+    },
+    |byte| cyrillic(byte, 0xB0..=0xEF, 0x410 - 0xB0),
+    |byte| match byte {
+        0xE0..=0xEF => cyrillic(byte, 0xE0..=0xEF, 0x440 - 0xE0),
+        _ => cyrillic(byte, 0x80..=0xAF, 0x410 - 0x80),
+    },
+];
+
+/// A byte in `range` as the letter `offset` above it (a Cyrillic encoding whose letters are in
+/// Unicode's order); other bytes U+FFFD.
+fn cyrillic(byte: u8, range: std::ops::RangeInclusive<u8>, offset: u32) -> char {
+    if range.contains(&byte) {
+        char::from_u32(u32::from(byte) + offset).unwrap_or(char::REPLACEMENT_CHARACTER)
+    } else {
+        char::REPLACEMENT_CHARACTER
+    }
+}
+
+/// The ways a parameter's name (as written in the address) may read, each as a form field's
+/// name: `+` a space, percent-decoded ([`NAME_ROUNDS`]), invisible characters dropped, trimmed,
+/// letter case kept (it splits `camelCase` words). The UTF-8 reading, then, when it holds a
+/// numeric character reference, the same with references read, and when its bytes are no UTF-8,
+/// each of [`SINGLE_BYTE_READINGS`] (with references read). Also whether the name may be a
+/// non-ASCII name as a legacy encoding writes it ([`is_legacy_encoded`]).
+fn name_readings(name: &str) -> (Vec<String>, bool) {
+    let bytes = percent_decode_bytes(&name.replace('+', " "), NAME_ROUNDS);
+    let legacy = is_legacy_encoded(&bytes);
+    let utf8 = String::from_utf8_lossy(&bytes);
+    let mut readings = vec![visible_name(&utf8)];
+    if utf8.contains("&#") {
+        readings.push(visible_name(&decode_references(&utf8)));
+    }
+    if std::str::from_utf8(&bytes).is_err() {
+        for read in SINGLE_BYTE_READINGS {
+            let text: String = bytes
+                .iter()
+                .map(|&b| if b.is_ascii() { char::from(b) } else { read(b) })
+                .collect();
+            readings.push(visible_name(&decode_references(&text)));
+        }
+    }
+    (readings, legacy)
 }
 
 /// `name` without invisible characters, its line breaks as `\n` (a form sends CRLF), trimmed.
@@ -198,32 +396,36 @@ fn visible_name(name: &str) -> String {
     visible.trim().to_owned()
 }
 
-/// Whether `decoded` (a parameter's name, percent-decoded) may be a non-ASCII name as a legacy
+/// Whether `bytes` (a parameter's name, percent-decoded) may be a non-ASCII name as a legacy
 /// encoding writes it: bytes of 0x80 or more (they decode to U+FFFD or to other letters), a
 /// character the encoding lacks written as a numeric character reference (`&#1087;`: every
 /// single-byte encoding, and any other for what it cannot map), or the escapes of `ISO-2022-JP`
 /// (ESC, 0x1B, before 7-bit bytes). The last two are ASCII, so a test for non-ASCII alone
 /// misses them.
-fn is_legacy_encoded(decoded: &str) -> bool {
-    !decoded.is_ascii() || decoded.contains("&#") || decoded.contains('\u{1b}')
+fn is_legacy_encoded(bytes: &[u8]) -> bool {
+    bytes.iter().any(|&b| !b.is_ascii() || b == 0x1B) || bytes.windows(2).any(|w| w == b"&#")
 }
 
 /// Whether a query parameter called `name` (as written in the address: percent-encoded, `+`
 /// for spaces) carries a secret value, or `extra` names it (the page's own secret fields,
 /// compared in the same normalized form: decoded, any letter case).
 pub fn is_secret_parameter(name: &str, extra: &[&str]) -> bool {
-    let decoded = normalized_name(name);
-    if extra.contains(&LEGACY_ENCODED_NAME) && is_legacy_encoded(&decoded) {
+    let (readings, legacy) = name_readings(name);
+    if legacy && extra.contains(&LEGACY_ENCODED_NAME) {
         return true;
     }
-    if extra.iter().any(|known| {
-        // A field's own name, not encoded: a `+` in it is a `+` (the form sends `%2B`).
-        let known = visible_name(known);
-        !known.is_empty() && known.to_lowercase() == decoded.to_lowercase()
-    }) {
-        return true;
-    }
-    let words = name_words(&decoded);
+    readings.iter().any(|decoded| {
+        extra.iter().any(|known| {
+            // A field's own name, not encoded: a `+` in it is a `+` (the form sends `%2B`).
+            let known = visible_name(known);
+            !known.is_empty() && known.to_lowercase() == decoded.to_lowercase()
+        }) || has_secret_words(decoded)
+    })
+}
+
+/// Whether `decoded` (a name as [`name_readings`] reads it) holds a secret word.
+fn has_secret_words(decoded: &str) -> bool {
+    let words = name_words(decoded);
     // The whole name glued (`ccNumber` -> `ccnumber`) is checked as well as each word.
     let joined = crate::protocol::join::join(&words, "");
     // Packed (`words!`): the lists cost the wasm their text only.
@@ -261,10 +463,31 @@ fn ends_authority(c: char) -> bool {
 /// start, so that a `?` in prose does not make every later `=` a parameter's.
 const MAX_SPACED_NAME_CHARS: usize = 64;
 
-/// How many times a parameter's value is percent-decoded to look for an address inside it
-/// (`?next=%2Fx%3Fpassword%3D…`, also encoded twice): the same bound as
-/// [`crate::policy::percent_decode`]'s.
-const NESTED_DEPTH: u8 = 3;
+/// How many levels of percent-encoding of a parameter's value are looked into for an address
+/// (`?next=%2Fx%3Fpassword%3D…`, also encoded twice or three times, or one address inside
+/// another's value), one level at a time (see [`hides_secret`]).
+const NESTED_DEPTH: u8 = 4;
+
+/// The length of the numeric character reference starting at `chars[at]` (`&#1087;`,
+/// `&#x43F;`, with its `;`), if one does: in a name or a value it is one character, not a `&`
+/// and a `#` that end it (a legacy form's `пароль`, `&#1087;…`, in an address decoded once too
+/// often, as some pages quote one).
+fn reference_len(chars: &[char], at: usize) -> Option<usize> {
+    if chars.get(at..at + 2)? != ['&', '#'] {
+        return None;
+    }
+    let hexadecimal = chars.get(at + 2).is_some_and(|c| matches!(c, 'x' | 'X'));
+    let start = at + 2 + usize::from(hexadecimal);
+    let radix = if hexadecimal { 16 } else { 10 };
+    let digits = chars
+        .get(start..)?
+        .iter()
+        .take(9)
+        .take_while(|c| c.is_digit(radix))
+        .count();
+    let semicolon = start + digits;
+    ((1..=8).contains(&digits) && chars.get(semicolon) == Some(&';')).then_some(semicolon + 1 - at)
+}
 
 /// `text` with the value of every secret parameter ([`is_secret_parameter`]) replaced by
 /// [`REDACTED`], and so the user information of every address (`http://ann:hunter2@host/`
@@ -274,15 +497,47 @@ const NESTED_DEPTH: u8 = 3;
 /// simpler than encoding the redacted inside again, and it fails closed. `extra`: names of the
 /// page's secret fields, matched in any case after the same decoding.
 pub fn redact_secret_query_values(text: &str, extra: &[&str]) -> String {
-    redact_nested(text, extra, NESTED_DEPTH)
+    let mut budget = NESTED_WORK_PER_CHAR
+        .saturating_mul(text.len())
+        .saturating_add(NESTED_WORK_MIN);
+    redact_nested(text, extra, NESTED_DEPTH, &mut budget)
 }
 
-fn redact_nested(text: &str, extra: &[&str], depth: u8) -> String {
+/// How many characters the values of one text may cost to look into (decoded, at every
+/// level), per character of the text, and at least: far more than any address needs (each
+/// character is looked at about twice per level), and a bound on what a page can make it cost.
+/// Values of parameters after every `?` of a long run overlap (each runs to the run's end), so
+/// without it a crafted text of a few thousand characters took seconds. Past it, a value that
+/// was not looked into is taken to hide a secret: it fails closed.
+const NESTED_WORK_PER_CHAR: usize = 64;
+const NESTED_WORK_MIN: usize = 4096;
+
+/// Where a query value starting at each position ends ([`ends_value`]; a numeric character
+/// reference is one character, [`reference_len`]): found once for the whole text, from its
+/// end, so that the parameters after every `?` of a long run (whose values all run to the same
+/// end) are not each scanned to it.
+fn value_stops(chars: &[char]) -> Vec<usize> {
+    let mut stops = vec![chars.len(); chars.len() + 1];
+    for i in (0..chars.len()).rev() {
+        let stop = match reference_len(chars, i) {
+            Some(len) => stops.get(i + len).copied().unwrap_or(chars.len()),
+            None if chars.get(i).is_some_and(|&c| ends_value(c)) => i,
+            None => stops.get(i + 1).copied().unwrap_or(chars.len()),
+        };
+        if let Some(slot) = stops.get_mut(i) {
+            *slot = stop;
+        }
+    }
+    stops
+}
+
+fn redact_nested(text: &str, extra: &[&str], depth: u8, budget: &mut usize) -> String {
     // Fast path: no parameter can be in a text without `=`, no user information without `@`.
     if !text.contains('=') && !text.contains('@') {
         return text.to_owned();
     }
     let chars: Vec<char> = redact_user_info(text).chars().collect();
+    let stops = value_stops(&chars);
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
     while let Some(&c) = chars.get(i) {
@@ -295,12 +550,15 @@ fn redact_nested(text: &str, extra: &[&str], depth: u8) -> String {
         // its start (`Why? Because … a=b` is prose, `?pass word=` a name).
         let start = i;
         let mut end = i;
-        while chars.get(end).is_some_and(|&n| {
-            n != '='
-                && n != '?'
-                && (!ends_value(n)
-                    || (n == ' ' && end > start && end - start < MAX_SPACED_NAME_CHARS))
-        }) {
+        while let Some(&n) = chars.get(end) {
+            if let Some(len) = reference_len(&chars, end) {
+                end += len;
+                continue;
+            }
+            let spaced = n == ' ' && end > start && end - start < MAX_SPACED_NAME_CHARS;
+            if n == '=' || n == '?' || (ends_value(n) && !spaced) {
+                break;
+            }
             end += 1;
         }
         if chars.get(end) != Some(&'=') || end == start {
@@ -309,15 +567,15 @@ fn redact_nested(text: &str, extra: &[&str], depth: u8) -> String {
         let name: String = chars.get(start..end).unwrap_or_default().iter().collect();
         // A path parameter (`;jsessionid=…`) ends where the path or the query goes on.
         let in_path = c == ';';
-        let mut value_end = end + 1;
-        while chars
-            .get(value_end)
-            .is_some_and(|&v| !(ends_value(v) || (in_path && matches!(v, '/' | '?'))))
-        {
-            value_end += 1;
+        let mut value_end = stops.get(end + 1).copied().unwrap_or(chars.len());
+        if in_path {
+            // Ends at a separator of its own too: path parameters never overlap.
+            value_end = (end + 1..value_end)
+                .find(|&v| chars.get(v).is_some_and(|v| matches!(v, '/' | '?')))
+                .unwrap_or(value_end);
         }
         if !is_secret_parameter(&name, extra)
-            && !hides_secret(&chars, end + 1, value_end, extra, depth)
+            && !hides_secret(&chars, end + 1, value_end, extra, depth, budget)
         {
             continue;
         }
@@ -332,13 +590,43 @@ fn redact_nested(text: &str, extra: &[&str], depth: u8) -> String {
 /// Whether the value `chars[from..to]`, percent-decoded, holds something
 /// [`redact_nested`] would redact. A value without `%` holds no encoded address: one written
 /// out is met by the scan of the text it is in.
-fn hides_secret(chars: &[char], from: usize, to: usize, extra: &[&str], depth: u8) -> bool {
+fn hides_secret(
+    chars: &[char],
+    from: usize,
+    to: usize,
+    extra: &[&str],
+    depth: u8,
+    budget: &mut usize,
+) -> bool {
+    if depth == 0 {
+        return false;
+    }
+    let Some(left) = budget.checked_sub(to.saturating_sub(from)) else {
+        return true;
+    };
+    *budget = left;
     let value: String = chars.get(from..to).unwrap_or_default().iter().collect();
+    decoded_hides_secret(&value, extra, depth, budget)
+}
+
+/// Whether `value`, decoded one level, holds something [`redact_nested`] would redact, or,
+/// decoded one more level, does so (up to `depth` levels). One level at a time, so that each
+/// nesting level is split into parameters as it was written: decoding two at once turns
+/// `%2526%25231087%253B` (a legacy form's name, encoded inside another address) into
+/// `&#1087;`, whose `&` and `#` would split the name away from its value. Past the `budget`
+/// (see [`NESTED_WORK_PER_CHAR`]): yes.
+fn decoded_hides_secret(value: &str, extra: &[&str], depth: u8, budget: &mut usize) -> bool {
     if depth == 0 || !value.contains('%') {
         return false;
     }
-    let decoded = crate::policy::percent_decode(&value);
-    redact_nested(&decoded, extra, depth - 1) != decoded
+    let Some(left) = budget.checked_sub(value.len()) else {
+        return true;
+    };
+    *budget = left;
+    let decoded = percent_decode_once(value);
+    decoded != value
+        && (redact_nested(&decoded, extra, depth - 1, budget) != decoded
+            || decoded_hides_secret(&decoded, extra, depth - 1, budget))
 }
 
 /// `text` with the user information of every address (between `//` and an `@` before the
@@ -372,6 +660,8 @@ pub const MAX_REMEMBERED_NAMES: usize = 64;
 
 /// Adds the names in `list` (a JSON list of strings: an executor's `secretNames`) to `known`,
 /// each once, the newest kept when there are more than [`MAX_REMEMBERED_NAMES`].
+/// [`LEGACY_ENCODED_NAME`] is never the one dropped: it stands for every name a legacy form
+/// may send, and a page with many fields must not push it out.
 pub fn remember_names(known: &mut Vec<String>, list: Option<&serde_json::Value>) {
     let Some(list) = list.and_then(serde_json::Value::as_array) else {
         return;
@@ -383,8 +673,12 @@ pub fn remember_names(known: &mut Vec<String>, list: Option<&serde_json::Value>)
         known.retain(|old| old != name);
         known.push(name.to_owned());
     }
-    let over = known.len().saturating_sub(MAX_REMEMBERED_NAMES);
-    known.drain(..over);
+    let mut over = known.len().saturating_sub(MAX_REMEMBERED_NAMES);
+    known.retain(|name| {
+        let drop = over > 0 && name != LEGACY_ENCODED_NAME;
+        over -= usize::from(drop);
+        !drop
+    });
 }
 
 #[cfg(test)]
@@ -464,15 +758,23 @@ mod tests {
     }
 
     /// `пароль` sent by a `windows-1251` form (`%EF%E0%F0%EE%EB%FC`), or by a KOI8-R one
-    /// (`%D0%C1%D2%CF%CC%D8`, bytes that are no UTF-8 either): the UTF-8 name does not meet it;
-    /// with the page's mark every parameter whose name is not ASCII goes, and only those.
+    /// (`%D0%C1%D2%CF%CC%D8`, bytes that are no UTF-8 either): the UTF-8 name does not meet it,
+    /// a single-byte reading of it does (a built-in word); a name no word holds needs the
+    /// page's mark, with which every parameter whose name is not ASCII goes, and only those.
     #[test]
     fn legacy_encoded_names_lose_their_values_when_the_page_says_so() {
         let address = "/x?%EF%E0%F0%EE%EB%FC=hunter2&%D0%C1%D2%CF%CC%D8=swordfish&q=shoes&поиск=1";
         assert_eq!(
             redact_secret_query_values(address, &["пароль"]),
-            address,
-            "without the mark: as before"
+            "/x?%EF%E0%F0%EE%EB%FC=[redacted]&%D0%C1%D2%CF%CC%D8=[redacted]&q=shoes&поиск=1",
+            "without the mark: the built-in word, read in both encodings"
+        );
+        // `кодовоеслово` ("code word", no built-in word) in `windows-1251`: only the mark.
+        let unknown = "/x?%EA%EE%E4%EE%E2%EE%E5%F1%EB%EE%E2%EE=hunter2&q=shoes";
+        assert_eq!(redact_secret_query_values(unknown, &[]), unknown);
+        assert_eq!(
+            redact_secret_query_values(unknown, &[LEGACY_ENCODED_NAME]),
+            "/x?%EA%EE%E4%EE%E2%EE%E5%F1%EB%EE%E2%EE=[redacted]&q=shoes"
         );
         assert_eq!(
             redact_secret_query_values(address, &["пароль", LEGACY_ENCODED_NAME]),
@@ -506,12 +808,109 @@ mod tests {
             "user%26%231087%3B",
         ] {
             assert!(is_secret_parameter(name, &[LEGACY_ENCODED_NAME]), "{name}");
-            assert!(!is_secret_parameter(name, &[]), "{name}");
+            // Without the mark, only a built-in word: `пароль` read from its references.
+            assert_eq!(is_secret_parameter(name, &[]), name == references, "{name}");
         }
         let address = format!("/x?{references}=hunter2&{escaped}=swordfish&q=shoes&a%26b=1");
         assert_eq!(
             redact_secret_query_values(&address, &[LEGACY_ENCODED_NAME]),
             format!("/x?{references}=[redacted]&{escaped}=[redacted]&q=shoes&a%26b=1")
+        );
+    }
+
+    /// Red team, session 16: with the mark, a legacy form's name inside another parameter's
+    /// value (`next=` the address the form leads to, encoded once more) kept its value: the
+    /// value was decoded three levels at once, and the `&#…;` of the name then split it. Each
+    /// nesting level is now decoded and split on its own. Variants: hexadecimal references,
+    /// `+`, a fragment, an address decoded once too often (raw references), two addresses
+    /// deep, bytes of a single-byte encoding; an ordinary nested address stays readable.
+    #[test]
+    fn a_legacy_encoded_name_nested_in_another_parameter_loses_its_value() {
+        let mark = [LEGACY_ENCODED_NAME];
+        for text in [
+            // The red team's address: `/welcome?%26%231087%3B…=hunter2` inside `next`.
+            "/login?next=%2Fwelcome%3F%2526%25231087%253B%2526%25231072%253B%2526%25231088%253B%3Dhunter2&q=1",
+            "/login?next=%2Fwelcome%3Fa%3D1%26%2526%2523x43f%253B%3Dhunter2&q=1",
+            "/login?next=%2Fwelcome%3Fmy%2B%2526%25231087%253B%3Dhunter2&q=1",
+            "/login?next=%2Fwelcome%23%2526%25231087%253B%3Dhunter2&q=1",
+            "/login?next=%2Fwelcome%3F%26%231087%3B%26%231072%3B%3Dhunter2&q=1",
+            "/login?next=%2Fa%3Fnext%3D%252Fb%253F%252526%2525231087%25253B%253Dhunter2&q=1",
+            "/login?next=%2Fwelcome%3F%EF%E0%3Dhunter2&q=1",
+            "/login#next=%252Fwelcome%253F%252526%2525231087%25253B%253Dhunter2&q=1",
+        ] {
+            let redacted = redact_secret_query_values(text, &mark);
+            assert!(!redacted.contains("hunter2"), "{text} -> {redacted}");
+            assert!(
+                redacted.ends_with("=[redacted]&q=1"),
+                "{text} -> {redacted}"
+            );
+        }
+        let ordinary = "/login?next=%2Fsearch%3Fq%3Dshoes%26page%3D2%23top&q=1";
+        assert_eq!(redact_secret_query_values(ordinary, &mark), ordinary);
+    }
+
+    /// Red team, session 16: without the mark (a form never scanned), the built-in words that
+    /// are not ASCII matched only as UTF-8. A legacy form writes them as numeric character
+    /// references or in its own bytes: each reading of [`SINGLE_BYTE_READINGS`] is tried
+    /// (byte strings as Python's codecs write each word), references are read.
+    #[test]
+    fn built_in_words_in_a_legacy_encoding_are_secret_without_the_mark() {
+        for name in [
+            // `пароль` as references (a `windows-1252` form), decimal and hexadecimal.
+            "%26%231087%3B%26%231072%3B%26%231088%3B%26%231086%3B%26%231083%3B%26%231100%3B",
+            "%26%23x43F%3B%26%23x430%3B%26%23x440%3B%26%23x43E%3B%26%23x43B%3B%26%23x44C%3B",
+            // `windows-1251` (and `x-mac-cyrillic`), small and capital letters, encoded twice.
+            "%EF%E0%F0%EE%EB%FC",
+            "%CF%C0%D0%CE%CB%DC",
+            "%25EF%25E0%25F0%25EE%25EB%25FC",
+            // KOI8-R / KOI8-U.
+            "%D0%C1%D2%CF%CC%D8",
+            "%F0%E1%F2%EF%EC%F8",
+            // ISO-8859-5.
+            "%DF%D0%E0%DE%DB%EC",
+            // IBM866 (and `x-mac-cyrillic`'s capitals).
+            "%AF%A0%E0%AE%AB%EC",
+            "%8F%80%90%8E%8B%9C",
+            // In a longer name: `user_пароль`, `newПароль`.
+            "user_%EF%E0%F0%EE%EB%FC",
+            "new%CF%E0%F0%EE%EB%FC",
+            // `contraseña`: ISO-8859-1/`windows-1252`/-1254/ISO-8859-3/-9/-15, `macintosh`.
+            "contrase%F1a",
+            "CONTRASE%D1A",
+            "contrase%96a",
+            // `hasło`: `windows-1250`/ISO-8859-2/-16, `windows-1257`/ISO-8859-13.
+            "has%B3o",
+            "HAS%A3O",
+            "has%F9o",
+            // `lösenord`: the ISO-8859 family, `macintosh`.
+            "l%F6senord",
+            "L%D6SENORD",
+            "l%9Asenord",
+            // `şifre`: `windows-1250`/ISO-8859-2/-3, `windows-1254`/ISO-8859-9.
+            "%BAifre",
+            "%FEifre",
+            "%AAIFRE",
+        ] {
+            assert!(is_secret_parameter(name, &[]), "{name}");
+        }
+        // Other legacy names stay readable without the mark: `поиск` (`windows-1251`, KOI8-R),
+        // `café`, `größe`.
+        for name in [
+            "%EF%EE%E8%F1%EA",
+            "%D0%CF%C9%D3%CB",
+            "caf%E9",
+            "gr%F6%DFe",
+            "q",
+        ] {
+            assert!(!is_secret_parameter(name, &[]), "{name}");
+        }
+        // References written out in a text (an address decoded once too often).
+        assert_eq!(
+            redact_secret_query_values(
+                "/x?q=1&&#1087;&#1072;&#1088;&#1086;&#1083;&#1100;=hunter2&#1099;&b=2",
+                &[]
+            ),
+            "/x?q=1&&#1087;&#1072;&#1088;&#1086;&#1083;&#1100;=[redacted]&b=2"
         );
     }
 
@@ -720,5 +1119,29 @@ mod tests {
         remember_names(&mut known, Some(&serde_json::json!(many)));
         assert_eq!(known.len(), MAX_REMEMBERED_NAMES);
         assert_eq!(known.last().map(String::as_str), Some("f99"));
+    }
+
+    /// Red team, session 16: the legacy mark, remembered first, was the first name a page with
+    /// many fields pushed out; it stays now, and the cap still holds.
+    #[test]
+    fn the_legacy_mark_is_never_pushed_out_of_the_remembered_names() {
+        let mut known = Vec::new();
+        remember_names(
+            &mut known,
+            Some(&serde_json::json!(["пароль", LEGACY_ENCODED_NAME])),
+        );
+        for round in 0..3 {
+            let many: Vec<String> = (0..100).map(|i| format!("f{round}-{i}")).collect();
+            remember_names(&mut known, Some(&serde_json::json!(many)));
+        }
+        assert_eq!(known.len(), MAX_REMEMBERED_NAMES);
+        assert!(known.iter().any(|name| name == LEGACY_ENCODED_NAME));
+        assert!(!known.iter().any(|name| name == "пароль"));
+        assert_eq!(known.last().map(String::as_str), Some("f2-99"));
+        let names: Vec<&str> = known.iter().map(String::as_str).collect();
+        assert_eq!(
+            redact_secret_query_values("/x?%EA%EE%E4=hunter2", &names),
+            "/x?%EA%EE%E4=[redacted]"
+        );
     }
 }
