@@ -870,3 +870,41 @@ async fn an_option_whose_risky_word_is_glued_by_markup_asks() {
     );
     style.remove();
 }
+
+/// Text a shadow tree shows is judged whatever the name says: a custom button named "Close" by
+/// `aria-label` that draws "Delete account" in its shadow tree asks (red team, session 16, §5.7:
+/// `textContent` never reaches shadow trees, so it was allowed), also two shadow trees deep;
+/// one that draws "Close" is allowed; a `<style>` in the tree is not read as words.
+#[wasm_bindgen_test]
+async fn text_a_shadow_tree_shows_is_judged_whatever_the_name_says() {
+    let f = Fixture::mount(
+        r#"<x-action id="shadow-delete" role="button" tabindex="0" aria-label="Close"></x-action>
+           <x-action id="shadow-close" role="button" tabindex="0" aria-label="Close"></x-action>
+           <x-outer id="nested" role="button" tabindex="0" aria-label="Close"></x-outer>"#,
+    )
+    .unwrap();
+    run_script(
+        r#"document.getElementById('shadow-delete').attachShadow({ mode: 'open' }).innerHTML = '<span>Delete account</span>';
+           document.getElementById('shadow-close').attachShadow({ mode: 'open' }).innerHTML = '<style>.delete-account { color: red }</style><span class="delete-account">Close</span>';
+           const inner = document.createElement('x-inner');
+           document.getElementById('nested').attachShadow({ mode: 'open' }).append(inner);
+           inner.attachShadow({ mode: 'open' }).innerHTML = '<b>Delete</b> account';"#,
+    )
+    .unwrap();
+    assert_eq!(
+        review_auto(&click("#shadow-delete")).await,
+        ask("risky_click"),
+        "#shadow-delete"
+    );
+    assert_eq!(
+        review_auto(&click("#nested")).await,
+        ask("risky_click"),
+        "#nested"
+    );
+    assert_eq!(
+        review_auto(&click("#shadow-close")).await,
+        allow(),
+        "#shadow-close"
+    );
+    drop(f);
+}

@@ -637,6 +637,13 @@ fn facts_of(element: &Element) -> TargetFacts {
     let text = text.to_owned();
     let mut more_text = rest.to_owned();
     push_shown_attributes(element, &mut more_text);
+    // What shadow trees on and under the control show (a custom element drawing its own
+    // label), which the text above never reaches: judged too, whatever the name says (red
+    // team, session 16: a host named "Close" by `aria-label` showing "Delete account").
+    more_text.push_str(&super::secret::shadow_text_without_secrets(
+        element,
+        MAX_MORE_TEXT_BYTES,
+    ));
     let (kept, more_text_cut) = bounded(&more_text, MAX_MORE_TEXT_BYTES);
     let more_text = kept.to_owned();
     let tag = element.local_name();

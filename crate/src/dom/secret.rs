@@ -571,6 +571,69 @@ pub fn text_content_without_secrets(element: &Element) -> String {
     text_skipping(element, &|e| classify(e).is_some())
 }
 
+/// The text the page shows from shadow trees on and under `element` (a custom element drawing
+/// its own label), which `textContent` never reaches, without secret fields' text, about
+/// `max_bytes` at most. Closed roots too where the browser lets an extension open them. Looks
+/// at the element and at most 512 elements under it (custom elements and the others that may
+/// host a shadow root), and into shadow trees up to 4 deep.
+pub fn shadow_text_without_secrets(element: &Element, max_bytes: usize) -> String {
+    let mut out = String::new();
+    if is_secret_or_inside(element) {
+        return out;
+    }
+    let access = ShadowAccess::detect();
+    let mut hosts = vec![element.clone()];
+    hosts.extend(elements_under(element.as_ref()));
+    collect_shadow_text(&access, hosts, max_bytes, 0, &mut out);
+    out
+}
+
+/// At most 512 elements under `scope` (an element or a shadow root), in document order.
+fn elements_under(scope: &Node) -> Vec<Element> {
+    let found = js::call(scope, "querySelectorAll", &[JsValue::from_str("*")]);
+    let Ok(Some(list)) = found else {
+        return Vec::new();
+    };
+    let list = list.unchecked_into::<web_sys::NodeList>();
+    (0..list.length().min(512))
+        .filter_map(|i| list.item(i).and_then(|node| as_element(&node).cloned()))
+        .collect()
+}
+
+/// Appends the text of the shadow trees of `hosts` (and of the hosts inside those trees, up to
+/// 4 deep) to `out`, words one space apart.
+fn collect_shadow_text(
+    access: &ShadowAccess,
+    hosts: Vec<Element>,
+    max_bytes: usize,
+    depth: u32,
+    out: &mut String,
+) {
+    if depth > 4 {
+        return;
+    }
+    for host in hosts {
+        let Some(root) = access.shadow_root(&host) else {
+            continue;
+        };
+        let text = text_skipping(root.as_ref(), &|e| classify(e).is_some());
+        for word in text.split_whitespace() {
+            if out.len() > max_bytes {
+                return;
+            }
+            out.push(' ');
+            out.push_str(word);
+        }
+        collect_shadow_text(
+            access,
+            elements_under(root.as_ref()),
+            max_bytes,
+            depth + 1,
+            out,
+        );
+    }
+}
+
 /// [`text_content_without_secrets`] with a space before every text node (each rendered as a
 /// piece of its own, which the text joins: "keep<span>delete</span>"), read up to about
 /// `max_bytes`: what a judgement of its words reads besides the text.
