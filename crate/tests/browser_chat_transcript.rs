@@ -634,6 +634,69 @@ fn a_stop_button_outside_the_form_or_a_queued_message_keeps_the_answer_streaming
     drop(fixture);
 }
 
+/// Two answers side by side ("Which response do you prefer?": two assistant messages in one
+/// turn) stream together, and an answer that arrives in the same poll as a message of the
+/// user's queued after it streams too (red team, session 17: only the last message could
+/// stream, so the first answer's half-written line ran).
+#[wasm_bindgen_test]
+fn answers_side_by_side_or_before_a_queued_message_stream_too() {
+    let line = r##"BAI_ACTION {"id":1,"type":"click","payload":{"selector":"#buy"}}"##;
+    let fixture = Fixture::new(&conversation(2));
+    let mut reader = TranscriptReader::new(document(), profile());
+    let watcher = watch_body();
+    reader.full_scan();
+    reader.take_changes();
+    fixture.append("#thread", &turn(2, "user", "go"));
+    fixture.append(
+        "#composer",
+        r#"<button data-testid="stop-button">Stop</button>"#,
+    );
+    fixture.append(
+        "#thread",
+        &format!(
+            "<article data-testid=\"conversation-turn-3\">\
+             <div data-message-author-role=\"assistant\" data-message-id=\"a\"><div class=\"markdown\"><p>{line}</p></div></div>\
+             <div data-message-author-role=\"assistant\" data-message-id=\"b\"><div class=\"markdown\"><p>Other</p></div></div></article>"
+        ),
+    );
+    sync(&mut reader, &watcher);
+    let messages = reader.messages();
+    assert!(
+        !messages[3].complete && !messages[4].complete,
+        "{messages:?}"
+    );
+    assert_eq!(records_in(&messages[3].text, false), 0);
+    // Both finish with the turn's action bar.
+    fixture.finish_answer(3);
+    sync(&mut reader, &watcher);
+    let messages = reader.messages();
+    assert!(messages[3].complete && messages[4].complete, "{messages:?}");
+    assert_eq!(records_in(&messages[3].text, true), 1);
+    drop(fixture);
+
+    // An answer and a queued message of the user's after it, in one poll.
+    let fixture = Fixture::new(&conversation(2));
+    let mut reader = TranscriptReader::new(document(), profile());
+    let watcher = watch_body();
+    reader.full_scan();
+    reader.take_changes();
+    fixture.append("#thread", &turn(2, "user", "go"));
+    fixture.append(
+        "#composer",
+        r#"<button data-testid="stop-button">Stop</button>"#,
+    );
+    fixture.append("#thread", &turn(3, "assistant", &format!("<p>{line}</p>")));
+    fixture.append("#thread", &turn(4, "user", "and then?"));
+    sync(&mut reader, &watcher);
+    let answer = reader.messages()[3].clone();
+    assert!(!answer.complete, "{answer:?}");
+    assert_eq!(records_in(&answer.text, false), 0);
+    fixture.finish_answer(3);
+    sync(&mut reader, &watcher);
+    assert!(reader.messages()[3].complete);
+    drop(fixture);
+}
+
 #[wasm_bindgen_test]
 fn result_streaming_class_marks_the_last_answer_incomplete() {
     let fixture = Fixture::new(&format!(

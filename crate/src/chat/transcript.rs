@@ -151,8 +151,9 @@ pub struct TranscriptReader {
     changed: IndexSet,
     /// The list itself must be rebuilt (a message went away or appeared out of order).
     reindex: bool,
-    /// The message reported as still streaming, if any.
-    streaming: Option<usize>,
+    /// The messages reported as still streaming (usually none or the last one; two answers
+    /// side by side, or an answer with a queued message after it, can make more).
+    streaming: IndexSet,
     /// How many times a message's text was read from the DOM (for tests and benchmarks).
     reads: u64,
     /// The composer's `<form>`, where the stop button lives while the assistant writes; kept
@@ -191,7 +192,7 @@ impl TranscriptReader {
             dirty: IndexSet::new(),
             changed: IndexSet::new(),
             reindex: false,
-            streaming: None,
+            streaming: IndexSet::new(),
             reads: 0,
             composer_form: None,
             form_seen_connected: false,
@@ -562,7 +563,7 @@ impl TranscriptReader {
         let mut entries = Vec::with_capacity(found.len());
         let mut dirty = IndexSet::new();
         let mut changed = IndexSet::new();
-        let mut streaming = None;
+        let mut streaming = IndexSet::new();
         for (index, (element, previous)) in found.into_iter().zip(previous_of).enumerate() {
             let reused = previous.and_then(|previous| old.get_mut(previous).and_then(Option::take));
             let entry = match reused {
@@ -598,7 +599,7 @@ impl TranscriptReader {
             };
             index_of.set(entry.element.as_ref(), &JsValue::from(index as f64));
             if !entry.complete {
-                streaming = Some(index);
+                streaming.insert(index);
             }
             entries.push(entry);
         }
@@ -642,30 +643,37 @@ impl TranscriptReader {
         false
     }
 
-    /// Only the last message, when it is the assistant's, can still be streaming (or the one that
-    /// was, when a message of the user's came after it while the stop indicator stays: a queued
-    /// message). It streams while a stop indicator is on the page, and after that until it has
-    /// been quiet for [`QUIET_MS`] or the site marks it finished; so does a message that appears
-    /// or changes after the page was first read. (When the user just sent a message the stop
-    /// button shows before the assistant's message exists; the previous answer stays complete.)
+    /// Which answers are still being written. Candidates: the last message when it is the
+    /// assistant's, the answers streaming before (a message of the user's queued after one while
+    /// the stop indicator stays does not end it), and every answer the page added or changed
+    /// since the last poll, after it was first read (two answers side by side; an answer and a
+    /// queued message that arrive in one poll). Each streams while a stop indicator is on the
+    /// page, and after that until it has been quiet for [`QUIET_MS`] or the site marks it
+    /// finished. (When the user just sent a message the stop button shows before the assistant's
+    /// message exists; the previous answer, not changed, stays complete.)
     fn update_streaming(&mut self) {
         let is_assistant = |entries: &[Entry], index: usize| {
             entries
                 .get(index)
                 .is_some_and(|e| e.role == Role::Assistant)
         };
-        let last = self.entries.len().checked_sub(1);
-        let candidate = last
-            .filter(|&index| is_assistant(&self.entries, index))
-            .or_else(|| {
-                self.streaming
-                    .filter(|&index| is_assistant(&self.entries, index))
-            });
-        let streaming = candidate.filter(|&index| self.still_written(index));
-        // Only the previously and the newly streaming message can change here.
+        let mut candidates = self.streaming.clone();
+        if let Some(last) = self.entries.len().checked_sub(1) {
+            candidates.insert(last);
+        }
+        for &index in &self.touched {
+            candidates.insert(index);
+        }
+        let mut streaming = IndexSet::new();
+        for index in candidates {
+            if is_assistant(&self.entries, index) && self.still_written(index) {
+                streaming.insert(index);
+            }
+        }
+        // Only the previously and the newly streaming messages can change here.
         let mut reread = Vec::new();
-        for index in [self.streaming, streaming].into_iter().flatten() {
-            let complete = Some(index) != streaming;
+        for &index in self.streaming.iter().chain(streaming.iter()) {
+            let complete = !streaming.contains(&index);
             if let Some(entry) = self.entries.get_mut(index) {
                 if entry.complete != complete {
                     entry.complete = complete;
