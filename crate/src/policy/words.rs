@@ -192,6 +192,12 @@ fn uncased_words(text: &str) -> Vec<String> {
     split_words(text, false)
 }
 
+/// Letters that draw as blank space (Hangul fillers): a page can put one between two words to
+/// show them apart while they read as one word; they separate words.
+fn is_blank_letter(c: char) -> bool {
+    matches!(c, '\u{115f}' | '\u{1160}' | '\u{3164}' | '\u{ffa0}')
+}
+
 fn split_words(text: &str, at_case_changes: bool) -> Vec<String> {
     #[cfg(test)]
     tests::SPLITS.with(|splits| splits.set(splits.get() + 1));
@@ -200,7 +206,7 @@ fn split_words(text: &str, at_case_changes: bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut word = String::new();
     for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
+        if !c.is_alphanumeric() || is_blank_letter(c) {
             if !word.is_empty() {
                 out.push(fold_accents(&std::mem::take(&mut word).to_lowercase()));
             }
@@ -425,6 +431,22 @@ mod tests {
 
     fn list(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    /// Hangul fillers are letters that draw as blank space: "keep" + filler + "delete" shows
+    /// two words, and is read as two (red team, session 17).
+    #[test]
+    fn a_blank_letter_between_words_separates_them() {
+        let risky = list(&["delete"]);
+        for filler in ['\u{115f}', '\u{1160}', '\u{3164}', '\u{ffa0}'] {
+            let text = format!("keep{filler}delete");
+            assert_eq!(
+                find_risky(&text, &risky, Position::Anywhere),
+                Some("delete"),
+                "{filler:?}"
+            );
+        }
+        assert_eq!(find_risky("keepdelete", &risky, Position::Anywhere), None);
     }
 
     #[test]
