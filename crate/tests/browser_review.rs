@@ -603,7 +603,10 @@ async fn a_risky_word_glued_to_another_by_markup_is_still_found() {
            <div role="tablist"><div id="tab" role="tab" tabindex="0">photos<span class="glued-gap">delete</span></div></div>
            <div id="card" onclick="void 0" style="padding:4px">Photo <button type="button">keep<span class="glued-gap">delete</span></button></div>
            <p><button id="split" type="button">De<b>lete</b></button>
-              <button id="harmless" type="button">keep<span class="glued-gap">photos</span></button></p>"##,
+              <button id="harmless" type="button">keep<span class="glued-gap">photos</span></button></p>
+           <p><button id="hidden-gap" type="button">keep<span style="visibility:hidden">xx</span>delete</button>
+              <button id="hidden-gap-label" type="button" aria-label="Keep">keep<span style="visibility:hidden">xx</span>delete</button>
+              <button id="hidden-empty" type="button">keep<span style="visibility:hidden"></span>delete</button></p>"##,
     )
     .unwrap();
     let name = |css: &str| bai::dom::accname::accessible_name(&f.find(css).unwrap());
@@ -630,9 +633,13 @@ async fn a_risky_word_glued_to_another_by_markup_is_still_found() {
         "#tab",
         "#card",
         "#split",
+        "#hidden-gap",
+        "#hidden-gap-label",
     ] {
         assert_eq!(review_auto(&click(css)).await, ask("risky_click"), "{css}");
     }
+    // A hidden box with no text takes no room: one word.
+    assert_eq!(review_auto(&click("#hidden-empty")).await, allow());
     assert_eq!(review_auto(&click("#harmless")).await, allow());
     assert_eq!(review_auto(&click("#before")).await, allow());
     // An empty generated box drawn flush is no gap: "keepphotosdelete" is one word.
