@@ -1481,9 +1481,11 @@ fn inline_gap(
 
 /// A computed length in pixels ("4px", "-2.5px"); nothing for anything else.
 fn css_pixels(value: &str) -> f64 {
+    // Read by JavaScript's parseFloat: Rust's float parsing would bring its float code back
+    // into the executor (scripts/test's float-code check).
     value
         .strip_suffix("px")
-        .and_then(|number| number.trim().parse::<f64>().ok())
+        .map(|number| js_sys::parse_float(number.trim()))
         .filter(|number| number.is_finite())
         .unwrap_or(0.0)
 }
