@@ -641,16 +641,7 @@ fn a_stop_button_outside_the_form_or_a_queued_message_keeps_the_answer_streaming
 #[wasm_bindgen_test]
 fn answers_side_by_side_or_before_a_queued_message_stream_too() {
     let line = r##"BAI_ACTION {"id":1,"type":"click","payload":{"selector":"#buy"}}"##;
-    let fixture = Fixture::new(&conversation(2));
-    let mut reader = TranscriptReader::new(document(), profile());
-    let watcher = watch_body();
-    reader.full_scan();
-    reader.take_changes();
-    fixture.append("#thread", &turn(2, "user", "go"));
-    fixture.append(
-        "#composer",
-        r#"<button data-testid="stop-button">Stop</button>"#,
-    );
+    let (fixture, mut reader, watcher) = user_sent_and_stop_shows();
     fixture.append(
         "#thread",
         &format!(
@@ -675,16 +666,7 @@ fn answers_side_by_side_or_before_a_queued_message_stream_too() {
     drop(fixture);
 
     // An answer and a queued message of the user's after it, in one poll.
-    let fixture = Fixture::new(&conversation(2));
-    let mut reader = TranscriptReader::new(document(), profile());
-    let watcher = watch_body();
-    reader.full_scan();
-    reader.take_changes();
-    fixture.append("#thread", &turn(2, "user", "go"));
-    fixture.append(
-        "#composer",
-        r#"<button data-testid="stop-button">Stop</button>"#,
-    );
+    let (fixture, mut reader, watcher) = user_sent_and_stop_shows();
     fixture.append("#thread", &turn(3, "assistant", &format!("<p>{line}</p>")));
     fixture.append("#thread", &turn(4, "user", "and then?"));
     sync(&mut reader, &watcher);
@@ -1048,7 +1030,9 @@ fn records_in(text: &str, complete: bool) -> usize {
 
 /// A conversation whose last answer streams (`body`, the answer's markup so far), the reader
 /// synced with it; the stop button is `#composer button`.
-fn streaming_answer(body: &str) -> (Fixture, TranscriptReader, MutationWatcher) {
+/// A conversation read once, then the user's "go" and the stop button showing (the answer not
+/// written yet).
+fn user_sent_and_stop_shows() -> (Fixture, TranscriptReader, MutationWatcher) {
     let fixture = Fixture::new(&conversation(2));
     let mut reader = TranscriptReader::new(document(), profile());
     let watcher = watch_body();
@@ -1059,6 +1043,11 @@ fn streaming_answer(body: &str) -> (Fixture, TranscriptReader, MutationWatcher) 
         "#composer",
         r#"<button data-testid="stop-button">Stop</button>"#,
     );
+    (fixture, reader, watcher)
+}
+
+fn streaming_answer(body: &str) -> (Fixture, TranscriptReader, MutationWatcher) {
+    let (fixture, mut reader, watcher) = user_sent_and_stop_shows();
     fixture.append("#thread", &turn(3, "assistant", body));
     sync(&mut reader, &watcher);
     (fixture, reader, watcher)
