@@ -44,6 +44,7 @@ pub mod action;
 pub mod address;
 pub mod cancel;
 pub mod describe;
+pub mod drawn_text;
 pub mod error;
 #[doc(hidden)]
 pub mod fixture;

@@ -707,6 +707,13 @@ fn runs_of(element: &Element, name: &str, joined: &str, limit: usize) -> Vec<Str
         let text_runs = super::secret::text_runs_without_secrets(element, limit);
         runs.extend(glued_runs(&text_runs, joined));
     }
+    // The text as drawn: letters drawn right to left, pieces placed in another order, letters
+    // taking room unseen, lines the text does not break (red team red3, session 17). Judged
+    // where it does not read as the text does.
+    runs.extend(glued_runs(
+        &super::secret::drawn_text_without_secrets(element),
+        joined,
+    ));
     runs
 }
 

@@ -647,6 +647,17 @@ pub fn text_runs_without_secrets(element: &Element, max_bytes: usize) -> String 
     text_runs_skipping(element, &|e| classify(e).is_some(), max_bytes)
 }
 
+/// `element`'s text as it is drawn (`dom::drawn_text`), without secret fields' text.
+pub fn drawn_text_without_secrets(element: &Element) -> String {
+    if is_secret_or_inside(element) {
+        return String::new();
+    }
+    if !holds_text_field(element) {
+        return super::drawn_text::drawn_text_skipping(element, &|_| false);
+    }
+    super::drawn_text::drawn_text_skipping(element, &|e| classify(e).is_some())
+}
+
 /// The visible text of `element` (`innerText`) unless it holds a secret field, then its text
 /// content without the secret fields' text.
 pub fn visible_text_without_secrets(element: &Element) -> String {

@@ -6,6 +6,7 @@
 //! person: a click whose target reads like paying, buying, deleting or sending; typing into a
 //! password field.
 
+pub mod drawn;
 mod rules;
 pub mod runs;
 pub mod selector_reads;

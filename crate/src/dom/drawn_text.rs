@@ -1,0 +1,302 @@
+//! Where a control's text is drawn on the screen: the pieces [`crate::policy::drawn`] reads as
+//! the user sees them (letters drawn right to left, pieces placed in another order, letters
+//! that take room unseen, lines the text does not break).
+//!
+//! Cost: one box list per text node; a box per character only for a node that can be drawn
+//! out of its order or over several lines (right-to-left letters or bidirectional controls in
+//! it, its last letter drawn left of its first, more than one box). Bounded by
+//! [`MAX_MEASURES`] boxes per control: past it the rest of the text is not read this way (it
+//! is still judged as the name and the text read it).
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use web_sys::{DomRect, Element, Node, Range};
+
+use super::js;
+use super::tree::{as_element, children};
+use crate::policy::drawn::{Piece, is_invisible_format, read_drawn};
+
+/// Boxes measured per control at most (about 1 ms in either browser for a short label's
+/// letters; a long card's text is measured a node at a time).
+pub const MAX_MEASURES: usize = 2048;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `Element.checkVisibility(options)`, which web-sys does not bind.
+    type SeenCheck;
+    #[wasm_bindgen(method, catch, js_name = checkVisibility)]
+    fn check_visibility_with(this: &SeenCheck, options: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+/// `element`'s text as it is drawn, read by [`read_drawn`]; its elements that `skip` says (secret
+/// fields) and what is inside them are left out, `<script>` and `<style>` too.
+pub fn drawn_text_skipping(element: &Element, skip: &dyn Fn(&Element) -> bool) -> String {
+    let Some(document) = element.owner_document() else {
+        return String::new();
+    };
+    let Ok(range) = document.create_range() else {
+        return String::new();
+    };
+    let options = js_sys::Object::new();
+    js::put(&options, "opacityProperty", &JsValue::TRUE);
+    js::put(&options, "visibilityProperty", &JsValue::TRUE);
+    let mut walk = Walk {
+        root: element.clone(),
+        skip,
+        range,
+        options: options.into(),
+        pieces: Vec::new(),
+        nodes: 0,
+        measures: 0,
+        seen: None,
+    };
+    walk.collect(element.as_ref(), 0);
+    read_drawn(&walk.pieces)
+}
+
+struct Walk<'a> {
+    root: Element,
+    skip: &'a dyn Fn(&Element) -> bool,
+    range: Range,
+    /// `{opacityProperty: true, visibilityProperty: true}`.
+    options: JsValue,
+    pieces: Vec<Piece>,
+    /// Text nodes numbered so far.
+    nodes: u32,
+    measures: usize,
+    /// The last parent element asked whether its text is seen, and the answer (text nodes
+    /// side by side share their parent).
+    seen: Option<(Element, bool)>,
+}
+
+impl Walk<'_> {
+    fn collect(&mut self, node: &Node, depth: u32) {
+        if depth > 256 || self.measures >= MAX_MEASURES {
+            return;
+        }
+        if node.node_type() == Node::TEXT_NODE {
+            self.text(node);
+            return;
+        }
+        if let Some(element) = as_element(node) {
+            if (self.skip)(element) || matches!(element.local_name().as_str(), "script" | "style") {
+                return;
+            }
+            // An open shadow tree draws the element's content (its slots place the children,
+            // whose boxes say where).
+            if let Some(shadow) = element.shadow_root() {
+                for child in children(shadow.as_ref()) {
+                    self.collect(&child, depth + 1);
+                }
+            }
+        }
+        for child in children(node) {
+            self.collect(&child, depth + 1);
+        }
+    }
+
+    /// The pieces of one text node: the node whole when it is drawn on one line in its own
+    /// order, else its characters one by one.
+    fn text(&mut self, node: &Node) {
+        let text = node.text_content().unwrap_or_default();
+        let index = self.nodes;
+        self.nodes += 1;
+        if text.trim().is_empty() {
+            return;
+        }
+        let Some(parent) = node.parent_element() else {
+            return;
+        };
+        if !self.is_seen(&parent) {
+            return;
+        }
+        if self.range.select_node_contents(node).is_err() {
+            return;
+        }
+        let Ok(Some(rects)) = js::call(self.range.as_ref(), "getClientRects", &[]) else {
+            return;
+        };
+        self.measures += 1;
+        let boxes = js::get(&rects, "length").as_f64().unwrap_or(0.0);
+        if boxes < 1.0 {
+            return;
+        }
+        let may_reorder = text.chars().any(|c| {
+            is_invisible_format(c) || (!c.is_ascii() && crate::policy::drawn::is_right_to_left(c))
+        });
+        if boxes == 1.0 && !may_reorder && !self.drawn_out_of_order(node, &text) {
+            let rect = js::get(&rects, "0").unchecked_into::<DomRect>();
+            self.pieces.push(piece(text, index, 0, &rect));
+            return;
+        }
+        let mut offset = 0u32;
+        for (at, c) in text.chars().enumerate() {
+            let length = c.len_utf16() as u32;
+            let start = offset;
+            offset += length;
+            if c.is_whitespace() || is_invisible_format(c) {
+                continue;
+            }
+            if self.measures >= MAX_MEASURES {
+                return;
+            }
+            let Some(rect) = self.measure(node, start, start + length) else {
+                continue;
+            };
+            self.pieces
+                .push(piece(c.to_string(), index, at as u32, &rect));
+        }
+    }
+
+    /// Whether a one-line node is drawn otherwise than as one run of letters in its order:
+    /// its last letter left of its first (`<bdo dir=rtl>`, a `unicode-bidi: bidi-override`
+    /// ancestor), or its second letter set apart from its first (a `::first-letter` margin,
+    /// which Firefox draws inside the node's one box).
+    fn drawn_out_of_order(&mut self, node: &Node, text: &str) -> bool {
+        let mut letters = Vec::new();
+        let mut offset = 0u32;
+        for c in text.chars() {
+            let length = c.len_utf16() as u32;
+            if !c.is_whitespace() {
+                letters.push((offset, offset + length));
+            }
+            offset += length;
+        }
+        let (Some(&first), Some(&second), Some(&last)) =
+            (letters.first(), letters.get(1), letters.last())
+        else {
+            return false;
+        };
+        let (Some(first), Some(second)) = (
+            self.measure(node, first.0, first.1),
+            self.measure(node, second.0, second.1),
+        ) else {
+            return false;
+        };
+        if second.left() < first.left()
+            || crate::policy::drawn::gap_breaks(
+                second.left() - first.right(),
+                first.height().min(second.height()),
+            )
+        {
+            return true;
+        }
+        self.measure(node, last.0, last.1)
+            .is_some_and(|last| last.left() < first.left())
+    }
+
+    /// The box of `node`'s UTF-16 units `start..end`, if it is drawn with a size.
+    fn measure(&mut self, node: &Node, start: u32, end: u32) -> Option<DomRect> {
+        self.measures += 1;
+        self.range.set_start(node, start).ok()?;
+        self.range.set_end(node, end).ok()?;
+        let rect = self.range.get_bounding_client_rect();
+        (rect.width() > 0.0 || rect.height() > 0.0).then_some(rect)
+    }
+
+    /// Whether text directly in `parent` is seen: shown with some opacity, and its letters
+    /// drawn in a color with some alpha (or outlined, or painting a background through them),
+    /// and not clipped away by a `clip-path` or `clip` on it or an element up to the control.
+    fn is_seen(&mut self, parent: &Element) -> bool {
+        if let Some((last, seen)) = &self.seen {
+            if last == parent {
+                return *seen;
+            }
+        }
+        let seen = self.judge_seen(parent);
+        self.seen = Some((parent.clone(), seen));
+        seen
+    }
+
+    fn judge_seen(&self, parent: &Element) -> bool {
+        let shown = parent
+            .unchecked_ref::<SeenCheck>()
+            .check_visibility_with(&self.options)
+            .ok()
+            .and_then(|value| value.as_bool())
+            .unwrap_or(true);
+        if !shown {
+            return false;
+        }
+        let Some(style) = super::visibility::computed_style(parent) else {
+            return true;
+        };
+        let property = |name: &str| style.get_property_value(name).unwrap_or_default();
+        if is_transparent(&property("-webkit-text-fill-color"))
+            && css_length_is_zero(&property("-webkit-text-stroke-width"))
+            && !paints_through_text(parent)
+        {
+            return false;
+        }
+        let mut current = Some(parent.clone());
+        while let Some(element) = current {
+            if element == self.root {
+                break;
+            }
+            if let Some(style) = super::visibility::computed_style(&element) {
+                let clip_path = style.get_property_value("clip-path").unwrap_or_default();
+                let clip = style.get_property_value("clip").unwrap_or_default();
+                if !matches!(clip_path.as_str(), "none" | "")
+                    || !matches!(clip.as_str(), "auto" | "")
+                {
+                    return false;
+                }
+            }
+            current = element.parent_element();
+        }
+        true
+    }
+}
+
+/// Whether a computed color has no alpha: `transparent`, `rgba(r, g, b, 0)`, `color(… / 0)`.
+fn is_transparent(color: &str) -> bool {
+    let color = color.trim();
+    if color == "transparent" {
+        return true;
+    }
+    let Some(inner) = color.strip_suffix(')') else {
+        return false;
+    };
+    let alpha = if let Some((_, alpha)) = inner.rsplit_once('/') {
+        alpha
+    } else if inner.starts_with("rgba(") && inner.matches(',').count() == 3 {
+        inner.rsplit_once(',').map_or("", |(_, alpha)| alpha)
+    } else {
+        return false;
+    };
+    matches!(alpha.trim(), "0" | "0%" | "0.0")
+}
+
+fn css_length_is_zero(value: &str) -> bool {
+    matches!(value.trim(), "" | "0" | "0px")
+}
+
+/// Whether `element` or an ancestor clips its background to its text (`background-clip:
+/// text`, gradient headings drawn with transparent letters).
+fn paints_through_text(element: &Element) -> bool {
+    let mut current = Some(element.clone());
+    while let Some(element) = current {
+        if let Some(style) = super::visibility::computed_style(&element) {
+            let clip = |name: &str| style.get_property_value(name).unwrap_or_default();
+            if clip("background-clip").contains("text")
+                || clip("-webkit-background-clip").contains("text")
+            {
+                return true;
+            }
+        }
+        current = element.parent_element();
+    }
+    false
+}
+
+fn piece(text: String, node: u32, at: u32, rect: &DomRect) -> Piece {
+    Piece {
+        text,
+        node,
+        at,
+        left: rect.left(),
+        right: rect.right(),
+        top: rect.top(),
+        bottom: rect.bottom(),
+    }
+}

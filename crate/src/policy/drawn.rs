@@ -1,0 +1,322 @@
+//! A control's text read as it is drawn: by where its letters are on the screen, not by their
+//! order in the page.
+//!
+//! The page's order and what the user sees can disagree in ways no style rule lists: letters
+//! drawn right to left (`<bdo dir=rtl>eteled</bdo>` and U+202E show "delete"), pieces put in
+//! another order (`flex-direction: row-reverse`, `order`, a grid, boxes placed absolutely),
+//! letters that take room but are not seen (`opacity: 0`, transparent text: "keep" and
+//! "delete" shown apart), and line breaks the text does not hold (`<wbr>`, U+200B, a soft
+//! hyphen where the line wraps). The DOM layer measures where each piece of text is drawn
+//! (`dom::drawn_text`); this module reads the pieces line by line, left to right, with a break
+//! wherever a gap is drawn. The reading only adds words to judge (`dom::review` judges it
+//! beside the name and the text), so a doubtful gap breaks rather than joins.
+
+/// A piece of text and the box it is drawn in (CSS pixels, the viewport's coordinates).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Piece {
+    /// The text: one character, or a whole text node drawn on one line in its own order.
+    pub text: String,
+    /// Which text node it comes from (numbered in page order) and at which character.
+    pub node: u32,
+    pub at: u32,
+    pub left: f64,
+    pub right: f64,
+    pub top: f64,
+    pub bottom: f64,
+}
+
+impl Piece {
+    fn middle(&self) -> f64 {
+        (self.top + self.bottom) / 2.0
+    }
+
+    fn height(&self) -> f64 {
+        self.bottom - self.top
+    }
+
+    /// Whether the piece comes right after `before` in the same text node.
+    fn follows(&self, before: &Piece) -> bool {
+        self.node == before.node
+            && u64::from(self.at) == u64::from(before.at) + before.text.chars().count() as u64
+    }
+}
+
+/// Whether `c` is a letter of a script written right to left (Hebrew, Arabic, Syriac, Thaana,
+/// N'Ko, Samaritan, Mandaic and their presentation forms, and the historic ones above U+10800).
+pub fn is_right_to_left(c: char) -> bool {
+    matches!(c,
+        '\u{0590}'..='\u{08FF}'
+        | '\u{FB1D}'..='\u{FDFF}'
+        | '\u{FE70}'..='\u{FEFF}'
+        | '\u{10800}'..='\u{10FFF}'
+        | '\u{1E800}'..='\u{1EFFF}')
+}
+
+/// Characters that are never drawn as a letter: the bidirectional controls, zero-width
+/// spaces and joiners, the soft hyphen where the line does not wrap, the byte-order mark.
+pub fn is_invisible_format(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}'
+        | '\u{061C}'
+        | '\u{200B}'..='\u{200F}'
+        | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{206F}'
+        | '\u{FEFF}')
+}
+
+/// The direction a piece's letters are read in, if it has strong letters: `Some(true)` right to
+/// left.
+fn direction(piece: &Piece) -> Option<bool> {
+    piece
+        .text
+        .chars()
+        .find(|c| c.is_alphabetic())
+        .map(is_right_to_left)
+}
+
+/// How far apart two pieces on a line must be drawn to be two words: a little more than
+/// nothing (touching letters are drawn exactly edge to edge), well under a space's width
+/// (about a quarter of the font's size, a fifth of a line's height).
+pub fn gap_breaks(gap: f64, height: f64) -> bool {
+    gap > (0.08 * height).max(1.0)
+}
+
+/// `pieces` (in page order) read as drawn: lines from top to bottom, each from left to right,
+/// pieces drawn apart (or with a space between them) as separate words, words of a
+/// right-to-left script in their own order, and a break wherever a word's letters change from
+/// one direction to the other. Between lines a break, unless the line wrapped in the middle
+/// of a word of one text node (`hyphens: auto`, `word-break: break-all`): there the word is
+/// one word, as the user reads it. Words are one space apart.
+pub fn read_drawn(pieces: &[Piece]) -> String {
+    // Lines: a piece belongs to the first line whose first piece's extent holds its middle.
+    let mut lines: Vec<Vec<&Piece>> = Vec::new();
+    for piece in pieces {
+        if piece.text.is_empty() || piece.height() <= 0.0 {
+            continue;
+        }
+        let middle = piece.middle();
+        match lines.iter_mut().find(|line| {
+            line.first()
+                .is_some_and(|first| first.top <= middle && middle <= first.bottom)
+        }) {
+            Some(line) => line.push(piece),
+            None => lines.push(vec![piece]),
+        }
+    }
+    lines.sort_by(|a, b| {
+        let top = |line: &Vec<&Piece>| line.first().map_or(0.0, |p| p.top);
+        top(a).total_cmp(&top(b))
+    });
+    let mut out = String::new();
+    let mut last_of_line: Option<&Piece> = None;
+    for mut line in lines {
+        // Stable: pieces drawn at the same place (a mark over its letter) keep the page's order.
+        line.sort_by(|a, b| a.left.total_cmp(&b.left));
+        let words = words_of_line(&line);
+        for (index, word) in words.iter().enumerate() {
+            let joins_wrapped = index == 0
+                && last_of_line.is_some_and(|before| {
+                    line.first().is_some_and(|first| {
+                        first.follows(before)
+                            && before
+                                .text
+                                .chars()
+                                .last()
+                                .is_some_and(char::is_alphanumeric)
+                            && first.text.chars().next().is_some_and(char::is_alphanumeric)
+                    })
+                });
+            if !out.is_empty() && !joins_wrapped {
+                out.push(' ');
+            }
+            for piece in word {
+                out.push_str(&piece.text);
+            }
+        }
+        last_of_line = line.last().copied();
+    }
+    // Whitespace inside pieces collapsed, one space between words.
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The words of one line (pieces sorted left to right), each a list of pieces in reading order.
+fn words_of_line<'a>(line: &[&'a Piece]) -> Vec<Vec<&'a Piece>> {
+    let mut words: Vec<Vec<&'a Piece>> = Vec::new();
+    let mut word: Vec<&'a Piece> = Vec::new();
+    let mut word_direction = None;
+    let mut right = f64::NEG_INFINITY;
+    let mut previous: Option<&Piece> = None;
+    for &piece in line {
+        let piece_direction = direction(piece);
+        let breaks = previous.is_some_and(|before| {
+            gap_breaks(piece.left - right, before.height().min(piece.height()))
+                || before.text.ends_with(char::is_whitespace)
+                || piece.text.starts_with(char::is_whitespace)
+        }) || (word_direction.is_some()
+            && piece_direction.is_some()
+            && piece_direction != word_direction);
+        if breaks && !word.is_empty() {
+            words.push(finish(std::mem::take(&mut word), word_direction));
+            word_direction = None;
+            right = f64::NEG_INFINITY;
+        }
+        word_direction = word_direction.or(piece_direction);
+        word.push(piece);
+        right = right.max(piece.right);
+        previous = Some(piece);
+    }
+    if !word.is_empty() {
+        words.push(finish(word, word_direction));
+    }
+    words
+}
+
+/// A word's pieces in reading order: a right-to-left word's from right to left.
+fn finish(mut word: Vec<&Piece>, direction: Option<bool>) -> Vec<&Piece> {
+    if direction == Some(true) {
+        word.reverse();
+    }
+    word
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::indexing_slicing, reason = "tests")]
+    use super::*;
+
+    /// One character per piece, `width` pixels each, on the line at `top`, from `x`.
+    fn letters(text: &str, node: u32, x: f64, top: f64, step: f64) -> Vec<Piece> {
+        text.chars()
+            .enumerate()
+            .map(|(i, c)| {
+                let left = x + step * i as f64;
+                let (left, right) = if step < 0.0 {
+                    (left + step, left)
+                } else {
+                    (left, left + step)
+                };
+                Piece {
+                    text: c.to_string(),
+                    node,
+                    at: i as u32,
+                    left,
+                    right,
+                    top,
+                    bottom: top + 18.0,
+                }
+            })
+            .collect()
+    }
+
+    fn piece(text: &str, node: u32, left: f64, right: f64, top: f64) -> Piece {
+        Piece {
+            text: text.into(),
+            node,
+            at: 0,
+            left,
+            right,
+            top,
+            bottom: top + 18.0,
+        }
+    }
+
+    #[test]
+    fn letters_drawn_right_to_left_read_as_drawn() {
+        // `<bdo dir=rtl>eteled</bdo>`: the first letter drawn rightmost.
+        assert_eq!(read_drawn(&letters("eteled", 0, 60.0, 0.0, -8.0)), "delete");
+    }
+
+    #[test]
+    fn pieces_placed_in_another_order_read_by_place() {
+        // `flex-direction: row-reverse` with "ete" then "del", drawn flush.
+        let pieces = [
+            piece("ete", 0, 24.0, 48.0, 0.0),
+            piece("del", 1, 0.0, 24.0, 0.0),
+        ];
+        assert_eq!(read_drawn(&pieces), "delete");
+    }
+
+    #[test]
+    fn touching_pieces_join_and_a_drawn_gap_breaks() {
+        let flush = [
+            piece("Pay", 0, 0.0, 30.0, 0.0),
+            piece("roll", 1, 30.0, 60.0, 0.0),
+        ];
+        assert_eq!(read_drawn(&flush), "Payroll");
+        let apart = [
+            piece("keep", 0, 0.0, 30.0, 0.0),
+            piece("delete", 1, 33.0, 80.0, 0.0),
+        ];
+        assert_eq!(read_drawn(&apart), "keep delete");
+        let spaced = [
+            piece("keep ", 0, 0.0, 34.0, 0.0),
+            piece("delete", 1, 34.0, 80.0, 0.0),
+        ];
+        assert_eq!(read_drawn(&spaced), "keep delete");
+    }
+
+    #[test]
+    fn lines_break_words_unless_one_word_wrapped_inside_its_node() {
+        // `keep<wbr>delete` wrapped: two nodes, two lines.
+        let wbr = [
+            piece("keep", 0, 0.0, 30.0, 0.0),
+            piece("delete", 1, 0.0, 40.0, 20.0),
+        ];
+        assert_eq!(read_drawn(&wbr), "keep delete");
+        // "Repayment" hyphenated by the browser: one node, the letters follow each other.
+        let mut hyphenated = letters("Repay", 0, 0.0, 0.0, 8.0);
+        let mut rest = letters("ment", 0, 0.0, 20.0, 8.0);
+        for (i, p) in rest.iter_mut().enumerate() {
+            p.at = 5 + i as u32;
+        }
+        hyphenated.append(&mut rest);
+        assert_eq!(read_drawn(&hyphenated), "Repayment");
+        // A zero-width space where it wraps: the letters around it do not follow each other.
+        let mut zwsp = letters("keep", 0, 0.0, 0.0, 8.0);
+        let mut rest = letters("delete", 0, 0.0, 20.0, 8.0);
+        for (i, p) in rest.iter_mut().enumerate() {
+            p.at = 5 + i as u32;
+        }
+        zwsp.append(&mut rest);
+        assert_eq!(read_drawn(&zwsp), "keep delete");
+    }
+
+    #[test]
+    fn lines_are_read_top_to_bottom_whatever_the_page_order() {
+        let pieces = [
+            piece("account", 0, 0.0, 50.0, 20.0),
+            piece("Delete", 1, 0.0, 40.0, 0.0),
+        ];
+        assert_eq!(read_drawn(&pieces), "Delete account");
+    }
+
+    #[test]
+    fn right_to_left_words_keep_their_order_and_a_change_of_direction_breaks() {
+        // Hebrew "שלום" drawn right to left: read in its own order.
+        assert_eq!(read_drawn(&letters("שלום", 0, 40.0, 0.0, -8.0)), "שלום");
+        // Hebrew letters glued to reversed Latin ones cannot turn the Latin word around.
+        let mut mixed = letters("eteled", 0, 100.0, 0.0, -8.0);
+        let mut hebrew = letters("אבג", 0, 52.0, 0.0, -8.0);
+        for (i, p) in hebrew.iter_mut().enumerate() {
+            p.at = 6 + i as u32;
+        }
+        mixed.append(&mut hebrew);
+        let read = read_drawn(&mixed);
+        assert!(read.split(' ').any(|word| word == "delete"), "{read}");
+    }
+
+    #[test]
+    fn empty_and_flat_pieces_are_passed_over() {
+        let pieces = [
+            piece("keep", 0, 0.0, 30.0, 0.0),
+            Piece {
+                bottom: 0.0,
+                ..piece("x", 1, 30.0, 30.0, 0.0)
+            },
+            piece("", 2, 30.0, 30.0, 0.0),
+            piece("sake", 3, 30.0, 60.0, 0.0),
+        ];
+        assert_eq!(read_drawn(&pieces), "keepsake");
+    }
+}
