@@ -185,3 +185,38 @@ fn ascii_folding_refuses_the_header_words_as_to_lowercase_did() {
         }
     }
 }
+
+/// An editor inside a message is that message's edit box (the user editing an older turn),
+/// never the composer the extension writes its lines into; an edit box a site draws in place
+/// of its message comes before the composer, which follows the conversation (red team
+/// redgate, session 17: the generic `div.ProseMirror[contenteditable=true]` took the first
+/// editor on the page).
+#[wasm_bindgen_test]
+fn an_older_turns_edit_box_is_never_taken_for_the_composer() {
+    let profile = |name: &str| {
+        bai::chat::sites::SITES
+            .iter()
+            .find(|profile| profile.name == name)
+            .unwrap()
+    };
+    let inside = r#"<div data-message-author-role="user" data-message-id="u1"><div class="ProseMirror" contenteditable="true" id="edit-box">old question</div></div>
+        <div data-message-author-role="assistant" data-message-id="a1"><div class="markdown">answer</div></div>
+        <form><div class="ProseMirror" contenteditable="true" id="composer"><p></p></div></form>"#;
+    with_markup(inside, |document| {
+        let found = profile("chatgpt").find_composer(document).unwrap();
+        assert_eq!(found.id(), "composer");
+    });
+    let in_place = r#"<div data-is-streaming="false"><p>answer</p></div>
+        <fieldset><div class="ProseMirror" contenteditable="true" id="edit-box">old question</div></fieldset>
+        <div data-is-streaming="false"><p>answer</p></div>
+        <fieldset><div class="ProseMirror" contenteditable="true" id="composer"><p></p></div></fieldset>"#;
+    with_markup(in_place, |document| {
+        let found = profile("claude").find_composer(document).unwrap();
+        assert_eq!(found.id(), "composer");
+    });
+    // Only an edit box: no composer.
+    let only_edit = r#"<div data-message-author-role="user" data-message-id="u1"><div class="ProseMirror" contenteditable="true">old question</div></div>"#;
+    with_markup(only_edit, |document| {
+        assert!(profile("chatgpt").find_composer(document).is_none());
+    });
+}

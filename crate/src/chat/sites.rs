@@ -3,6 +3,7 @@
 //! table is the only thing to update. Anchor on data attributes, element names and roles; class
 //! names only where a site has nothing else (Open WebUI, Copilot).
 
+use wasm_bindgen::JsCast;
 use web_sys::{Document, Element};
 
 use super::calls;
@@ -529,8 +530,27 @@ impl SiteProfile {
     }
 
     /// The composer, by the first selector that matches.
+    ///
+    /// For the first selector that matches an editor outside every message, the last such
+    /// editor: an editor inside a message is that message's edit box (the user editing an older
+    /// turn), never the composer, and an edit box a site draws in place of its message still
+    /// comes before the composer, which follows the conversation (red team redgate, session
+    /// 17: the generic `div.ProseMirror[contenteditable=true]` took the first editor on the
+    /// page, where the extension would have written its lines).
     pub fn find_composer(&self, document: &Document) -> Option<Element> {
-        first_match(document, self.composer_selectors)
+        let messages = join(self.message_selectors, ", ");
+        self.composer_selectors.iter().find_map(|selector| {
+            let found = document.query_selector_all(selector).ok()?;
+            (0..found.length())
+                .rev()
+                .filter_map(|i| found.item(i))
+                // A node type check, not `instanceof`: the page's realm is not the module's.
+                .filter(|node| node.node_type() == web_sys::Node::ELEMENT_NODE)
+                .map(|node| node.unchecked_into::<Element>())
+                .find(|editor| {
+                    messages.is_empty() || editor.closest(&messages).ok().flatten().is_none()
+                })
+        })
     }
 
     /// The first message selector that matches any element, if one does.
