@@ -1051,3 +1051,55 @@ async fn a_first_letter_drawn_apart_is_a_word_apart() {
     assert_eq!(review_auto(&click("#first-flush")).await, allow());
     drop(f);
 }
+
+/// Options and radio buttons are read as drawn too: a custom list's option or a radio's label
+/// drawn "delete" right to left asks when chosen by `select_option` or an arrow key, as the
+/// same list or group written plainly does; one drawn "keep" does not.
+#[wasm_bindgen_test]
+async fn options_and_radios_drawn_reversed_ask() {
+    let f = Fixture::mount(
+        r#"<div id="reversed-list" role="listbox" aria-label="Photos" tabindex="0">
+             <div role="option" data-value="c">Move the photos to the shared family album for later</div>
+             <div role="option" data-value="b"><bdo dir="rtl">peek</bdo></div>
+             <div role="option" data-value="a"><bdo dir="rtl">eteled</bdo></div>
+           </div>
+           <div id="plain-list" role="listbox" aria-label="Photos" tabindex="0">
+             <div role="option" data-value="c">Move the photos to the shared family album for later</div>
+             <div role="option" data-value="b">keep</div>
+             <div role="option" data-value="a">delete</div>
+           </div>
+           <fieldset><input type="radio" name="reversed" id="rv-keep" aria-label="Keep" checked>
+             <label><input type="radio" name="reversed" id="rv-delete"><bdo dir="rtl">eteled</bdo></label></fieldset>
+           <fieldset><input type="radio" name="kept" id="kv-keep" aria-label="Keep" checked>
+             <label><input type="radio" name="kept" id="kv-other"><bdo dir="rtl">peek</bdo></label></fieldset>"#,
+    )
+    .unwrap();
+    assert_eq!(
+        bai::dom::accname::accessible_name(&f.find("#rv-delete").unwrap()),
+        "eteled"
+    );
+    let choose = |list: &str, value: &str| Action::SelectOption {
+        selector: Selector::css(list),
+        option: value.into(),
+    };
+    assert_eq!(
+        review_auto(&choose("#reversed-list", "a")).await,
+        ask("risky_click")
+    );
+    assert_eq!(
+        review_auto(&choose("#plain-list", "a")).await,
+        ask("risky_click")
+    );
+    // Judged as the same list written plainly is.
+    assert_eq!(review_auto(&choose("#plain-list", "b")).await, allow());
+    assert_eq!(review_auto(&choose("#reversed-list", "b")).await, allow());
+    assert_eq!(
+        review_auto(&press(Key::ArrowDown, Some("#rv-keep"))).await,
+        ask("risky_click")
+    );
+    assert_eq!(
+        review_auto(&press(Key::ArrowDown, Some("#kv-keep"))).await,
+        allow()
+    );
+    drop(f);
+}

@@ -717,17 +717,30 @@ fn runs_of(element: &Element, name: &str, joined: &str, limit: usize) -> Vec<Str
     runs
 }
 
-/// `element`'s name as an inner control is judged by it: when read in runs it has other words
-/// ([`accessible_name_in_runs`]), those follow in parentheses ("keepdelete (keep delete)"),
-/// one entry, so that no other control's name is pushed out of the bounded list.
+/// `element`'s name as an inner control is judged by it: when read in runs or as its text is
+/// drawn it has other words ([`accessible_name_in_runs`], `dom::drawn_text`), those follow in
+/// parentheses ("keepdelete (keep delete)"), one entry, so that no other control's name is
+/// pushed out of the bounded list.
 fn inner_name(element: &Element) -> String {
     let name = accessible_name(element);
-    let runs = accessible_name_in_runs(element);
-    if runs.split_whitespace().eq(name.split_whitespace()) {
-        name
-    } else {
-        format!("{} ({})", name.trim(), runs.trim())
+    let mut out = name.trim().to_owned();
+    let mut others: Vec<String> = Vec::new();
+    // Read in runs, and its text as drawn (`dom::drawn_text`).
+    for reading in [
+        accessible_name_in_runs(element),
+        super::secret::drawn_text_without_secrets(element),
+    ] {
+        let differs = !reading.split_whitespace().eq(name.split_whitespace());
+        if differs && !reading.trim().is_empty() && !others.contains(&reading) {
+            others.push(reading);
+        }
     }
+    for other in others {
+        out.push_str(" (");
+        out.push_str(other.trim());
+        out.push(')');
+    }
+    out
 }
 
 /// The absolute address a form is sent to. Read from the attribute and resolved like a link,

@@ -43,6 +43,7 @@ use super::{
 };
 use crate::dom::accname::{accessible_name_in_runs, accessible_name_with};
 use crate::dom::describe::describe;
+use crate::dom::drawn_text::drawn_text_skipping;
 use crate::dom::error::ActionError;
 use crate::dom::js;
 use crate::dom::matching::normalize_whitespace;
@@ -369,7 +370,8 @@ pub fn option_preview(found: &Element, wanted: &str) -> Result<Option<Vec<String
         }
     };
     // Each option's name read in runs too (`accessible_name_in_runs`): markup that glues a
-    // risky word to another ("keep" + a "delete" shown apart) does not hide it from the review.
+    // risky word to another ("keep" + a "delete" shown apart) does not hide it from the review;
+    // and its text as drawn (`dom::drawn_text`: reversed, reordered or unseen letters).
     if element.local_name() == "select" {
         let (option, _) = native_option(element.unchecked_ref(), wanted)?;
         push(option.label());
@@ -384,6 +386,7 @@ pub fn option_preview(found: &Element, wanted: &str) -> Result<Option<Vec<String
         let (option, name) = listbox_option(&root, &element, wanted)?;
         push(name);
         push(accessible_name_in_runs(&option));
+        push(drawn_text_skipping(&option, &|_| false));
         return Ok(Some(names));
     }
     let opener = if is_opener(&element) {
@@ -409,6 +412,7 @@ pub fn option_preview(found: &Element, wanted: &str) -> Result<Option<Vec<String
                 if let Ok((option, name)) = listbox_option(&root, &listbox, wanted) {
                     push(name);
                     push(accessible_name_in_runs(&option));
+                    push(drawn_text_skipping(&option, &|_| false));
                     return Ok(Some(names));
                 }
             }
@@ -578,6 +582,10 @@ async fn click_option(
         let runs = normalize_whitespace(&accessible_name_in_runs(&option));
         if !runs.is_empty() && runs != name {
             reviewed.recheck_option(&runs)?;
+        }
+        let drawn = drawn_text_skipping(&option, &|_| false);
+        if !drawn.is_empty() && drawn != name && drawn != runs {
+            reviewed.recheck_option(&drawn)?;
         }
     }
     if is_disabled(&option) || option.get_attribute("aria-disabled").as_deref() == Some("true") {

@@ -141,9 +141,15 @@ fn option_facts(option: &Element) -> TargetFacts {
     let link = is_link(option);
     let name = accessible_name(option);
     // Its name read in runs too (the words markup glues: "keep" + a "delete" shown apart).
-    let runs = crate::policy::runs::glued_runs(&accessible_name_in_runs(option), &name)
-        .into_iter()
-        .collect();
+    let mut runs: Vec<String> =
+        crate::policy::runs::glued_runs(&accessible_name_in_runs(option), &name)
+            .into_iter()
+            .collect();
+    // And as drawn (`dom::drawn_text`: reversed, reordered or unseen letters).
+    runs.extend(crate::policy::runs::glued_runs(
+        &crate::dom::drawn_text::drawn_text_skipping(option, &|_| false),
+        &name,
+    ));
     TargetFacts {
         name,
         runs,
