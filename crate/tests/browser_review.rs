@@ -955,13 +955,15 @@ async fn text_is_judged_as_it_is_drawn() {
     assert_eq!(name("#opacity"), "keepxxdelete");
     assert_eq!(name("#wbr"), "keepdelete");
     // The drawn reading, as the browser draws it.
-    let drawn = |css: &str| bai::dom::secret::drawn_text_without_secrets(&f.find(css).unwrap());
+    let drawn =
+        |css: &str| bai::dom::secret::drawn_text_without_secrets(&f.find(css).unwrap()).text;
     assert_eq!(drawn("#bdo"), "delete");
     assert_eq!(drawn("#reverse"), "delete");
     assert_eq!(drawn("#opacity"), "keep delete");
     assert_eq!(drawn("#wbr"), "keep delete");
     assert_eq!(drawn("#gradient"), "Bookshelf");
-    assert_eq!(drawn("#break-all"), "Repayment");
+    // Read whole, and (a wrap can show two words) at every line break too.
+    assert!(drawn("#break-all").starts_with("Repayment |"));
     assert_eq!(drawn("#wrapping"), "Save the photos to the album");
     for css in [
         "#bdo",
@@ -1014,7 +1016,8 @@ async fn a_first_letter_drawn_apart_is_a_word_apart() {
               <span id="first-flush" role="button" tabindex="0" style="display: inline-block">xdelete</span></p>"#,
     )
     .unwrap();
-    let drawn = |css: &str| bai::dom::secret::drawn_text_without_secrets(&f.find(css).unwrap());
+    let drawn =
+        |css: &str| bai::dom::secret::drawn_text_without_secrets(&f.find(css).unwrap()).text;
     // Where the browser draws the second letter: past the first's right edge, or at it.
     let text = f.find("#first-letter").unwrap().first_child().unwrap();
     let range = web_sys::window()
@@ -1101,5 +1104,55 @@ async fn options_and_radios_drawn_reversed_ask() {
         review_auto(&press(Key::ArrowDown, Some("#kv-keep"))).await,
         allow()
     );
+    drop(f);
+}
+
+/// The drawn reading is judged whole, not only where it splits a word of the text, and reads
+/// what the user sees in more layouts (red team red4, session 18): a reversed "delete" with a
+/// hidden, negated copy later in the text; an icon taller than the two lines beside it; letters
+/// set apart one per box; a word shown over another by a `break-all` wrap; a clip that clips
+/// nothing; a transparent fill painted by a shadow; a negation moved off the screen; a decoy
+/// letter nearly invisible and of no width. A badge drawn after the title and a right-to-left
+/// label ending in a Latin word stay allowed.
+#[wasm_bindgen_test]
+async fn the_drawn_reading_is_judged_whole_and_in_more_layouts() {
+    let f = Fixture::mount(
+        r#"<p><button id="negated-copy" type="button"><bdo dir="rtl">eteled</bdo><span style="font-size: 0"> never delete</span></button>
+              <button id="tall-icon" type="button" style="display: inline-flex; align-items: center"><span style="font-size: 60px">&#x2B1B;</span><span><bdo dir="rtl">eteled</bdo><br>all photos</span></button>
+              <button id="spaced" type="button" style="display: inline-flex; flex-direction: row-reverse; gap: 0.25em"><span>E</span><span>T</span><span>E</span><span>L</span><span>E</span><span>D</span></button>
+              <button id="wrapped-over" type="button" style="width: 7ch; word-break: break-all; font-family: monospace">DELETEPHOTOS</button></p>
+           <p><button id="no-clip" type="button"><bdo dir="rtl">et<span style="clip-path: inset(-10px)">e</span>led</bdo></button>
+              <button id="shadowed" type="button"><bdo dir="rtl">et<span style="color: transparent; text-shadow: 0 0 0 #000">e</span>led</bdo></button>
+              <button id="off-screen" type="button"><span style="position: absolute; left: -9999px">never</span> Delete</button>
+              <button id="decoy" type="button">de<span style="opacity: 0.001; display: inline-block; width: 0">x</span>lete</button></p>
+           <p><a id="badge" href="/books/12"><span style="float: right">$12</span> Children's picture book</a></p>
+           <div dir="rtl"><button id="rtl-label" type="button">&#x5DE;&#x5E2;&#x5E7;&#x5D1; &#x5D0;&#x5D7;&#x5E8; Order</button></div>"#,
+    )
+    .unwrap();
+    for css in [
+        "#negated-copy",
+        "#tall-icon",
+        "#spaced",
+        "#wrapped-over",
+        "#no-clip",
+        "#shadowed",
+        "#off-screen",
+        "#decoy",
+    ] {
+        let drawn = bai::dom::secret::drawn_text_without_secrets(&f.find(css).unwrap()).text;
+        assert_eq!(
+            review_auto(&click(css)).await,
+            ask("risky_click"),
+            "{css}: drawn {drawn:?}"
+        );
+    }
+    for css in ["#badge", "#rtl-label"] {
+        let drawn = bai::dom::secret::drawn_text_without_secrets(&f.find(css).unwrap()).text;
+        assert_eq!(
+            review_auto(&click(css)).await,
+            allow(),
+            "{css}: drawn {drawn:?}"
+        );
+    }
     drop(f);
 }

@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::{DomRect, Element, Node, Range};
 
 use super::js;
-use super::tree::{as_element, children};
+use super::tree::{ShadowAccess, as_element, children};
 use crate::policy::drawn::{Piece, is_invisible_format, read_drawn};
 
 /// Boxes measured per control at most (about 1 ms in either browser for a short label's
@@ -28,14 +28,25 @@ extern "C" {
     fn check_visibility_with(this: &SeenCheck, options: &JsValue) -> Result<JsValue, JsValue>;
 }
 
+/// A control's text as drawn.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Drawn {
+    /// The reading ([`read_drawn`]).
+    pub text: String,
+    /// Whether some of the text was not read: past [`MAX_MEASURES`] boxes or deeper than the
+    /// walk goes. The review then asks (`text_too_long`) rather than judging part of it.
+    pub cut: bool,
+}
+
 /// `element`'s text as it is drawn, read by [`read_drawn`]; its elements that `skip` says (secret
-/// fields) and what is inside them are left out, `<script>` and `<style>` too.
-pub fn drawn_text_skipping(element: &Element, skip: &dyn Fn(&Element) -> bool) -> String {
+/// fields) and what is inside them are left out, `<script>` and `<style>` too, and text drawn
+/// far outside the element's box (moved off the screen: not seen).
+pub fn drawn_text_skipping(element: &Element, skip: &dyn Fn(&Element) -> bool) -> Drawn {
     let Some(document) = element.owner_document() else {
-        return String::new();
+        return Drawn::default();
     };
     let Ok(range) = document.create_range() else {
-        return String::new();
+        return Drawn::default();
     };
     let options = js_sys::Object::new();
     js::put(&options, "opacityProperty", &JsValue::TRUE);
@@ -45,13 +56,32 @@ pub fn drawn_text_skipping(element: &Element, skip: &dyn Fn(&Element) -> bool) -
         skip,
         range,
         options: options.into(),
+        shadow: ShadowAccess::detect(),
         pieces: Vec::new(),
         nodes: 0,
         measures: 0,
+        cut: false,
         seen: None,
     };
     walk.collect(element.as_ref(), 0);
-    read_drawn(&walk.pieces)
+    // Around the element's box, as far again as its height (a badge drawn beside it counts).
+    let rect = element.get_bounding_client_rect();
+    let margin = rect.height().max(32.0);
+    let near = |piece: &Piece| {
+        let (x, y) = (
+            (piece.left + piece.right) / 2.0,
+            (piece.top + piece.bottom) / 2.0,
+        );
+        x >= rect.left() - margin
+            && x <= rect.right() + margin
+            && y >= rect.top() - margin
+            && y <= rect.bottom() + margin
+    };
+    let pieces: Vec<Piece> = walk.pieces.into_iter().filter(near).collect();
+    Drawn {
+        text: read_drawn(&pieces),
+        cut: walk.cut,
+    }
 }
 
 struct Walk<'a> {
@@ -60,10 +90,12 @@ struct Walk<'a> {
     range: Range,
     /// `{opacityProperty: true, visibilityProperty: true}`.
     options: JsValue,
+    shadow: ShadowAccess,
     pieces: Vec<Piece>,
     /// Text nodes numbered so far.
     nodes: u32,
     measures: usize,
+    cut: bool,
     /// The last parent element asked whether its text is seen, and the answer (text nodes
     /// side by side share their parent).
     seen: Option<(Element, bool)>,
@@ -72,6 +104,7 @@ struct Walk<'a> {
 impl Walk<'_> {
     fn collect(&mut self, node: &Node, depth: u32) {
         if depth > 256 || self.measures >= MAX_MEASURES {
+            self.cut = true;
             return;
         }
         if node.node_type() == Node::TEXT_NODE {
@@ -82,9 +115,9 @@ impl Walk<'_> {
             if (self.skip)(element) || matches!(element.local_name().as_str(), "script" | "style") {
                 return;
             }
-            // An open shadow tree draws the element's content (its slots place the children,
-            // whose boxes say where).
-            if let Some(shadow) = element.shadow_root() {
+            // A shadow tree draws the element's content (its slots place the children, whose
+            // boxes say where); closed ones too where the browser lets an extension open them.
+            if let Some(shadow) = self.shadow.shadow_root(element) {
                 for child in children(shadow.as_ref()) {
                     self.collect(&child, depth + 1);
                 }
@@ -138,6 +171,7 @@ impl Walk<'_> {
                 continue;
             }
             if self.measures >= MAX_MEASURES {
+                self.cut = true;
                 return;
             }
             let Some(rect) = self.measure(node, start, start + length) else {
@@ -194,9 +228,13 @@ impl Walk<'_> {
         (rect.width() > 0.0 || rect.height() > 0.0).then_some(rect)
     }
 
-    /// Whether text directly in `parent` is seen: shown with some opacity, and its letters
-    /// drawn in a color with some alpha (or outlined, or painting a background through them),
-    /// and not clipped away by a `clip-path` or `clip` on it or an element up to the control.
+    /// Whether text directly in `parent` is seen: shown (not `visibility: hidden`, not
+    /// `opacity: 0`), at a size one can read, with an opacity up to the control, a color and a
+    /// filter that leave it visible (or outlined, shadowed, or painting a background through
+    /// it), and not clipped away as screen-reader-only text is (a zero `clip` rectangle, a
+    /// `clip-path` inset by half or more, a zero circle) on it or an element up to the control.
+    /// Nearly invisible counts as unseen (red team red4, session 18: `opacity: 0.001`, an alpha
+    /// of 0.004, `filter: opacity(0)`, 1-pixel letters between "de" and "lete").
     fn is_seen(&mut self, parent: &Element) -> bool {
         if let Some((last, seen)) = &self.seen {
             if last == parent {
@@ -222,25 +260,29 @@ impl Walk<'_> {
             return true;
         };
         let property = |name: &str| style.get_property_value(name).unwrap_or_default();
-        if is_transparent(&property("-webkit-text-fill-color"))
+        if css_pixels(&property("font-size")).is_some_and(|size| size < 4.0) {
+            return false;
+        }
+        if is_faint(&property("-webkit-text-fill-color"))
             && css_length_is_zero(&property("-webkit-text-stroke-width"))
+            && matches!(property("text-shadow").as_str(), "none" | "")
             && !paints_through_text(parent)
         {
             return false;
         }
+        let mut opacity = 1.0;
         let mut current = Some(parent.clone());
         while let Some(element) = current {
-            if element == self.root {
-                break;
-            }
             if let Some(style) = super::visibility::computed_style(&element) {
-                let clip_path = style.get_property_value("clip-path").unwrap_or_default();
-                let clip = style.get_property_value("clip").unwrap_or_default();
-                if !matches!(clip_path.as_str(), "none" | "")
-                    || !matches!(clip.as_str(), "auto" | "")
-                {
+                let property = |name: &str| style.get_property_value(name).unwrap_or_default();
+                opacity *= number(&property("opacity")).unwrap_or(1.0);
+                opacity *= filter_opacity(&property("filter"));
+                if opacity < 0.1 || clips_away(&property("clip"), &property("clip-path")) {
                     return false;
                 }
+            }
+            if element == self.root {
+                break;
             }
             current = element.parent_element();
         }
@@ -248,8 +290,72 @@ impl Walk<'_> {
     }
 }
 
-/// Whether a computed color has no alpha: `transparent`, `rgba(r, g, b, 0)`, `color(… / 0)`.
-fn is_transparent(color: &str) -> bool {
+/// A number written in CSS ("0.5"), read by JavaScript's `parseFloat` (Rust's float parsing
+/// would bring its float code into the executor).
+fn number(value: &str) -> Option<f64> {
+    let value = value.trim();
+    if value.is_empty() {
+        return None;
+    }
+    let parsed = js_sys::parse_float(value);
+    parsed.is_finite().then_some(parsed)
+}
+
+/// A computed length in pixels ("4px").
+fn css_pixels(value: &str) -> Option<f64> {
+    number(value.trim().strip_suffix("px")?)
+}
+
+/// The opacity a computed `filter` leaves: the product of its `opacity(…)` functions (a number
+/// or a percentage).
+fn filter_opacity(filter: &str) -> f64 {
+    let mut opacity = 1.0;
+    let mut rest = filter;
+    while let Some(at) = rest.find("opacity(") {
+        rest = rest.get(at + "opacity(".len()..).unwrap_or_default();
+        let argument = rest.split(')').next().unwrap_or_default().trim();
+        let value = match argument.strip_suffix('%') {
+            Some(percent) => number(percent).map(|p| p / 100.0),
+            None => number(argument),
+        };
+        opacity *= value.unwrap_or(1.0);
+    }
+    opacity
+}
+
+/// Whether a computed `clip` or `clip-path` hides what it clips, as screen-reader-only text is
+/// hidden: a `rect()` one pixel or less across, an `inset()` of half or more, a circle or
+/// ellipse of no size. Other clips leave text seen (a shape drawn around a button).
+fn clips_away(clip: &str, clip_path: &str) -> bool {
+    if let Some(inner) = clip.trim().strip_prefix("rect(") {
+        let values: Vec<f64> = inner
+            .trim_end_matches(')')
+            .split([',', ' '])
+            .filter(|value| !value.is_empty())
+            .map(|value| css_pixels(value).unwrap_or(0.0))
+            .collect();
+        if let [top, right, bottom, left] = values[..] {
+            if right - left <= 1.0 || bottom - top <= 1.0 {
+                return true;
+            }
+        }
+    }
+    let path = clip_path.trim();
+    if let Some(inner) = path.strip_prefix("inset(") {
+        let first = inner.split([' ', ')']).next().unwrap_or_default();
+        if let Some(percent) = first.strip_suffix('%').and_then(number) {
+            return percent >= 50.0;
+        }
+    }
+    ["circle(0", "ellipse(0"].iter().any(|zero| {
+        path.strip_prefix(zero)
+            .is_some_and(|rest| rest.starts_with(['p', '%', ' ', ')']))
+    })
+}
+
+/// Whether a computed color is (nearly) transparent: `transparent`, or an alpha under 0.1
+/// (`rgba(r, g, b, a)`, `color(… / a)`).
+fn is_faint(color: &str) -> bool {
     let color = color.trim();
     if color == "transparent" {
         return true;
@@ -264,7 +370,12 @@ fn is_transparent(color: &str) -> bool {
     } else {
         return false;
     };
-    matches!(alpha.trim(), "0" | "0%" | "0.0")
+    let alpha = alpha.trim();
+    let value = match alpha.strip_suffix('%') {
+        Some(percent) => number(percent).map(|p| p / 100.0),
+        None => number(alpha),
+    };
+    value.is_some_and(|value| value < 0.1)
 }
 
 fn css_length_is_zero(value: &str) -> bool {

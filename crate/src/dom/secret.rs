@@ -648,9 +648,9 @@ pub fn text_runs_without_secrets(element: &Element, max_bytes: usize) -> String 
 }
 
 /// `element`'s text as it is drawn (`dom::drawn_text`), without secret fields' text.
-pub fn drawn_text_without_secrets(element: &Element) -> String {
+pub fn drawn_text_without_secrets(element: &Element) -> super::drawn_text::Drawn {
     if is_secret_or_inside(element) {
-        return String::new();
+        return super::drawn_text::Drawn::default();
     }
     if !holds_text_field(element) {
         return super::drawn_text::drawn_text_skipping(element, &|_| false);

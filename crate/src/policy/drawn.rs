@@ -82,42 +82,66 @@ pub fn gap_breaks(gap: f64, height: f64) -> bool {
     gap > (0.08 * height).max(1.0)
 }
 
-/// `pieces` (in page order) read as drawn: lines from top to bottom, each from left to right,
-/// pieces drawn apart (or with a space between them) as separate words, words of a
-/// right-to-left script in their own order, and a break wherever a word's letters change from
-/// one direction to the other. Between lines a break, unless the line wrapped in the middle
-/// of a word of one text node (`hyphens: auto`, `word-break: break-all`): there the word is
-/// one word, as the user reads it. Words are one space apart.
+/// `pieces` (in page order) read as drawn: lines from top to bottom, each in its direction (left
+/// to right unless at least half its words are of a right-to-left script), pieces drawn apart (or with
+/// a space between them) as separate words, words of a right-to-left script in their own order,
+/// and a break wherever a word's letters change from one direction to the other. Between lines
+/// a break, unless the line wrapped in the middle of a word of one text node (`hyphens: auto`,
+/// `word-break: break-all`): there the word is read whole, and where that happened the reading
+/// with a break there follows too, after " | " (a wrap can also show two words: "DELETE" over
+/// "PHOTOS"). Words are one space apart.
 pub fn read_drawn(pieces: &[Piece]) -> String {
-    // Lines: a piece belongs to the first line whose first piece's extent holds its middle.
-    let mut lines: Vec<Vec<&Piece>> = Vec::new();
+    // Lines: a piece joins the line whose middle is less than half the smaller of their heights
+    // from its own, so that a tall piece (an icon beside two lines of text) joins neither.
+    struct Line<'a> {
+        pieces: Vec<&'a Piece>,
+        middle: f64,
+        height: f64,
+    }
+    let mut lines: Vec<Line<'_>> = Vec::new();
     for piece in pieces {
         if piece.text.is_empty() || piece.height() <= 0.0 {
             continue;
         }
-        let middle = piece.middle();
-        match lines.iter_mut().find(|line| {
-            line.first()
-                .is_some_and(|first| first.top <= middle && middle <= first.bottom)
-        }) {
-            Some(line) => line.push(piece),
-            None => lines.push(vec![piece]),
+        let (middle, height) = (piece.middle(), piece.height());
+        match lines
+            .iter_mut()
+            .find(|line| (line.middle - middle).abs() < 0.5 * line.height.min(height))
+        {
+            Some(line) => {
+                line.pieces.push(piece);
+                line.height = line.height.min(height);
+            }
+            None => lines.push(Line {
+                pieces: vec![piece],
+                middle,
+                height,
+            }),
         }
     }
-    lines.sort_by(|a, b| {
-        let top = |line: &Vec<&Piece>| line.first().map_or(0.0, |p| p.top);
-        top(a).total_cmp(&top(b))
-    });
-    let mut out = String::new();
+    lines.sort_by(|a, b| a.middle.total_cmp(&b.middle));
+    let mut joined = String::new();
+    let mut split = String::new();
     let mut last_of_line: Option<&Piece> = None;
-    for mut line in lines {
+    for line in &mut lines {
         // Stable: pieces drawn at the same place (a mark over its letter) keep the page's order.
-        line.sort_by(|a, b| a.left.total_cmp(&b.left));
-        let words = words_of_line(&line);
+        line.pieces.sort_by(|a, b| a.left.total_cmp(&b.left));
+        let mut words = words_of_line(&line.pieces);
+        let right_to_left = words
+            .iter()
+            .filter(|word| word_direction(word) == Some(true))
+            .count();
+        let left_to_right = words
+            .iter()
+            .filter(|word| word_direction(word) == Some(false))
+            .count();
+        if right_to_left > 0 && right_to_left >= left_to_right {
+            words.reverse();
+        }
         for (index, word) in words.iter().enumerate() {
             let joins_wrapped = index == 0
                 && last_of_line.is_some_and(|before| {
-                    line.first().is_some_and(|first| {
+                    word.first().is_some_and(|first| {
                         first.follows(before)
                             && before
                                 .text
@@ -127,17 +151,32 @@ pub fn read_drawn(pieces: &[Piece]) -> String {
                             && first.text.chars().next().is_some_and(char::is_alphanumeric)
                     })
                 });
-            if !out.is_empty() && !joins_wrapped {
-                out.push(' ');
+            if !joined.is_empty() && !joins_wrapped {
+                joined.push(' ');
+            }
+            if !split.is_empty() {
+                split.push(' ');
             }
             for piece in word {
-                out.push_str(&piece.text);
+                joined.push_str(&piece.text);
+                split.push_str(&piece.text);
             }
         }
-        last_of_line = line.last().copied();
+        last_of_line = words.last().and_then(|word| word.last()).copied();
     }
     // Whitespace inside pieces collapsed, one space between words.
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    let joined = joined.split_whitespace().collect::<Vec<_>>().join(" ");
+    let split = split.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined == split {
+        joined
+    } else {
+        format!("{joined} | {split}")
+    }
+}
+
+/// The direction of a word's letters (its first strong letter's): `Some(true)` right to left.
+fn word_direction(word: &[&Piece]) -> Option<bool> {
+    word.iter().find_map(|piece| direction(piece))
 }
 
 /// The words of one line (pieces sorted left to right), each a list of pieces in reading order.
@@ -271,7 +310,7 @@ mod tests {
             p.at = 5 + i as u32;
         }
         hyphenated.append(&mut rest);
-        assert_eq!(read_drawn(&hyphenated), "Repayment");
+        assert_eq!(read_drawn(&hyphenated), "Repayment | Repay ment");
         // A zero-width space where it wraps: the letters around it do not follow each other.
         let mut zwsp = letters("keep", 0, 0.0, 0.0, 8.0);
         let mut rest = letters("delete", 0, 0.0, 20.0, 8.0);
@@ -280,6 +319,30 @@ mod tests {
         }
         zwsp.append(&mut rest);
         assert_eq!(read_drawn(&zwsp), "keep delete");
+    }
+
+    #[test]
+    fn a_tall_piece_beside_two_lines_joins_neither() {
+        // A 60-pixel icon, then two lines of text beside it (red team red4, session 18).
+        let pieces = [
+            Piece {
+                bottom: 60.0,
+                ..piece("🗑", 0, 0.0, 40.0, 0.0)
+            },
+            piece("delete", 1, 44.0, 90.0, 10.0),
+            piece("all photos", 2, 44.0, 110.0, 30.0),
+        ];
+        let read = read_drawn(&pieces);
+        assert!(read.split(' ').any(|word| word == "delete"), "{read}");
+    }
+
+    #[test]
+    fn a_right_to_left_line_reads_its_words_right_to_left() {
+        // "Track order" in Hebrew with the Latin word at its end, drawn at the left.
+        let mut pieces = letters("מעקב", 0, 200.0, 0.0, -8.0);
+        pieces.push(piece("Order", 1, 100.0, 140.0, 0.0));
+        let read = read_drawn(&pieces);
+        assert_eq!(read, "מעקב Order");
     }
 
     #[test]

@@ -138,9 +138,141 @@ pub fn percent_decode(text: &str) -> String {
 fn is_invisible(c: char) -> bool {
     matches!(
         c,
-        '\u{00ad}' | '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}'
+        // Unicode's default-ignorable characters (drawn as nothing: a page can put one inside a
+        // word, red team red4, session 18: U+FE0F, U+E0020, U+180E, U+2065, U+17B4, U+1D173),
+        // less the Hangul fillers, which separate words (`is_blank_letter`).
+        '\u{00ad}'
+            | '\u{034f}'
+            | '\u{061c}'
+            | '\u{17b4}'..='\u{17b5}'
+            | '\u{180b}'..='\u{180f}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{fe00}'..='\u{fe0f}'
+            | '\u{feff}'
+            | '\u{fff0}'..='\u{fff8}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0000}'..='\u{e0fff}'
+            // Combining marks drawn on a letter (accents, Hebrew and Arabic points): the word
+            // reads as its letters.
             | '\u{0300}'..='\u{036f}'
+            | '\u{0591}'..='\u{05bd}'
+            | '\u{05bf}'
+            | '\u{05c1}'..='\u{05c2}'
+            | '\u{05c4}'..='\u{05c5}'
+            | '\u{05c7}'
+            | '\u{0610}'..='\u{061a}'
+            | '\u{064b}'..='\u{065f}'
+            | '\u{0670}'
+            | '\u{06d6}'..='\u{06dc}'
+            | '\u{06df}'..='\u{06e4}'
+            | '\u{06e7}'..='\u{06e8}'
+            | '\u{06ea}'..='\u{06ed}'
+            | '\u{1ab0}'..='\u{1aff}'
+            | '\u{1dc0}'..='\u{1dff}'
+            | '\u{20d0}'..='\u{20ff}'
+            | '\u{fe20}'..='\u{fe2f}'
     )
+}
+
+/// The Latin letter `c` is drawn as, for letters of other alphabets and styles that look
+/// exactly like one (red team red4, session 18: Cyrillic "Dеlеtе", "Раy", mathematical bold
+/// and full-width letters, small capitals read as words the risky list does not hold). Only
+/// letters a reader cannot tell from the Latin one; other letters are themselves.
+fn as_latin(c: char) -> char {
+    let code = u32::from(c);
+    // Full-width Latin letters.
+    if let 0xFF21..=0xFF3A | 0xFF41..=0xFF5A = code {
+        return char::from_u32(code - 0xFF21 + u32::from('A')).unwrap_or(c);
+    }
+    // Mathematical alphanumeric letters: 13 styles of 52 letters (A-Z, a-z) from U+1D400.
+    if let 0x1D400..=0x1D6A3 = code {
+        let at = (code - 0x1D400) % 52;
+        let base = if at < 26 {
+            u32::from('A')
+        } else {
+            u32::from('a') - 26
+        };
+        return char::from_u32(base + at).unwrap_or(c);
+    }
+    match c {
+        // Cyrillic.
+        'А' => 'A',
+        'В' => 'B',
+        'С' | 'Ϲ' => 'C',
+        'Е' => 'E',
+        'Н' => 'H',
+        'І' => 'I',
+        'Ј' => 'J',
+        'К' => 'K',
+        'М' => 'M',
+        'О' => 'O',
+        'Р' => 'P',
+        'Ѕ' => 'S',
+        'Т' => 'T',
+        'Х' => 'X',
+        'Ү' => 'Y',
+        'а' => 'a',
+        'с' | 'ϲ' => 'c',
+        'ԁ' => 'd',
+        'е' => 'e',
+        'һ' => 'h',
+        'і' => 'i',
+        'ј' => 'j',
+        'ӏ' => 'l',
+        'о' => 'o',
+        'р' => 'p',
+        'ԛ' => 'q',
+        'ѕ' => 's',
+        'ԝ' => 'w',
+        'х' => 'x',
+        'у' => 'y',
+        // Greek.
+        'Α' => 'A',
+        'Β' => 'B',
+        'Ε' => 'E',
+        'Ζ' => 'Z',
+        'Η' => 'H',
+        'Ι' => 'I',
+        'Κ' => 'K',
+        'Μ' => 'M',
+        'Ν' => 'N',
+        'Ο' => 'O',
+        'Ρ' => 'P',
+        'Τ' => 'T',
+        'Υ' => 'Y',
+        'Χ' => 'X',
+        'ο' => 'o',
+        'ν' => 'v',
+        // Small capitals (drawn as small upper-case letters).
+        'ᴀ' => 'a',
+        'ʙ' => 'b',
+        'ᴄ' => 'c',
+        'ᴅ' => 'd',
+        'ᴇ' => 'e',
+        'ꜰ' => 'f',
+        'ɢ' => 'g',
+        'ʜ' => 'h',
+        'ɪ' => 'i',
+        'ᴊ' => 'j',
+        'ᴋ' => 'k',
+        'ʟ' => 'l',
+        'ᴍ' => 'm',
+        'ɴ' => 'n',
+        'ᴏ' => 'o',
+        'ᴘ' => 'p',
+        'ʀ' => 'r',
+        'ꜱ' => 's',
+        'ᴛ' => 't',
+        'ᴜ' => 'u',
+        'ᴠ' => 'v',
+        'ᴡ' => 'w',
+        'ʏ' => 'y',
+        'ᴢ' => 'z',
+        other => other,
+    }
 }
 
 /// A lowercase word with the accents of Latin letters removed (`löschen` -> `loschen`,
@@ -202,7 +334,11 @@ fn split_words(text: &str, at_case_changes: bool) -> Vec<String> {
     #[cfg(test)]
     tests::SPLITS.with(|splits| splits.set(splits.get() + 1));
     let decoded = percent_decode(text);
-    let chars: Vec<char> = decoded.chars().filter(|c| !is_invisible(*c)).collect();
+    let chars: Vec<char> = decoded
+        .chars()
+        .filter(|c| !is_invisible(*c))
+        .map(as_latin)
+        .collect();
     let mut out = Vec::new();
     let mut word = String::new();
     for (i, &c) in chars.iter().enumerate() {
@@ -233,6 +369,36 @@ fn split_words(text: &str, at_case_changes: bool) -> Vec<String> {
     if !word.is_empty() {
         out.push(fold_accents(&word.to_lowercase()));
     }
+    join_spelled_letters(out)
+}
+
+/// `words` with each run of three or more one-letter words joined into one word: letters set
+/// apart ("D E L E T E", letter-spaced capitals, a word drawn one letter per line down a
+/// column) read as the word they spell (red team red4, session 18).
+fn join_spelled_letters(words: Vec<String>) -> Vec<String> {
+    let is_letter = |word: &String| {
+        let mut chars = word.chars();
+        chars.next().is_some_and(char::is_alphabetic) && chars.next().is_none()
+    };
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut run: Vec<String> = Vec::new();
+    let flush = |run: &mut Vec<String>, out: &mut Vec<String>| {
+        if run.len() >= 3 {
+            out.push(run.concat());
+            run.clear();
+        } else {
+            out.append(run);
+        }
+    };
+    for word in words {
+        if is_letter(&word) {
+            run.push(word);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(word);
+        }
+    }
+    flush(&mut run, &mut out);
     out
 }
 
@@ -395,6 +561,49 @@ mod tests {
     fn noun_or_verb_words_are_written_as_words_splits_them() {
         for phrase in NOUN_OR_VERB {
             assert_eq!(words(&phrase.join(" ")), *phrase);
+        }
+    }
+
+    /// Words disguised by how they are written still read as the word the user sees (red team
+    /// red4, session 18): letters set apart, lookalike letters of other alphabets and styles,
+    /// characters drawn as nothing inside the word.
+    #[test]
+    fn disguised_spellings_read_as_the_word_shown() {
+        let risky = crate::policy::PolicySettings::default().risky_words;
+        for text in [
+            "D E L E T E",
+            "d e l e t e photos",
+            "P A Y now",
+            "D\u{435}l\u{435}t\u{435} account",
+            "\u{420}\u{430}y now",
+            "\u{1d41d}\u{1d41e}\u{1d425}\u{1d41e}\u{1d42d}\u{1d41e}",
+            "\u{ff44}\u{ff45}\u{ff4c}\u{ff45}\u{ff54}\u{ff45}",
+            "\u{1d05}\u{1d07}\u{29f}\u{1d07}\u{1d1b}\u{1d07}",
+            "de\u{fe0f}lete",
+            "de\u{e0020}lete",
+            "de\u{180e}lete",
+            "de\u{2065}lete",
+            "de\u{17b4}lete",
+            "de\u{1d173}lete",
+            "de\u{05b0}lete",
+        ] {
+            assert!(
+                find_risky(text, &risky, Position::Anywhere).is_some(),
+                "{text:?}"
+            );
+        }
+        // Ordinary single letters and other alphabets' own words stay what they are.
+        for text in [
+            "A B testing",
+            "Plan A or B",
+            "Q & A",
+            "\u{41f}\u{440}\u{438}\u{432}\u{435}\u{442}",
+        ] {
+            assert_eq!(
+                find_risky(text, &risky, Position::Anywhere),
+                None,
+                "{text:?}"
+            );
         }
     }
 

@@ -278,7 +278,7 @@ fn radio_names(radio: &Element) -> Vec<String> {
         if let Some(label) = crate::dom::tree::as_element(&label) {
             push_name(
                 &mut names,
-                &crate::dom::secret::drawn_text_without_secrets(label),
+                &crate::dom::secret::drawn_text_without_secrets(label).text,
             );
         }
     }

@@ -386,7 +386,7 @@ pub fn option_preview(found: &Element, wanted: &str) -> Result<Option<Vec<String
         let (option, name) = listbox_option(&root, &element, wanted)?;
         push(name);
         push(accessible_name_in_runs(&option));
-        push(drawn_text_skipping(&option, &|_| false));
+        push(drawn_text_skipping(&option, &|_| false).text);
         return Ok(Some(names));
     }
     let opener = if is_opener(&element) {
@@ -412,7 +412,7 @@ pub fn option_preview(found: &Element, wanted: &str) -> Result<Option<Vec<String
                 if let Ok((option, name)) = listbox_option(&root, &listbox, wanted) {
                     push(name);
                     push(accessible_name_in_runs(&option));
-                    push(drawn_text_skipping(&option, &|_| false));
+                    push(drawn_text_skipping(&option, &|_| false).text);
                     return Ok(Some(names));
                 }
             }
@@ -583,7 +583,7 @@ async fn click_option(
         if !runs.is_empty() && runs != name {
             reviewed.recheck_option(&runs)?;
         }
-        let drawn = drawn_text_skipping(&option, &|_| false);
+        let drawn = drawn_text_skipping(&option, &|_| false).text;
         if !drawn.is_empty() && drawn != name && drawn != runs {
             reviewed.recheck_option(&drawn)?;
         }

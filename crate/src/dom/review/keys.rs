@@ -145,11 +145,11 @@ fn option_facts(option: &Element) -> TargetFacts {
         crate::policy::runs::glued_runs(&accessible_name_in_runs(option), &name)
             .into_iter()
             .collect();
-    // And as drawn (`dom::drawn_text`: reversed, reordered or unseen letters).
-    runs.extend(crate::policy::runs::glued_runs(
-        &crate::dom::drawn_text::drawn_text_skipping(option, &|_| false),
-        &name,
-    ));
+    // And as drawn (`dom::drawn_text`: reversed, reordered or unseen letters), whole.
+    let drawn = crate::dom::drawn_text::drawn_text_skipping(option, &|_| false).text;
+    if !drawn.trim().is_empty() && !drawn.split_whitespace().eq(name.split_whitespace()) {
+        runs.push(drawn);
+    }
     TargetFacts {
         name,
         runs,
