@@ -1156,3 +1156,27 @@ async fn the_drawn_reading_is_judged_whole_and_in_more_layouts() {
     }
     drop(f);
 }
+
+/// A long control is read as drawn to its end without a box per letter (a paragraph's lines
+/// are found by searching where each ends): a link card whose long wrapped description ends
+/// in a "delete" drawn right to left asks, the same card without it runs (red team red4,
+/// session 18: the reading stopped at 2,048 boxes, about 2,000 letters).
+#[wasm_bindgen_test]
+async fn a_long_wrapped_control_is_read_to_its_end() {
+    let words = "Photos from the trip to the lake with the family in the summer ".repeat(60);
+    let f = Fixture::mount(&format!(
+        r#"<a id="long-risky" href="/album/1" style="display: block; width: 320px"><p>{words}</p><b><bdo dir="rtl">eteled</bdo></b></a>
+           <a id="long-plain" href="/album/2" style="display: block; width: 320px"><p>{words}</p><b>Open</b></a>"#
+    ))
+    .unwrap();
+    let drawn = bai::dom::secret::drawn_text_without_secrets(&f.find("#long-risky").unwrap());
+    assert!(!drawn.cut, "read whole");
+    assert!(
+        drawn.text.ends_with("delete"),
+        "{}",
+        &drawn.text[drawn.text.len() - 40..]
+    );
+    assert_eq!(review_auto(&click("#long-risky")).await, ask("risky_click"));
+    assert_eq!(review_auto(&click("#long-plain")).await, allow());
+    drop(f);
+}

@@ -16,9 +16,9 @@ use super::js;
 use super::tree::{ShadowAccess, as_element, children};
 use crate::policy::drawn::{Piece, is_invisible_format, read_drawn};
 
-/// Boxes measured per control at most (about 1 ms in either browser for a short label's
-/// letters; a long card's text is measured a node at a time).
-pub const MAX_MEASURES: usize = 2048;
+/// Boxes measured per control at most: a short label's letters take a few, a text node on one
+/// line 1 to 4, a paragraph over many lines about 2 log2 n per line (its line ends searched).
+pub const MAX_MEASURES: usize = 8192;
 
 #[wasm_bindgen]
 extern "C" {
@@ -157,9 +157,14 @@ impl Walk<'_> {
         let may_reorder = text.chars().any(|c| {
             is_invisible_format(c) || (!c.is_ascii() && crate::policy::drawn::is_right_to_left(c))
         });
-        if boxes == 1.0 && !may_reorder && !self.drawn_out_of_order(node, &text) {
-            let rect = js::get(&rects, "0").unchecked_into::<DomRect>();
-            self.pieces.push(piece(text, index, 0, &rect));
+        let one_line = boxes == 1.0;
+        if !may_reorder && !self.drawn_out_of_order(node, &text, one_line) {
+            if one_line {
+                let rect = js::get(&rects, "0").unchecked_into::<DomRect>();
+                self.pieces.push(piece(text, index, 0, &rect));
+            } else {
+                self.lines_of(node, &text, index);
+            }
             return;
         }
         let mut offset = 0u32;
@@ -182,11 +187,78 @@ impl Walk<'_> {
         }
     }
 
-    /// Whether a one-line node is drawn otherwise than as one run of letters in its order:
-    /// its last letter left of its first (`<bdo dir=rtl>`, a `unicode-bidi: bidi-override`
-    /// ancestor), or its second letter set apart from its first (a `::first-letter` margin,
-    /// which Firefox draws inside the node's one box).
-    fn drawn_out_of_order(&mut self, node: &Node, text: &str) -> bool {
+    /// A node drawn in its order over several lines, one piece per line: where each line
+    /// ends is found by a binary search over its letters' tops (about 2 log2 n boxes a line
+    /// instead of one per letter: a long paragraph stays well inside [`MAX_MEASURES`]).
+    fn lines_of(&mut self, node: &Node, text: &str, index: u32) {
+        let chars: Vec<char> = text.chars().collect();
+        // Each letter's character index and UTF-16 range.
+        let mut letters: Vec<(usize, u32, u32)> = Vec::new();
+        let mut offset = 0u32;
+        for (at, c) in chars.iter().enumerate() {
+            let length = c.len_utf16() as u32;
+            if !c.is_whitespace() {
+                letters.push((at, offset, offset + length));
+            }
+            offset += length;
+        }
+        let mut start = 0usize;
+        while let Some(&(first_at, first_from, first_to)) = letters.get(start) {
+            if self.measures >= MAX_MEASURES {
+                self.cut = true;
+                return;
+            }
+            let Some(first) = self.measure(node, first_from, first_to) else {
+                start += 1;
+                continue;
+            };
+            let below = first.top() + first.height() / 2.0;
+            let on_line = |walk: &mut Self, k: usize| {
+                letters.get(k).is_some_and(|&(_, from, to)| {
+                    walk.measure(node, from, to)
+                        .is_none_or(|rect| rect.top() < below)
+                })
+            };
+            // The last letter on this line: `low` is on it, `high` is not (or past the end).
+            let (mut low, mut high, mut step) = (start, letters.len(), 1usize);
+            while start + step < letters.len() {
+                if on_line(self, start + step) {
+                    low = start + step;
+                    step *= 2;
+                } else {
+                    high = start + step;
+                    break;
+                }
+            }
+            while high - low > 1 {
+                let middle = low + (high - low) / 2;
+                if on_line(self, middle) {
+                    low = middle;
+                } else {
+                    high = middle;
+                }
+            }
+            let Some(&(last_at, _, last_to)) = letters.get(low) else {
+                return;
+            };
+            if let Some(rect) = self.measure(node, first_from, last_to) {
+                let line: String = chars
+                    .get(first_at..=last_at)
+                    .unwrap_or_default()
+                    .iter()
+                    .collect();
+                self.pieces.push(piece(line, index, first_at as u32, &rect));
+            }
+            start = low + 1;
+        }
+    }
+
+    /// Whether a node is drawn otherwise than as one run of letters in its order: its second
+    /// letter left of its first, or on one line its last letter left of its first (`<bdo
+    /// dir=rtl>`, a `unicode-bidi: bidi-override` ancestor), or its second letter set apart
+    /// from its first (a `::first-letter` margin, which Firefox draws inside the node's one
+    /// box).
+    fn drawn_out_of_order(&mut self, node: &Node, text: &str, one_line: bool) -> bool {
         let mut letters = Vec::new();
         let mut offset = 0u32;
         for c in text.chars() {
@@ -215,8 +287,10 @@ impl Walk<'_> {
         {
             return true;
         }
-        self.measure(node, last.0, last.1)
-            .is_some_and(|last| last.left() < first.left())
+        one_line
+            && self
+                .measure(node, last.0, last.1)
+                .is_some_and(|last| last.left() < first.left())
     }
 
     /// The box of `node`'s UTF-16 units `start..end`, if it is drawn with a size.
