@@ -1112,7 +1112,9 @@ async fn options_and_radios_drawn_reversed_ask() {
 /// hidden, negated copy later in the text; an icon taller than the two lines beside it; letters
 /// set apart one per box; a word shown over another by a `break-all` wrap; a clip that clips
 /// nothing; a transparent fill painted by a shadow; a negation moved off the screen; a decoy
-/// letter nearly invisible and of no width. A badge drawn after the title and a right-to-left
+/// letter nearly invisible and of no width; letters written down a column (`vertical-lr`,
+/// `column-reverse`); an input button's value forced right to left. A badge drawn after the
+/// title and a right-to-left
 /// label ending in a Latin word stay allowed.
 #[wasm_bindgen_test]
 async fn the_drawn_reading_is_judged_whole_and_in_more_layouts() {
@@ -1125,6 +1127,9 @@ async fn the_drawn_reading_is_judged_whole_and_in_more_layouts() {
               <button id="shadowed" type="button"><bdo dir="rtl">et<span style="color: transparent; text-shadow: 0 0 0 #000">e</span>led</bdo></button>
               <button id="off-screen" type="button"><span style="position: absolute; left: -9999px">never</span> Delete</button>
               <button id="decoy" type="button">de<span style="opacity: 0.001; display: inline-block; width: 0">x</span>lete</button></p>
+           <p><button id="vertical" type="button" style="writing-mode: vertical-lr"><bdo dir="rtl">eteled</bdo></button>
+              <input id="input-value" type="button" value="eteled" style="unicode-bidi: bidi-override; direction: rtl">
+              <button id="column" type="button" style="display: inline-flex; flex-direction: column-reverse"><span>E</span><span>T</span><span>E</span><span>L</span><span>E</span><span>D</span></button></p>
            <p><a id="badge" href="/books/12"><span style="float: right">$12</span> Children's picture book</a></p>
            <div dir="rtl"><button id="rtl-label" type="button">&#x5DE;&#x5E2;&#x5E7;&#x5D1; &#x5D0;&#x5D7;&#x5E8; Order</button></div>"#,
     )
@@ -1138,6 +1143,9 @@ async fn the_drawn_reading_is_judged_whole_and_in_more_layouts() {
         "#shadowed",
         "#off-screen",
         "#decoy",
+        "#vertical",
+        "#column",
+        "#input-value",
     ] {
         let drawn = bai::dom::secret::drawn_text_without_secrets(&f.find(css).unwrap()).text;
         assert_eq!(

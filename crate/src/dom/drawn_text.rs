@@ -42,6 +42,12 @@ pub struct Drawn {
 /// fields) and what is inside them are left out, `<script>` and `<style>` too, and text drawn
 /// far outside the element's box (moved off the screen: not seen).
 pub fn drawn_text_skipping(element: &Element, skip: &dyn Fn(&Element) -> bool) -> Drawn {
+    if element.local_name() == "input" {
+        return Drawn {
+            text: drawn_button_value(element).unwrap_or_default(),
+            cut: false,
+        };
+    }
     let Some(document) = element.owner_document() else {
         return Drawn::default();
     };
@@ -82,6 +88,28 @@ pub fn drawn_text_skipping(element: &Element, skip: &dyn Fn(&Element) -> bool) -
         text: read_drawn(&pieces),
         cut: walk.cut,
     }
+}
+
+/// The value an `<input type=button|submit|reset>` draws, in the order it is drawn: reversed
+/// when its letters are forced right to left (`unicode-bidi: bidi-override` or
+/// `isolate-override` with `direction: rtl`), which no text node shows (red team red4,
+/// session 18).
+fn drawn_button_value(input: &Element) -> Option<String> {
+    let kind = input
+        .get_attribute("type")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if !matches!(kind.as_str(), "button" | "submit" | "reset") {
+        return None;
+    }
+    let style = super::visibility::computed_style(input)?;
+    let bidi = style.get_property_value("unicode-bidi").unwrap_or_default();
+    let direction = style.get_property_value("direction").unwrap_or_default();
+    if !bidi.contains("override") || direction != "rtl" {
+        return None;
+    }
+    let value = js::get_string(input, "value")?;
+    Some(value.chars().rev().collect())
 }
 
 struct Walk<'a> {
@@ -254,7 +282,8 @@ impl Walk<'_> {
     }
 
     /// Whether a node is drawn otherwise than as one run of letters in its order: its second
-    /// letter left of its first, or on one line its last letter left of its first (`<bdo
+    /// letter above or below its first (vertical writing), its second letter left of its
+    /// first, or on one line its last letter left of its first (`<bdo
     /// dir=rtl>`, a `unicode-bidi: bidi-override` ancestor), or its second letter set apart
     /// from its first (a `::first-letter` margin, which Firefox draws inside the node's one
     /// box).
@@ -279,7 +308,12 @@ impl Walk<'_> {
         ) else {
             return false;
         };
-        if second.left() < first.left()
+        // Letters one above the other (`writing-mode: vertical-*`, one letter per line): read
+        // letter by letter, each its own line (red team red4, session 18).
+        let stacked =
+            (second.top() - first.top()).abs() > first.height().min(second.height()) / 2.0;
+        if stacked
+            || second.left() < first.left()
             || crate::policy::drawn::gap_breaks(
                 second.left() - first.right(),
                 first.height().min(second.height()),
