@@ -1118,7 +1118,9 @@ async fn options_and_radios_drawn_reversed_ask() {
 /// label ending in a Latin word stay allowed.
 #[wasm_bindgen_test]
 async fn the_drawn_reading_is_judged_whole_and_in_more_layouts() {
-    let f = Fixture::mount(
+    // A highlighted code preview: 2,100 small spans (red team red5: past the budget, asked).
+    let spans = "<span>let</span> <span>x</span> <span>=</span> ".repeat(700);
+    let f = Fixture::mount(&format!(
         r#"<p><button id="negated-copy" type="button"><bdo dir="rtl">eteled</bdo><span style="font-size: 0"> never delete</span></button>
               <button id="tall-icon" type="button" style="display: inline-flex; align-items: center"><span style="font-size: 60px">&#x2B1B;</span><span><bdo dir="rtl">eteled</bdo><br>all photos</span></button>
               <button id="spaced" type="button" style="display: inline-flex; flex-direction: row-reverse; gap: 0.25em"><span>E</span><span>T</span><span>E</span><span>L</span><span>E</span><span>D</span></button>
@@ -1129,10 +1131,16 @@ async fn the_drawn_reading_is_judged_whole_and_in_more_layouts() {
               <button id="decoy" type="button">de<span style="opacity: 0.001; display: inline-block; width: 0">x</span>lete</button></p>
            <p><button id="vertical" type="button" style="writing-mode: vertical-lr"><bdo dir="rtl">eteled</bdo></button>
               <input id="input-value" type="button" value="eteled" style="unicode-bidi: bidi-override; direction: rtl">
+              <input id="input-rlo" type="submit" value="&#x202E;eteled">
+              <button id="clipped-decoy" type="button">de<span style="display: inline-block; width: 0; overflow: hidden; vertical-align: bottom">x</span>lete</button>
+              <button id="masked-decoy" type="button">de<span style="display: inline-block; width: 0; -webkit-mask-image: linear-gradient(transparent, transparent); mask-image: linear-gradient(transparent, transparent)">x</span>lete</button>
               <button id="column" type="button" style="display: inline-flex; flex-direction: column-reverse"><span>E</span><span>T</span><span>E</span><span>L</span><span>E</span><span>D</span></button></p>
            <p><a id="badge" href="/books/12"><span style="float: right">$12</span> Children's picture book</a></p>
-           <div dir="rtl"><button id="rtl-label" type="button">&#x5DE;&#x5E2;&#x5E7;&#x5D1; &#x5D0;&#x5D7;&#x5E8; Order</button></div>"#,
-    )
+           <div dir="rtl"><button id="rtl-label" type="button">&#x5DE;&#x5E2;&#x5E7;&#x5D1; &#x5D0;&#x5D7;&#x5E8; Order</button>
+             <a id="rtl-latin-run" href="/orders">&#x5D4;&#x5D6;&#x5DE;&#x5E0;&#x5D5;&#x5EA; Order history</a>
+             <button id="half-clip" type="button" style="padding-top: 2em; clip-path: inset(50% 0 0 0)">Open photos</button></div>
+           <p><a id="many-spans" href="/code/1" style="display: block; width: 600px">{spans}</a></p>"#
+    ))
     .unwrap();
     for css in [
         "#negated-copy",
@@ -1146,6 +1154,9 @@ async fn the_drawn_reading_is_judged_whole_and_in_more_layouts() {
         "#vertical",
         "#column",
         "#input-value",
+        "#input-rlo",
+        "#clipped-decoy",
+        "#masked-decoy",
     ] {
         let drawn = bai::dom::secret::drawn_text_without_secrets(&f.find(css).unwrap()).text;
         assert_eq!(
@@ -1154,7 +1165,13 @@ async fn the_drawn_reading_is_judged_whole_and_in_more_layouts() {
             "{css}: drawn {drawn:?}"
         );
     }
-    for css in ["#badge", "#rtl-label"] {
+    for css in [
+        "#badge",
+        "#rtl-label",
+        "#rtl-latin-run",
+        "#half-clip",
+        "#many-spans",
+    ] {
         let drawn = bai::dom::secret::drawn_text_without_secrets(&f.find(css).unwrap()).text;
         assert_eq!(
             review_auto(&click(css)).await,

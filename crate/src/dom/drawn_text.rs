@@ -83,17 +83,27 @@ pub fn drawn_text_skipping(element: &Element, skip: &dyn Fn(&Element) -> bool) -
             && y >= rect.top() - margin
             && y <= rect.bottom() + margin
     };
-    let pieces: Vec<Piece> = walk.pieces.into_iter().filter(near).collect();
+    // Letters under 4 pixels high as drawn (a transform or zoom counted) cannot be read.
+    // (The larger side: a narrow letter written down a column is short.)
+    let readable = |piece: &Piece| (piece.bottom - piece.top).max(piece.right - piece.left) >= 4.0;
+    let pieces: Vec<Piece> = walk
+        .pieces
+        .into_iter()
+        .filter(|piece| near(piece) && readable(piece))
+        .collect();
+    let right_to_left = super::visibility::computed_style(element)
+        .and_then(|style| style.get_property_value("direction").ok())
+        .is_some_and(|direction| direction == "rtl");
     Drawn {
-        text: read_drawn(&pieces),
+        text: read_drawn(&pieces, right_to_left),
         cut: walk.cut,
     }
 }
 
-/// The value an `<input type=button|submit|reset>` draws, in the order it is drawn: reversed
-/// when its letters are forced right to left (`unicode-bidi: bidi-override` or
-/// `isolate-override` with `direction: rtl`), which no text node shows (red team red4,
-/// session 18).
+/// The value an `<input type=button|submit|reset>` draws, in the order it is drawn: spans
+/// forced right to left by U+202E reversed, and the whole reversed when the input's letters are
+/// forced right to left (`unicode-bidi: bidi-override` or `isolate-override` with `direction:
+/// rtl`): no text node shows it to be measured (red teams red4 and red5, session 18).
 fn drawn_button_value(input: &Element) -> Option<String> {
     let kind = input
         .get_attribute("type")
@@ -102,14 +112,54 @@ fn drawn_button_value(input: &Element) -> Option<String> {
     if !matches!(kind.as_str(), "button" | "submit" | "reset") {
         return None;
     }
+    let value = js::get_string(input, "value")?;
+    let mut drawn = with_overrides_applied(&value);
     let style = super::visibility::computed_style(input)?;
     let bidi = style.get_property_value("unicode-bidi").unwrap_or_default();
     let direction = style.get_property_value("direction").unwrap_or_default();
-    if !bidi.contains("override") || direction != "rtl" {
-        return None;
+    if bidi.contains("override") && direction == "rtl" {
+        drawn = drawn.chars().rev().collect();
     }
-    let value = js::get_string(input, "value")?;
-    Some(value.chars().rev().collect())
+    Some(drawn)
+}
+
+/// `text` with its explicit direction overrides applied: what U+202E (right-to-left override)
+/// starts is reversed up to its U+202C (or the end), what U+202D starts keeps its order; the
+/// other direction controls are dropped.
+pub(crate) fn with_overrides_applied(text: &str) -> String {
+    // Open spans: whether each reverses, and what it holds so far.
+    let mut frames: Vec<(bool, String)> = vec![(false, String::new())];
+    let close = |frames: &mut Vec<(bool, String)>| {
+        if frames.len() > 1 {
+            if let Some((reversed, held)) = frames.pop() {
+                let held: String = if reversed {
+                    held.chars().rev().collect()
+                } else {
+                    held
+                };
+                if let Some((_, outer)) = frames.last_mut() {
+                    outer.push_str(&held);
+                }
+            }
+        }
+    };
+    for c in text.chars() {
+        match c {
+            '\u{202E}' => frames.push((true, String::new())),
+            '\u{202D}' => frames.push((false, String::new())),
+            '\u{202C}' => close(&mut frames),
+            c if is_invisible_format(c) => {}
+            c => {
+                if let Some((_, held)) = frames.last_mut() {
+                    held.push(c);
+                }
+            }
+        }
+    }
+    while frames.len() > 1 {
+        close(&mut frames);
+    }
+    frames.pop().map(|(_, text)| text).unwrap_or_default()
 }
 
 struct Walk<'a> {
@@ -126,7 +176,7 @@ struct Walk<'a> {
     cut: bool,
     /// The last parent element asked whether its text is seen, and the answer (text nodes
     /// side by side share their parent).
-    seen: Option<(Element, bool)>,
+    seen: Option<(Element, Option<Vec<ClipBox>>)>,
 }
 
 impl Walk<'_> {
@@ -168,9 +218,24 @@ impl Walk<'_> {
         let Some(parent) = node.parent_element() else {
             return;
         };
-        if !self.is_seen(&parent) {
+        let Some(clips) = self.seen_through(&parent) else {
             return;
+        };
+        let before = self.pieces.len();
+        self.text_pieces(node, text, index);
+        // Drawn outside a box that clips its overflow (a zero-width box holding a decoy
+        // letter, a negation scrolled out of a small box): not seen (red team red5).
+        if !clips.is_empty() {
+            let mut at = 0;
+            self.pieces.retain(|piece| {
+                at += 1;
+                at <= before || clips.iter().all(|clip| clip.holds(piece))
+            });
         }
+    }
+
+    /// The pieces of a seen text node (see [`Self::text`]).
+    fn text_pieces(&mut self, node: &Node, text: String, index: u32) {
         if self.range.select_node_contents(node).is_err() {
             return;
         }
@@ -186,7 +251,7 @@ impl Walk<'_> {
             is_invisible_format(c) || (!c.is_ascii() && crate::policy::drawn::is_right_to_left(c))
         });
         let one_line = boxes == 1.0;
-        if !may_reorder && !self.drawn_out_of_order(node, &text, one_line) {
+        if !may_reorder && !self.drawn_out_of_order(node, &text) {
             if one_line {
                 let rect = js::get(&rects, "0").unchecked_into::<DomRect>();
                 self.pieces.push(piece(text, index, 0, &rect));
@@ -281,13 +346,12 @@ impl Walk<'_> {
         }
     }
 
-    /// Whether a node is drawn otherwise than as one run of letters in its order: its second
-    /// letter above or below its first (vertical writing), its second letter left of its
-    /// first, or on one line its last letter left of its first (`<bdo
-    /// dir=rtl>`, a `unicode-bidi: bidi-override` ancestor), or its second letter set apart
-    /// from its first (a `::first-letter` margin, which Firefox draws inside the node's one
-    /// box).
-    fn drawn_out_of_order(&mut self, node: &Node, text: &str, one_line: bool) -> bool {
+    /// Whether a node is drawn otherwise than as one run of letters in its order, told by its
+    /// first two letters (two boxes: a card of 2,000 small spans stays inside the budget): the
+    /// second above or below the first (vertical writing), left of it (`<bdo dir=rtl>`, a
+    /// `unicode-bidi: bidi-override` ancestor), or set apart from it (a `::first-letter`
+    /// margin, which Firefox draws inside the node's one box).
+    fn drawn_out_of_order(&mut self, node: &Node, text: &str) -> bool {
         let mut letters = Vec::new();
         let mut offset = 0u32;
         for c in text.chars() {
@@ -297,9 +361,7 @@ impl Walk<'_> {
             }
             offset += length;
         }
-        let (Some(&first), Some(&second), Some(&last)) =
-            (letters.first(), letters.get(1), letters.last())
-        else {
+        let (Some(&first), Some(&second)) = (letters.first(), letters.get(1)) else {
             return false;
         };
         let (Some(first), Some(second)) = (
@@ -312,19 +374,14 @@ impl Walk<'_> {
         // letter by letter, each its own line (red team red4, session 18).
         let stacked =
             (second.top() - first.top()).abs() > first.height().min(second.height()) / 2.0;
-        if stacked
+        // A forced right-to-left order draws the second letter left of the first; one letter
+        // set apart from the next shows two words.
+        stacked
             || second.left() < first.left()
             || crate::policy::drawn::gap_breaks(
                 second.left() - first.right(),
                 first.height().min(second.height()),
             )
-        {
-            return true;
-        }
-        one_line
-            && self
-                .measure(node, last.0, last.1)
-                .is_some_and(|last| last.left() < first.left())
     }
 
     /// The box of `node`'s UTF-16 units `start..end`, if it is drawn with a size.
@@ -342,19 +399,20 @@ impl Walk<'_> {
     /// it), and not clipped away as screen-reader-only text is (a zero `clip` rectangle, a
     /// `clip-path` inset by half or more, a zero circle) on it or an element up to the control.
     /// Nearly invisible counts as unseen (red team red4, session 18: `opacity: 0.001`, an alpha
-    /// of 0.004, `filter: opacity(0)`, 1-pixel letters between "de" and "lete").
-    fn is_seen(&mut self, parent: &Element) -> bool {
+    /// of 0.004, `filter: opacity(0)`), and so does masked text. `None` when unseen, else the
+    /// boxes up to the control that clip their overflow, outside which a piece is not seen.
+    fn seen_through(&mut self, parent: &Element) -> Option<Vec<ClipBox>> {
         if let Some((last, seen)) = &self.seen {
             if last == parent {
-                return *seen;
+                return seen.clone();
             }
         }
         let seen = self.judge_seen(parent);
-        self.seen = Some((parent.clone(), seen));
+        self.seen = Some((parent.clone(), seen.clone()));
         seen
     }
 
-    fn judge_seen(&self, parent: &Element) -> bool {
+    fn judge_seen(&self, parent: &Element) -> Option<Vec<ClipBox>> {
         let shown = parent
             .unchecked_ref::<SeenCheck>()
             .check_visibility_with(&self.options)
@@ -362,31 +420,44 @@ impl Walk<'_> {
             .and_then(|value| value.as_bool())
             .unwrap_or(true);
         if !shown {
-            return false;
+            return None;
         }
         let Some(style) = super::visibility::computed_style(parent) else {
-            return true;
+            return Some(Vec::new());
         };
         let property = |name: &str| style.get_property_value(name).unwrap_or_default();
-        if css_pixels(&property("font-size")).is_some_and(|size| size < 4.0) {
-            return false;
-        }
         if is_faint(&property("-webkit-text-fill-color"))
             && css_length_is_zero(&property("-webkit-text-stroke-width"))
             && matches!(property("text-shadow").as_str(), "none" | "")
             && !paints_through_text(parent)
         {
-            return false;
+            return None;
         }
         let mut opacity = 1.0;
+        let mut clips = Vec::new();
         let mut current = Some(parent.clone());
         while let Some(element) = current {
             if let Some(style) = super::visibility::computed_style(&element) {
                 let property = |name: &str| style.get_property_value(name).unwrap_or_default();
                 opacity *= number(&property("opacity")).unwrap_or(1.0);
                 opacity *= filter_opacity(&property("filter"));
-                if opacity < 0.1 || clips_away(&property("clip"), &property("clip-path")) {
-                    return false;
+                if opacity < 0.1
+                    || clips_away(&property("clip"), &property("clip-path"))
+                    || !matches!(property("mask-image").as_str(), "none" | "")
+                    || !matches!(property("-webkit-mask-image").as_str(), "none" | "")
+                {
+                    return None;
+                }
+                if !matches!(property("overflow-x").as_str(), "visible" | "")
+                    || !matches!(property("overflow-y").as_str(), "visible" | "")
+                {
+                    let rect = element.get_bounding_client_rect();
+                    clips.push(ClipBox {
+                        left: rect.left(),
+                        right: rect.right(),
+                        top: rect.top(),
+                        bottom: rect.bottom(),
+                    });
                 }
             }
             if element == self.root {
@@ -394,7 +465,28 @@ impl Walk<'_> {
             }
             current = element.parent_element();
         }
-        true
+        Some(clips)
+    }
+}
+
+/// The box of an element that clips what overflows it (`overflow` other than `visible`).
+#[derive(Debug, Clone, Copy)]
+struct ClipBox {
+    left: f64,
+    right: f64,
+    top: f64,
+    bottom: f64,
+}
+
+impl ClipBox {
+    /// Whether the middle of `piece` is inside the box (a pixel of slack for rounding).
+    fn holds(&self, piece: &Piece) -> bool {
+        let x = (piece.left + piece.right) / 2.0;
+        let y = (piece.top + piece.bottom) / 2.0;
+        x >= self.left - 1.0
+            && x <= self.right + 1.0
+            && y >= self.top - 1.0
+            && y <= self.bottom + 1.0
     }
 }
 
@@ -432,8 +524,8 @@ fn filter_opacity(filter: &str) -> f64 {
 }
 
 /// Whether a computed `clip` or `clip-path` hides what it clips, as screen-reader-only text is
-/// hidden: a `rect()` one pixel or less across, an `inset()` of half or more, a circle or
-/// ellipse of no size. Other clips leave text seen (a shape drawn around a button).
+/// hidden: a `rect()` one pixel or less across, an `inset()` whose opposite sides meet, a
+/// circle or ellipse of no size. Other clips leave text seen (a shape drawn around a button).
 fn clips_away(clip: &str, clip_path: &str) -> bool {
     if let Some(inner) = clip.trim().strip_prefix("rect(") {
         let values: Vec<f64> = inner
@@ -450,10 +542,31 @@ fn clips_away(clip: &str, clip_path: &str) -> bool {
     }
     let path = clip_path.trim();
     if let Some(inner) = path.strip_prefix("inset(") {
-        let first = inner.split([' ', ')']).next().unwrap_or_default();
-        if let Some(percent) = first.strip_suffix('%').and_then(number) {
-            return percent >= 50.0;
-        }
+        // `inset(top right bottom left)` as CSS shortens it; only percentages are judged (a
+        // length cannot be compared with the box here). Hidden when the insets meet.
+        let values: Vec<Option<f64>> = inner
+            .split(" round")
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches(')')
+            .split_whitespace()
+            .map(|value| value.strip_suffix('%').and_then(number))
+            .collect();
+        let side = |index: usize| -> Option<f64> {
+            let at = match (values.len(), index) {
+                (1, _) => 0,
+                (2, 0 | 2) | (3, 0) => 0,
+                (2 | 3, 1 | 3) => 1,
+                (3, 2) => 2,
+                (_, index) => index,
+            };
+            values.get(at).copied().flatten()
+        };
+        let meets = |a: usize, b: usize| match (side(a), side(b)) {
+            (Some(a), Some(b)) => a + b >= 100.0,
+            _ => false,
+        };
+        return meets(0, 2) || meets(1, 3);
     }
     ["circle(0", "ellipse(0"].iter().any(|zero| {
         path.strip_prefix(zero)

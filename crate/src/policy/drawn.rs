@@ -82,15 +82,16 @@ pub fn gap_breaks(gap: f64, height: f64) -> bool {
     gap > (0.08 * height).max(1.0)
 }
 
-/// `pieces` (in page order) read as drawn: lines from top to bottom, each in its direction (left
-/// to right unless at least half its words are of a right-to-left script), pieces drawn apart (or with
+/// `pieces` (in page order) read as drawn: lines from top to bottom, each in reading order
+/// ([`in_reading_order`]: the control's direction, runs of the other direction inside it),
+/// pieces drawn apart (or with
 /// a space between them) as separate words, words of a right-to-left script in their own order,
 /// and a break wherever a word's letters change from one direction to the other. Between lines
 /// a break, unless the line wrapped in the middle of a word of one text node (`hyphens: auto`,
 /// `word-break: break-all`): there the word is read whole, and where that happened the reading
 /// with a break there follows too, after " | " (a wrap can also show two words: "DELETE" over
 /// "PHOTOS"). Words are one space apart.
-pub fn read_drawn(pieces: &[Piece]) -> String {
+pub fn read_drawn(pieces: &[Piece], base_right_to_left: bool) -> String {
     // Lines: a piece joins the line whose middle is less than half the smaller of their heights
     // from its own, so that a tall piece (an icon beside two lines of text) joins neither.
     struct Line<'a> {
@@ -126,18 +127,8 @@ pub fn read_drawn(pieces: &[Piece]) -> String {
     for line in &mut lines {
         // Stable: pieces drawn at the same place (a mark over its letter) keep the page's order.
         line.pieces.sort_by(|a, b| a.left.total_cmp(&b.left));
-        let mut words = words_of_line(&line.pieces);
-        let right_to_left = words
-            .iter()
-            .filter(|word| word_direction(word) == Some(true))
-            .count();
-        let left_to_right = words
-            .iter()
-            .filter(|word| word_direction(word) == Some(false))
-            .count();
-        if right_to_left > 0 && right_to_left >= left_to_right {
-            words.reverse();
-        }
+        let words = words_of_line(&line.pieces);
+        let words = in_reading_order(words, base_right_to_left);
         for (index, word) in words.iter().enumerate() {
             let joins_wrapped = index == 0
                 && last_of_line.is_some_and(|before| {
@@ -172,6 +163,39 @@ pub fn read_drawn(pieces: &[Piece]) -> String {
     } else {
         format!("{joined} | {split}")
     }
+}
+
+/// A line's words (drawn left to right) in the order they are read: in a right-to-left
+/// paragraph (`base_right_to_left`, the control's `direction`) from right to left, except that
+/// a run of left-to-right words keeps its order ("Order history" in a Hebrew interface); in a
+/// left-to-right one from left to right, except that a run of right-to-left words is read from
+/// right to left. Words without letters go with the run before them.
+fn in_reading_order<'a>(
+    words: Vec<Vec<&'a Piece>>,
+    base_right_to_left: bool,
+) -> Vec<Vec<&'a Piece>> {
+    // Runs of words of one direction, left to right.
+    let mut runs: Vec<(bool, Vec<Vec<&'a Piece>>)> = Vec::new();
+    for word in words {
+        let direction = word_direction(&word);
+        match runs.last_mut() {
+            Some((run_direction, run)) if direction.is_none_or(|d| d == *run_direction) => {
+                run.push(word);
+            }
+            _ => runs.push((direction.unwrap_or(base_right_to_left), vec![word])),
+        }
+    }
+    if base_right_to_left {
+        runs.reverse();
+    }
+    runs.into_iter()
+        .flat_map(|(right_to_left, mut run)| {
+            if right_to_left {
+                run.reverse();
+            }
+            run
+        })
+        .collect()
 }
 
 /// The direction of a word's letters (its first strong letter's): `Some(true)` right to left.
@@ -263,7 +287,10 @@ mod tests {
     #[test]
     fn letters_drawn_right_to_left_read_as_drawn() {
         // `<bdo dir=rtl>eteled</bdo>`: the first letter drawn rightmost.
-        assert_eq!(read_drawn(&letters("eteled", 0, 60.0, 0.0, -8.0)), "delete");
+        assert_eq!(
+            read_drawn(&letters("eteled", 0, 60.0, 0.0, -8.0), false),
+            "delete"
+        );
     }
 
     #[test]
@@ -273,7 +300,7 @@ mod tests {
             piece("ete", 0, 24.0, 48.0, 0.0),
             piece("del", 1, 0.0, 24.0, 0.0),
         ];
-        assert_eq!(read_drawn(&pieces), "delete");
+        assert_eq!(read_drawn(&pieces, false), "delete");
     }
 
     #[test]
@@ -282,17 +309,17 @@ mod tests {
             piece("Pay", 0, 0.0, 30.0, 0.0),
             piece("roll", 1, 30.0, 60.0, 0.0),
         ];
-        assert_eq!(read_drawn(&flush), "Payroll");
+        assert_eq!(read_drawn(&flush, false), "Payroll");
         let apart = [
             piece("keep", 0, 0.0, 30.0, 0.0),
             piece("delete", 1, 33.0, 80.0, 0.0),
         ];
-        assert_eq!(read_drawn(&apart), "keep delete");
+        assert_eq!(read_drawn(&apart, false), "keep delete");
         let spaced = [
             piece("keep ", 0, 0.0, 34.0, 0.0),
             piece("delete", 1, 34.0, 80.0, 0.0),
         ];
-        assert_eq!(read_drawn(&spaced), "keep delete");
+        assert_eq!(read_drawn(&spaced, false), "keep delete");
     }
 
     #[test]
@@ -302,7 +329,7 @@ mod tests {
             piece("keep", 0, 0.0, 30.0, 0.0),
             piece("delete", 1, 0.0, 40.0, 20.0),
         ];
-        assert_eq!(read_drawn(&wbr), "keep delete");
+        assert_eq!(read_drawn(&wbr, false), "keep delete");
         // "Repayment" hyphenated by the browser: one node, the letters follow each other.
         let mut hyphenated = letters("Repay", 0, 0.0, 0.0, 8.0);
         let mut rest = letters("ment", 0, 0.0, 20.0, 8.0);
@@ -310,7 +337,7 @@ mod tests {
             p.at = 5 + i as u32;
         }
         hyphenated.append(&mut rest);
-        assert_eq!(read_drawn(&hyphenated), "Repayment | Repay ment");
+        assert_eq!(read_drawn(&hyphenated, false), "Repayment | Repay ment");
         // A zero-width space where it wraps: the letters around it do not follow each other.
         let mut zwsp = letters("keep", 0, 0.0, 0.0, 8.0);
         let mut rest = letters("delete", 0, 0.0, 20.0, 8.0);
@@ -318,7 +345,7 @@ mod tests {
             p.at = 5 + i as u32;
         }
         zwsp.append(&mut rest);
-        assert_eq!(read_drawn(&zwsp), "keep delete");
+        assert_eq!(read_drawn(&zwsp, false), "keep delete");
     }
 
     #[test]
@@ -332,7 +359,7 @@ mod tests {
             piece("delete", 1, 44.0, 90.0, 10.0),
             piece("all photos", 2, 44.0, 110.0, 30.0),
         ];
-        let read = read_drawn(&pieces);
+        let read = read_drawn(&pieces, false);
         assert!(read.split(' ').any(|word| word == "delete"), "{read}");
     }
 
@@ -341,8 +368,15 @@ mod tests {
         // "Track order" in Hebrew with the Latin word at its end, drawn at the left.
         let mut pieces = letters("מעקב", 0, 200.0, 0.0, -8.0);
         pieces.push(piece("Order", 1, 100.0, 140.0, 0.0));
-        let read = read_drawn(&pieces);
-        assert_eq!(read, "מעקב Order");
+        assert_eq!(read_drawn(&pieces, true), "מעקב Order");
+        // "Orders" then "Order history" in a Hebrew interface: the Latin run keeps its order
+        // (red team red5, session 18: more Latin words than Hebrew ones read left to right).
+        let mut pieces = letters("הזמנות", 0, 300.0, 0.0, -8.0);
+        pieces.push(piece("Order", 1, 150.0, 190.0, 0.0));
+        pieces.push(piece("history", 2, 195.0, 245.0, 0.0));
+        assert_eq!(read_drawn(&pieces, true), "הזמנות Order history");
+        // The same words in a left-to-right paragraph: Hebrew read in its own order, in place.
+        assert_eq!(read_drawn(&pieces, false), "Order history הזמנות");
     }
 
     #[test]
@@ -351,13 +385,16 @@ mod tests {
             piece("account", 0, 0.0, 50.0, 20.0),
             piece("Delete", 1, 0.0, 40.0, 0.0),
         ];
-        assert_eq!(read_drawn(&pieces), "Delete account");
+        assert_eq!(read_drawn(&pieces, false), "Delete account");
     }
 
     #[test]
     fn right_to_left_words_keep_their_order_and_a_change_of_direction_breaks() {
         // Hebrew "שלום" drawn right to left: read in its own order.
-        assert_eq!(read_drawn(&letters("שלום", 0, 40.0, 0.0, -8.0)), "שלום");
+        assert_eq!(
+            read_drawn(&letters("שלום", 0, 40.0, 0.0, -8.0), true),
+            "שלום"
+        );
         // Hebrew letters glued to reversed Latin ones cannot turn the Latin word around.
         let mut mixed = letters("eteled", 0, 100.0, 0.0, -8.0);
         let mut hebrew = letters("אבג", 0, 52.0, 0.0, -8.0);
@@ -365,7 +402,7 @@ mod tests {
             p.at = 6 + i as u32;
         }
         mixed.append(&mut hebrew);
-        let read = read_drawn(&mixed);
+        let read = read_drawn(&mixed, false);
         assert!(read.split(' ').any(|word| word == "delete"), "{read}");
     }
 
@@ -380,6 +417,6 @@ mod tests {
             piece("", 2, 30.0, 30.0, 0.0),
             piece("sake", 3, 30.0, 60.0, 0.0),
         ];
-        assert_eq!(read_drawn(&pieces), "keepsake");
+        assert_eq!(read_drawn(&pieces, false), "keepsake");
     }
 }
