@@ -1132,6 +1132,7 @@ async fn the_drawn_reading_is_judged_whole_and_in_more_layouts() {
            <p><button id="vertical" type="button" style="writing-mode: vertical-lr"><bdo dir="rtl">eteled</bdo></button>
               <input id="input-value" type="button" value="eteled" style="unicode-bidi: bidi-override; direction: rtl">
               <input id="input-rlo" type="submit" value="&#x202E;eteled">
+              <button id="under-background" type="button" style="background: white"><span style="position: relative; z-index: -1">never </span><bdo dir="rtl">eteled</bdo> account</button>
               <button id="clipped-decoy" type="button">de<span style="display: inline-block; width: 0; overflow: hidden; vertical-align: bottom">x</span>lete</button>
               <button id="masked-decoy" type="button">de<span style="display: inline-block; width: 0; -webkit-mask-image: linear-gradient(transparent, transparent); mask-image: linear-gradient(transparent, transparent)">x</span>lete</button>
               <button id="column" type="button" style="display: inline-flex; flex-direction: column-reverse"><span>E</span><span>T</span><span>E</span><span>L</span><span>E</span><span>D</span></button></p>
@@ -1155,6 +1156,7 @@ async fn the_drawn_reading_is_judged_whole_and_in_more_layouts() {
         "#column",
         "#input-value",
         "#input-rlo",
+        "#under-background",
         "#clipped-decoy",
         "#masked-decoy",
     ] {

@@ -399,7 +399,8 @@ impl Walk<'_> {
     /// it), and not clipped away as screen-reader-only text is (a zero `clip` rectangle, a
     /// `clip-path` inset by half or more, a zero circle) on it or an element up to the control.
     /// Nearly invisible counts as unseen (red team red4, session 18: `opacity: 0.001`, an alpha
-    /// of 0.004, `filter: opacity(0)`), and so does masked text. `None` when unseen, else the
+    /// of 0.004, `filter: opacity(0)`), and so does masked text and text a negative `z-index`
+    /// paints under the control's background. `None` when unseen, else the
     /// boxes up to the control that clip their overflow, outside which a piece is not seen.
     fn seen_through(&mut self, parent: &Element) -> Option<Vec<ClipBox>> {
         if let Some((last, seen)) = &self.seen {
@@ -441,7 +442,12 @@ impl Walk<'_> {
                 let property = |name: &str| style.get_property_value(name).unwrap_or_default();
                 opacity *= number(&property("opacity")).unwrap_or(1.0);
                 opacity *= filter_opacity(&property("filter"));
+                // A negative `z-index` paints the text under the control's background (red
+                // team red5: a "never" hidden so before a reversed "delete").
+                let under = property("position") != "static"
+                    && property("z-index").trim_start().starts_with('-');
                 if opacity < 0.1
+                    || under
                     || clips_away(&property("clip"), &property("clip-path"))
                     || !matches!(property("mask-image").as_str(), "none" | "")
                     || !matches!(property("-webkit-mask-image").as_str(), "none" | "")
