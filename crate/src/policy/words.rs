@@ -314,13 +314,13 @@ fn fold_accents(word: &str) -> String {
 /// case changes inside a word (`deleteAccount` -> `delete account`, `HTMLDelete` -> `html
 /// delete`). Percent escapes are decoded first.
 pub fn words(text: &str) -> Vec<String> {
-    split_words(text, true)
+    split_words(text, true).words
 }
 
 /// The words of `text`, lowercased, split only at what is not a letter or digit and between
 /// letters and digits: letter case says nothing here, so `DeLeTe` and `DELETEaccount` stay
 /// one word each (`delete`, `deleteaccount`), which splitting at case changes would break.
-fn uncased_words(text: &str) -> Vec<String> {
+fn uncased_words(text: &str) -> Split {
     split_words(text, false)
 }
 
@@ -330,7 +330,14 @@ fn is_blank_letter(c: char) -> bool {
     matches!(c, '\u{115f}' | '\u{1160}' | '\u{3164}' | '\u{ffa0}')
 }
 
-fn split_words(text: &str, at_case_changes: bool) -> Vec<String> {
+/// The words of a text, and which of them are letters set apart that were joined into one.
+struct Split {
+    words: Vec<String>,
+    /// Per word: whether it is a run of one-letter words joined ([`join_spelled_letters`]).
+    spelled: Vec<bool>,
+}
+
+fn split_words(text: &str, at_case_changes: bool) -> Split {
     #[cfg(test)]
     tests::SPLITS.with(|splits| splits.set(splits.get() + 1));
     let decoded = percent_decode(text);
@@ -372,22 +379,50 @@ fn split_words(text: &str, at_case_changes: bool) -> Vec<String> {
     join_spelled_letters(out)
 }
 
+/// The length of the longest start of `text` that is `word` with one of [`WORD_ENDINGS`]
+/// (its final "e" may drop, as in [`with_ending`]): the ending stays with the word, so a
+/// spelled "DELETED" is read as "deleted" and judged as that word is elsewhere.
+fn longest_with_ending(text: &str, word: &str) -> Option<usize> {
+    let stems = [
+        Some(word),
+        word.strip_suffix('e').filter(|stem| stem.len() >= 3),
+    ];
+    stems
+        .into_iter()
+        .flatten()
+        .filter(|stem| text.starts_with(stem))
+        .flat_map(|stem| {
+            WORD_ENDINGS.iter().filter_map(move |ending| {
+                let rest = text.get(stem.len()..)?;
+                rest.starts_with(ending)
+                    .then_some(stem.len() + ending.len())
+            })
+        })
+        .filter(|length| *length >= word.len())
+        .max()
+}
+
 /// `words` with each run of three or more one-letter words joined into one word: letters set
 /// apart ("D E L E T E", letter-spaced capitals, a word drawn one letter per line down a
 /// column) read as the word they spell (red team red4, session 18).
-fn join_spelled_letters(words: Vec<String>) -> Vec<String> {
+fn join_spelled_letters(words: Vec<String>) -> Split {
     let is_letter = |word: &String| {
         let mut chars = word.chars();
         chars.next().is_some_and(char::is_alphabetic) && chars.next().is_none()
     };
-    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut out = Split {
+        words: Vec::with_capacity(words.len()),
+        spelled: Vec::with_capacity(words.len()),
+    };
     let mut run: Vec<String> = Vec::new();
-    let flush = |run: &mut Vec<String>, out: &mut Vec<String>| {
+    let flush = |run: &mut Vec<String>, out: &mut Split| {
         if run.len() >= 3 {
-            out.push(run.concat());
+            out.words.push(run.concat());
+            out.spelled.push(true);
             run.clear();
         } else {
-            out.append(run);
+            out.spelled.extend(run.iter().map(|_| false));
+            out.words.append(run);
         }
     };
     for word in words {
@@ -395,11 +430,61 @@ fn join_spelled_letters(words: Vec<String>) -> Vec<String> {
             run.push(word);
         } else {
             flush(&mut run, &mut out);
-            out.push(word);
+            out.words.push(word);
+            out.spelled.push(false);
         }
     }
     flush(&mut run, &mut out);
     out
+}
+
+/// `split.words` with each spelled run cut again where a word of `phrases` begins: a run joins
+/// every letter set apart, so two spelled words in a row ("D E L E T E  P H O T O S") join
+/// into one (`deletephotos`) in which no whole word is found; the gap between the two words is
+/// lost with the spaces (red team red5, session 18). At each place the longest phrase word (or
+/// negation, so that "U N D O  S E N D" still undoes) that starts there is cut out; the letters
+/// between stay one word. `None` when nothing was spelled.
+fn spelled_runs_cut(split: &Split, phrases: &[Phrase]) -> Option<Vec<String>> {
+    if !split.spelled.contains(&true) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(split.words.len() + 2);
+    for (word, &spelled) in split.words.iter().zip(&split.spelled) {
+        if !spelled {
+            out.push(word.clone());
+            continue;
+        }
+        let mut between = String::new();
+        let mut rest = word.as_str();
+        while let Some(c) = rest.chars().next() {
+            let phrase_words = phrases.iter().flat_map(|phrase| &phrase.words);
+            let negations = NEGATIONS.iter().flat_map(|negation| negation.iter());
+            let longest = phrase_words
+                .map(String::as_str)
+                .chain(negations.copied())
+                .filter(|known| known.chars().count() >= 2)
+                .filter_map(|known| longest_with_ending(rest, known))
+                .max();
+            match longest {
+                Some(length) => {
+                    if !between.is_empty() {
+                        out.push(std::mem::take(&mut between));
+                    }
+                    let (known, after) = rest.split_at(length);
+                    out.push(known.to_owned());
+                    rest = after;
+                }
+                None => {
+                    between.push(c);
+                    rest = rest.get(c.len_utf8()..).unwrap_or_default();
+                }
+            }
+        }
+        if !between.is_empty() {
+            out.push(between);
+        }
+    }
+    Some(out)
 }
 
 /// Whether `token` is `stem` plus one of `endings` (a final "e" of the stem may drop:
@@ -431,8 +516,17 @@ fn token_is(token: &str, word: &str, endings: &[&str]) -> bool {
 pub fn find_risky<'w>(text: &str, risky: &'w [String], position: Position) -> Option<&'w str> {
     PHRASES.with_borrow_mut(|cache| {
         let phrases = cache.phrases_of(risky);
-        find_in_tokens(&words(text), risky, phrases, position)
-            .or_else(|| find_in_tokens(&uncased_words(text), risky, phrases, position))
+        let cased = split_words(text, true);
+        let found = find_in_tokens(&cased.words, risky, phrases, position);
+        found.or_else(|| {
+            let uncased = uncased_words(text);
+            find_in_tokens(&uncased.words, risky, phrases, position).or_else(|| {
+                [&cased, &uncased].into_iter().find_map(|split| {
+                    let cut = spelled_runs_cut(split, phrases)?;
+                    find_in_tokens(&cut, risky, phrases, position)
+                })
+            })
+        })
     })
 }
 
@@ -604,6 +698,54 @@ mod tests {
                 None,
                 "{text:?}"
             );
+        }
+    }
+
+    /// Two or more words spelled apart in a row join into one run; the words in it are still
+    /// found, at the place each stands (red team red5, session 18).
+    #[test]
+    fn spelled_words_in_a_row_are_each_read() {
+        let risky = crate::policy::PolicySettings::default().risky_words;
+        for (text, position, expected) in [
+            (
+                "D E L E T E  P H O T O S",
+                Position::ShortName,
+                Some("delete"),
+            ),
+            (
+                "D E L E T E  P H O T O S",
+                Position::VerbOnly,
+                Some("delete"),
+            ),
+            (
+                "D E L E T E D  P H O T O S",
+                Position::Anywhere,
+                Some("delete"),
+            ),
+            // A spelled word keeps its ending, and is judged as that word is unspelled: a
+            // short name's past tense describes ("Deleted photos").
+            ("D E L E T E D  P H O T O S", Position::ShortName, None),
+            (
+                "P H O T O S  D E L E T E",
+                Position::Anywhere,
+                Some("delete"),
+            ),
+            (
+                "Photos: D E L E T E  A L L",
+                Position::Anywhere,
+                Some("delete"),
+            ),
+            (
+                "T R A N S F E R  F U N D S",
+                Position::ShortName,
+                Some("transfer"),
+            ),
+            ("P A Y  N O W", Position::VerbOnly, Some("pay")),
+            // What a spelled run says still counts as said: "Undo send" undoes.
+            ("U N D O  S E N D", Position::ShortName, None),
+            ("S H O W  P H O T O S", Position::ShortName, None),
+        ] {
+            assert_eq!(find_risky(text, &risky, position), expected, "{text:?}");
         }
     }
 
