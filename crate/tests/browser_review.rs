@@ -1207,3 +1207,26 @@ async fn a_long_wrapped_control_is_read_to_its_end() {
     assert_eq!(review_auto(&click("#long-plain")).await, allow());
     drop(f);
 }
+
+/// A negation on another line of the control negates nothing: "Last backup: never" drawn above
+/// "Delete account" in one button asks; a button that opens with its negation runs (red team
+/// red5, session 18).
+#[wasm_bindgen_test]
+async fn a_negation_ending_other_words_does_not_negate_the_command() {
+    let f = Fixture::mount(
+        r#"<button id="backup-never" type="button"><div>Last backup: never</div><div>Delete account</div></button>
+           <button id="spelled-two" type="button">D E L E T E &nbsp; P H O T O S</button>
+           <button id="dont" type="button"><div>Don't delete</div><div>Keep my account</div></button>"#,
+    )
+    .unwrap();
+    assert_eq!(
+        review_auto(&click("#backup-never")).await,
+        ask("risky_click")
+    );
+    assert_eq!(
+        review_auto(&click("#spelled-two")).await,
+        ask("risky_click")
+    );
+    assert_eq!(review_auto(&click("#dont")).await, allow());
+    drop(f);
+}

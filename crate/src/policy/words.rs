@@ -25,6 +25,9 @@ const NOUN_OR_VERB: &[&[&str]] = &[
     &["compra"],
 ];
 
+/// Words that may come before a negation that opens a text ([`negated`]).
+const NEGATION_LEAD_INS: &[&str] = &["do", "please", "no", "ne"];
+
 /// Words that, right before a one-word risky verb, undo or negate it ("Undo send").
 const NEGATIONS: &[&[&str]] = &[
     &["undo"],
@@ -629,16 +632,26 @@ fn phrase_found(tokens: &[String], phrase: &Phrase, position: Position) -> bool 
     (0..tokens.len()).any(matches_at)
 }
 
-/// Whether the words right before `tokens[start]` undo or negate it ("Undo send").
+/// Whether the words right before `tokens[start]` undo or negate it ("Undo send"). The
+/// negation must open the text, after at most [`NEGATION_LEAD_INS`] ("Do not delete", "Ne pas
+/// supprimer"): a "never" that ends other words ("Last backup: never", drawn on the line above
+/// "Delete account" in the same control) negates nothing the user reads as one command (red
+/// team red5, session 18).
 fn negated(tokens: &[String], start: usize) -> bool {
     let before = tokens.get(..start).unwrap_or_default();
     NEGATIONS.iter().any(|negation| {
-        before.len() >= negation.len()
+        let Some(lead_in) = before.len().checked_sub(negation.len()) else {
+            return false;
+        };
+        before
+            .iter()
+            .rev()
+            .zip(negation.iter().rev())
+            .all(|(token, word)| token == word)
             && before
                 .iter()
-                .rev()
-                .zip(negation.iter().rev())
-                .all(|(token, word)| token == word)
+                .take(lead_in)
+                .all(|token| NEGATION_LEAD_INS.contains(&token.as_str()))
     })
 }
 
@@ -741,11 +754,47 @@ mod tests {
                 Some("transfer"),
             ),
             ("P A Y  N O W", Position::VerbOnly, Some("pay")),
+            ("B U Y  A N D  S H I P", Position::ShortName, Some("buy")),
             // What a spelled run says still counts as said: "Undo send" undoes.
             ("U N D O  S E N D", Position::ShortName, None),
             ("S H O W  P H O T O S", Position::ShortName, None),
         ] {
             assert_eq!(find_risky(text, &risky, position), expected, "{text:?}");
+        }
+    }
+
+    /// A negation negates only when it opens the text (after "do", "please", "no" or "ne"):
+    /// other words ending in "never" on the line above the command are no negation (red team
+    /// red5, session 18).
+    #[test]
+    fn a_negation_counts_only_where_it_opens_the_command() {
+        let risky = crate::policy::PolicySettings::default().risky_words;
+        for text in [
+            "Undo send",
+            "Don't delete",
+            "Do not delete",
+            "Please don't delete",
+            "No, never delete",
+            "Ne pas supprimer",
+            "Nicht löschen",
+            "never delete or keep photos",
+        ] {
+            assert_eq!(
+                find_risky(text, &risky, Position::ShortName),
+                None,
+                "{text:?}"
+            );
+        }
+        for text in [
+            "Last backup: never Delete account",
+            "Last backup: neverDelete account",
+            "Backups never delete",
+            "Reminders: not delete",
+        ] {
+            assert!(
+                find_risky(text, &risky, Position::ShortName).is_some(),
+                "{text:?}"
+            );
         }
     }
 
