@@ -445,8 +445,8 @@ fn join_spelled_letters(words: Vec<String>) -> Split {
 /// every letter set apart, so two spelled words in a row ("D E L E T E  P H O T O S") join
 /// into one (`deletephotos`) in which no whole word is found; the gap between the two words is
 /// lost with the spaces (red team red5, session 18). At each place the longest phrase word (or
-/// negation, so that "U N D O  S E N D" still undoes) that starts there is cut out; the letters
-/// between stay one word. `None` when nothing was spelled.
+/// negation, so that "U N D O  S E N D" still undoes) that starts there is cut out, with its
+/// ending; the letters between stay one word. `None` when nothing was spelled.
 fn spelled_runs_cut(split: &Split, phrases: &[Phrase]) -> Option<Vec<String>> {
     if !split.spelled.contains(&true) {
         return None;
@@ -460,12 +460,21 @@ fn spelled_runs_cut(split: &Split, phrases: &[Phrase]) -> Option<Vec<String>> {
         let mut between = String::new();
         let mut rest = word.as_str();
         while let Some(c) = rest.chars().next() {
+            // A word is cut out where the run starts, or after a word (three letters or
+            // more): one or two letters before it are a prefix of one longer word ("R E P A Y
+            // M E N T", "U N D E L E T E"), read whole as it is unspelled.
+            if (1..3).contains(&between.chars().count()) {
+                between.push(c);
+                rest = rest.get(c.len_utf8()..).unwrap_or_default();
+                continue;
+            }
             let phrase_words = phrases.iter().flat_map(|phrase| &phrase.words);
             let negations = NEGATIONS.iter().flat_map(|negation| negation.iter());
             let longest = phrase_words
                 .map(String::as_str)
                 .chain(negations.copied())
-                .filter(|known| known.chars().count() >= 2)
+                // (Two letters are too short to stand apart in a run: "un", "re".)
+                .filter(|known| known.chars().count() >= 3)
                 .filter_map(|known| longest_with_ending(rest, known))
                 .max();
             match longest {
@@ -758,6 +767,10 @@ mod tests {
             // What a spelled run says still counts as said: "Undo send" undoes.
             ("U N D O  S E N D", Position::ShortName, None),
             ("S H O W  P H O T O S", Position::ShortName, None),
+            // A prefix of one or two letters makes one longer word, read as it is unspelled.
+            ("R E P A Y M E N T", Position::Anywhere, None),
+            ("U N D E L E T E", Position::Anywhere, None),
+            ("A U T O D E L E T E", Position::Anywhere, Some("delete")),
         ] {
             assert_eq!(find_risky(text, &risky, position), expected, "{text:?}");
         }
