@@ -1230,3 +1230,42 @@ async fn a_negation_ending_other_words_does_not_negate_the_command() {
     assert_eq!(review_auto(&click("#dont")).await, allow());
     drop(f);
 }
+
+/// A form field inside a control draws its text without a text node: its value (or
+/// placeholder), a `<select>`'s chosen option, read as drawn (red team red5, session 18). A
+/// secret field's value is never read: the decision is the same whatever it holds.
+#[wasm_bindgen_test]
+async fn a_field_inside_a_control_is_read_as_drawn() {
+    let forced = "unicode-bidi: bidi-override; direction: rtl; border: 0";
+    let f = Fixture::mount(&format!(
+        r#"<button id="placeholder" type="button"><input placeholder="Delete" style="border: 0; width: 6em">photos</button>
+           <button id="reversed-value" type="button"><input readonly value="eteled" style="{forced}; width: 6em">photos</button>
+           <button id="reversed-area" type="button"><textarea readonly rows="1" style="{forced}">eteled</textarea>photos</button>
+           <button id="reversed-select" type="button"><select style="{forced}"><option>eteled</option><option>keep</option></select>photos</button>
+           <button id="search" type="button"><input placeholder="Search" style="border: 0; width: 6em">Go</button>
+           <button id="secret-delete" type="button"><input autocomplete="one-time-code" value="delete" style="border: 0; width: 6em">Verify</button>
+           <button id="secret-keep" type="button"><input autocomplete="one-time-code" value="keeps" style="border: 0; width: 6em">Verify</button>"#
+    ))
+    .unwrap();
+    for css in [
+        "#placeholder",
+        "#reversed-value",
+        "#reversed-area",
+        "#reversed-select",
+    ] {
+        let drawn = bai::dom::secret::drawn_text_without_secrets(&f.find(css).unwrap()).text;
+        // (The `<select>` is also judged as a control inside the button: a second reason.)
+        let (decision, reasons) = review_auto(&click(css)).await;
+        assert_eq!(decision, "ask", "{css}: drawn {drawn:?}");
+        assert!(
+            reasons.iter().all(|reason| reason == "risky_click"),
+            "{css}: {reasons:?}"
+        );
+    }
+    assert_eq!(review_auto(&click("#search")).await, allow());
+    let secret_delete = review_auto(&click("#secret-delete")).await;
+    assert_eq!(secret_delete, review_auto(&click("#secret-keep")).await);
+    let drawn = bai::dom::secret::drawn_text_without_secrets(&f.find("#secret-delete").unwrap());
+    assert!(!drawn.text.contains("delete"), "{drawn:?}");
+    drop(f);
+}

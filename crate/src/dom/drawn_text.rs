@@ -113,14 +113,77 @@ fn drawn_button_value(input: &Element) -> Option<String> {
         return None;
     }
     let value = js::get_string(input, "value")?;
-    let mut drawn = with_overrides_applied(&value);
-    let style = super::visibility::computed_style(input)?;
-    let bidi = style.get_property_value("unicode-bidi").unwrap_or_default();
-    let direction = style.get_property_value("direction").unwrap_or_default();
-    if bidi.contains("override") && direction == "rtl" {
-        drawn = drawn.chars().rev().collect();
+    Some(in_drawn_order(input, &value))
+}
+
+/// What a form field inside a control draws, in the order it is drawn (see
+/// [`drawn_button_value`]): a text field's value (or its placeholder while empty), a text
+/// area's, the chosen options of a `<select>` (all of them in a list box), an input button's
+/// label. No text node holds it (red team red5, session 18: a word in a read-only field inside
+/// a button, or in a `<select>` there, was not read). A password field never: its value is a
+/// secret ([`crate::dom::secret`] skips secret fields before this is asked).
+fn drawn_field_text(field: &Element) -> Option<String> {
+    match field.local_name().as_str() {
+        "input" => {
+            let kind = field
+                .get_attribute("type")
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            match kind.as_str() {
+                "button" | "submit" | "reset" => drawn_button_value(field),
+                "" | "text" | "search" | "email" | "url" | "tel" | "number" => {
+                    shown_value_or_placeholder(field)
+                }
+                _ => None,
+            }
+        }
+        "textarea" => shown_value_or_placeholder(field),
+        "select" => {
+            let list_box = js::get_bool(field, "multiple").unwrap_or(false)
+                || js::get(field, "size").as_f64().unwrap_or(0.0) > 1.0;
+            let options = js::get(
+                field,
+                if list_box {
+                    "options"
+                } else {
+                    "selectedOptions"
+                },
+            );
+            let count = js::get(&options, "length").as_f64().unwrap_or(0.0) as u32;
+            let labels: Vec<String> = (0..count.min(64))
+                .filter_map(|at| js::get_string(&js::get(&options, &at.to_string()), "label"))
+                .collect();
+            Some(in_drawn_order(field, &labels.join("\n")))
+        }
+        _ => None,
     }
-    Some(drawn)
+}
+
+/// A text field's value as drawn, or its placeholder while it is empty.
+fn shown_value_or_placeholder(field: &Element) -> Option<String> {
+    let value = js::get_string(field, "value").unwrap_or_default();
+    let shown = if value.is_empty() {
+        field.get_attribute("placeholder").unwrap_or_default()
+    } else {
+        value
+    };
+    Some(in_drawn_order(field, &shown))
+}
+
+/// `text`, drawn by `element` without a text node, in the order it is drawn: its U+202E
+/// spans reversed, and all of it reversed when `element` forces its letters right to left.
+fn in_drawn_order(element: &Element, text: &str) -> String {
+    let drawn = with_overrides_applied(text);
+    let forced_right_to_left = super::visibility::computed_style(element).is_some_and(|style| {
+        let bidi = style.get_property_value("unicode-bidi").unwrap_or_default();
+        let direction = style.get_property_value("direction").unwrap_or_default();
+        bidi.contains("override") && direction == "rtl"
+    });
+    if forced_right_to_left {
+        drawn.chars().rev().collect()
+    } else {
+        drawn
+    }
 }
 
 /// `text` with its explicit direction overrides applied: what U+202E (right-to-left override)
@@ -193,6 +256,17 @@ impl Walk<'_> {
             if (self.skip)(element) || matches!(element.local_name().as_str(), "script" | "style") {
                 return;
             }
+            // A form field draws its text without a text node; what it holds (options) is not
+            // drawn where its nodes are.
+            if depth > 0
+                && matches!(
+                    element.local_name().as_str(),
+                    "input" | "textarea" | "select"
+                )
+            {
+                self.field(element);
+                return;
+            }
             // A shadow tree draws the element's content (its slots place the children, whose
             // boxes say where); closed ones too where the browser lets an extension open them.
             if let Some(shadow) = self.shadow.shadow_root(element) {
@@ -231,6 +305,34 @@ impl Walk<'_> {
                 at += 1;
                 at <= before || clips.iter().all(|clip| clip.holds(piece))
             });
+        }
+    }
+
+    /// The piece a form field inside the control draws ([`drawn_field_text`]), over the
+    /// field's box, if the field is seen.
+    fn field(&mut self, field: &Element) {
+        let Some(text) = drawn_field_text(field) else {
+            return;
+        };
+        let index = self.nodes;
+        self.nodes += 1;
+        if text.trim().is_empty() {
+            return;
+        }
+        let Some(clips) = self.seen_through(field) else {
+            return;
+        };
+        self.measures += 1;
+        let rect = field.get_bounding_client_rect();
+        if rect.width() <= 0.0 && rect.height() <= 0.0 {
+            return;
+        }
+        // A word apart from what is drawn beside it: no text node holds it to be judged in
+        // runs, as glued words of two elements are ("deletephotos" when a right-aligned
+        // value touches the label).
+        let drawn = piece(format!(" {text} "), index, 0, &rect);
+        if clips.iter().all(|clip| clip.holds(&drawn)) {
+            self.pieces.push(drawn);
         }
     }
 

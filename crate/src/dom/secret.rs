@@ -440,12 +440,13 @@ pub fn text_without_secrets(scan: &SecretScan, element: &Element) -> String {
     })
 }
 
-/// Whether `element` holds (in its light DOM) a field whose value lives in the DOM as text: a
-/// textarea (React keeps its text equal to its value), a select, an editor.
+/// Whether `element` holds (in its light DOM) a field whose value lives in the DOM as text (a
+/// textarea, whose text React keeps equal to its value, a select, an editor) or is drawn (an
+/// input: the drawn reading reads a field's value, so a secret one must be skipped there).
 fn holds_text_field(element: &Element) -> bool {
     element
         .query_selector(
-            "textarea, select, [contenteditable], [role~=textbox], [role~=searchbox], \
+            "input, textarea, select, [contenteditable], [role~=textbox], [role~=searchbox], \
              [role~=combobox], [role~=listbox], [role~=spinbutton], [role~=slider]",
         )
         .ok()
