@@ -1269,3 +1269,54 @@ async fn a_field_inside_a_control_is_read_as_drawn() {
     assert!(!drawn.text.contains("delete"), "{drawn:?}");
     drop(f);
 }
+
+/// Text a `::before` or `::after` box draws is read wherever it may be drawn: moved out of its
+/// flow (absolutely placed, floated, ordered first in a flex box) it can show "delete" where
+/// the name, read in page order, holds "letede" (red team red5, session 18). A badge that
+/// glues to no risky word, and generated text not drawn (transparent, hidden), run.
+#[wasm_bindgen_test]
+async fn generated_text_is_read_wherever_it_is_drawn() {
+    let style = add_style(
+        ".gen-abs { position: relative; padding-left: 1.3em }
+         .gen-abs::after { content: 'de'; position: absolute; left: 0 }
+         .gen-float::before { content: 'lete'; float: right }
+         .gen-order { display: inline-flex }
+         .gen-order::after { content: 'de'; order: -1 }
+         .gen-reversed::after { content: 'ed'; position: absolute; left: 0; unicode-bidi: bidi-override; direction: rtl }
+         .gen-badge { position: relative }
+         .gen-badge::after { content: 'New'; position: absolute; top: -0.5em; right: -1em; font-size: 70% }
+         .gen-unseen::after { content: 'de'; position: absolute; left: 0; opacity: 0 }",
+    )
+    .unwrap();
+    let f = Fixture::mount(
+        r#"<p><button id="gen-abs" type="button"><span class="gen-abs">lete</span></button>
+              <button id="gen-float" type="button"><span class="gen-float">de</span></button>
+              <button id="gen-order" type="button" class="gen-order"><span>lete</span></button>
+              <button id="gen-reversed" type="button"><span class="gen-abs gen-reversed">lete</span></button></p>
+           <p><button id="gen-badge" type="button" class="gen-badge">Photos</button>
+              <button id="gen-unseen" type="button"><span class="gen-abs gen-unseen">lete</span></button></p>"#,
+    )
+    .unwrap();
+    let name = |css: &str| bai::dom::accname::accessible_name(&f.find(css).unwrap());
+    let drawn =
+        |css: &str| bai::dom::secret::drawn_text_without_secrets(&f.find(css).unwrap()).text;
+    for css in ["#gen-abs", "#gen-float", "#gen-order", "#gen-reversed"] {
+        assert!(!name(css).contains("delete"), "{css}: {}", name(css));
+        assert_eq!(
+            review_auto(&click(css)).await,
+            ask("risky_click"),
+            "{css}: drawn {:?}",
+            drawn(css)
+        );
+    }
+    for css in ["#gen-badge", "#gen-unseen"] {
+        assert_eq!(
+            review_auto(&click(css)).await,
+            allow(),
+            "{css}: drawn {:?}",
+            drawn(css)
+        );
+    }
+    drop(f);
+    style.remove();
+}

@@ -1855,6 +1855,39 @@ fn embedded_control_value(element: &Element, tag: &str, role: Option<&str>) -> O
 /// (`url(…)`, gradients, `image-set(…)`) and other functions (`counter(…)`) contribute
 /// nothing, and neither do quote keywords. Also says whether the text is the alternative text.
 fn parse_css_content(content: &str, attribute: impl Fn(&str) -> Option<String>) -> (String, bool) {
+    let (strings, alt_from) = css_content_strings(content, attribute);
+    match alt_from {
+        Some(split) => (
+            strings
+                .get(split..)
+                .map(|alt| join(alt, ""))
+                .unwrap_or_default(),
+            true,
+        ),
+        None => (join(&strings, ""), false),
+    }
+}
+
+/// The text a computed `content` value draws: its strings and `attr(…)` values before any
+/// alternative text (which is not drawn), as [`parse_css_content`] reads them.
+pub(crate) fn drawn_css_content(
+    content: &str,
+    attribute: impl Fn(&str) -> Option<String>,
+) -> String {
+    let (strings, alt_from) = css_content_strings(content, attribute);
+    join(
+        strings
+            .get(..alt_from.unwrap_or(strings.len()))
+            .unwrap_or_default(),
+        "",
+    )
+}
+
+/// The strings of a computed `content` value, and where its alternative text starts.
+fn css_content_strings(
+    content: &str,
+    attribute: impl Fn(&str) -> Option<String>,
+) -> (Vec<String>, Option<usize>) {
     let mut strings = Vec::new();
     let mut alt_from = None;
     let mut chars = content.chars().peekable();
@@ -1930,14 +1963,5 @@ fn parse_css_content(content: &str, attribute: impl Fn(&str) -> Option<String>) 
             _ => word.clear(),
         }
     }
-    match alt_from {
-        Some(split) => (
-            strings
-                .get(split..)
-                .map(|alt| join(alt, ""))
-                .unwrap_or_default(),
-            true,
-        ),
-        None => (join(&strings, ""), false),
-    }
+    (strings, alt_from)
 }

@@ -68,6 +68,7 @@ pub fn drawn_text_skipping(element: &Element, skip: &dyn Fn(&Element) -> bool) -
         measures: 0,
         cut: false,
         seen: None,
+        generated: Vec::new(),
     };
     walk.collect(element.as_ref(), 0);
     // Around the element's box, as far again as its height (a badge drawn beside it counts).
@@ -94,10 +95,58 @@ pub fn drawn_text_skipping(element: &Element, skip: &dyn Fn(&Element) -> bool) -
     let right_to_left = super::visibility::computed_style(element)
         .and_then(|style| style.get_property_value("direction").ok())
         .is_some_and(|direction| direction == "rtl");
-    Drawn {
-        text: read_drawn(&pieces, right_to_left),
-        cut: walk.cut,
+    let mut text = read_drawn(&pieces, right_to_left);
+    let mut cut = walk.cut;
+    if !walk.generated.is_empty() {
+        cut |= walk.generated.len() > MAX_GENERATED;
+        text = with_generated_glued(text, &walk.generated);
     }
+    Drawn { text, cut }
+}
+
+/// Generated texts with letters per control read at most (more: the review asks,
+/// `text_too_long`).
+const MAX_GENERATED: usize = 4;
+
+/// Words of the reading at most that generated text is glued to ([`with_generated_glued`]).
+const MAX_GLUED_WORDS: usize = 64;
+
+/// `reading` followed, after " | ", by each generated text glued to every word of it: before
+/// the word, after it, and between two words. No range measures a `::before` or `::after` box,
+/// so where its text is drawn is not known: a box moved out of its flow (`position:
+/// absolute`, a float, a flex `order`) can put "de" before a "lete" the page order reads
+/// after it, and a name read in page order then holds no "delete" (red team red5, session
+/// 18). Each is read in its order and reversed (drawn right to left), and glued every way
+/// the words it sits among could show it.
+fn with_generated_glued(reading: String, generated: &[String]) -> String {
+    let words: Vec<&str> = reading
+        .split(" | ")
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(MAX_GLUED_WORDS)
+        .collect();
+    let mut glued: Vec<String> = Vec::new();
+    for text in generated.iter().take(MAX_GENERATED) {
+        let text: String = text.split_whitespace().collect();
+        let reversed: String = text.chars().rev().collect();
+        for shown in [&text, &reversed] {
+            glued.push(shown.clone());
+            for (at, word) in words.iter().enumerate() {
+                glued.push(format!("{shown}{word}"));
+                glued.push(format!("{word}{shown}"));
+                if let Some(next) = words.get(at + 1) {
+                    glued.push(format!("{word}{shown}{next}"));
+                }
+            }
+        }
+    }
+    let mut out = reading;
+    for one in glued {
+        out.push_str(" | ");
+        out.push_str(&one);
+    }
+    out
 }
 
 /// The value an `<input type=button|submit|reset>` draws, in the order it is drawn: spans
@@ -240,6 +289,8 @@ struct Walk<'a> {
     /// The last parent element asked whether its text is seen, and the answer (text nodes
     /// side by side share their parent).
     seen: Option<(Element, Option<Vec<ClipBox>>)>,
+    /// Text of `::before` and `::after` boxes with letters, seen ([`Self::generated_text`]).
+    generated: Vec<String>,
 }
 
 impl Walk<'_> {
@@ -256,6 +307,7 @@ impl Walk<'_> {
             if (self.skip)(element) || matches!(element.local_name().as_str(), "script" | "style") {
                 return;
             }
+            self.generated_text(element);
             // A form field draws its text without a text node; what it holds (options) is not
             // drawn where its nodes are.
             if depth > 0
@@ -305,6 +357,50 @@ impl Walk<'_> {
                 at += 1;
                 at <= before || clips.iter().all(|clip| clip.holds(piece))
             });
+        }
+    }
+
+    /// Notes the text `element`'s `::before` and `::after` boxes draw, when it has letters and
+    /// is seen: shown (not `display: none`, not hidden, not transparent) on an element whose
+    /// text is seen ([`Self::seen_through`]). Its place is not measured
+    /// ([`with_generated_glued`]).
+    fn generated_text(&mut self, element: &Element) {
+        if super::accname::generated_content_absent()
+            || matches!(
+                element.local_name().as_str(),
+                "img" | "br" | "wbr" | "hr" | "input" | "textarea" | "select" | "video" | "iframe"
+            )
+        {
+            return;
+        }
+        let Some(window) = element.owner_document().and_then(|d| d.default_view()) else {
+            return;
+        };
+        // (Two style reads per element, not counted against `MAX_MEASURES`: the walk visits
+        // every element anyway, and a long card of spans would run out of boxes for its text.)
+        for pseudo in ["::before", "::after"] {
+            let Ok(Some(style)) = window.get_computed_style_with_pseudo_elt(element, pseudo) else {
+                continue;
+            };
+            let property = |name: &str| style.get_property_value(name).unwrap_or_default();
+            let content = property("content");
+            if matches!(content.as_str(), "" | "none" | "normal")
+                || property("display") == "none"
+                || property("visibility") != "visible"
+                || number(&property("opacity")).is_some_and(|opacity| opacity < 0.1)
+            {
+                continue;
+            }
+            let text =
+                super::accname::drawn_css_content(&content, |name| element.get_attribute(name));
+            let text = with_overrides_applied(&text);
+            if !text.chars().any(char::is_alphabetic) {
+                continue;
+            }
+            if self.seen_through(element).is_none() {
+                return;
+            }
+            self.generated.push(text);
         }
     }
 
