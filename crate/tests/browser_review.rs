@@ -959,7 +959,8 @@ async fn text_is_judged_as_it_is_drawn() {
         |css: &str| bai::dom::secret::drawn_text_without_secrets(&f.find(css).unwrap()).text;
     assert_eq!(drawn("#bdo"), "delete");
     assert_eq!(drawn("#reverse"), "delete");
-    assert_eq!(drawn("#opacity"), "keep delete");
+    // (Read across the room the unseen letters take too.)
+    assert_eq!(drawn("#opacity"), "keep delete | keepdelete");
     assert_eq!(drawn("#wbr"), "keep delete");
     assert_eq!(drawn("#gradient"), "Bookshelf");
     // Read whole, and (a wrap can show two words) at every line break too.
@@ -1319,4 +1320,36 @@ async fn generated_text_is_read_wherever_it_is_drawn() {
     }
     drop(f);
     style.remove();
+}
+
+/// A letter drawn in the color of what is behind it is not seen: a white "x" inside "de·lete"
+/// on a white page, or a letter the color of its button's background, leaves "delete" as the
+/// user reads it, and asks (red team red5, session 18). Text the color of a background it is
+/// not drawn on (outlined, on an image) stays seen; a light label on a dark button runs.
+#[wasm_bindgen_test]
+async fn a_letter_drawn_in_its_backgrounds_color_is_not_seen() {
+    let f = Fixture::mount(
+        r##"<div style="background: white">
+              <button id="on-page" type="button" style="background: white; border: 1px solid #888">de<span style="color: #fff">x</span>lete</button>
+              <button id="on-button" type="button" style="background: rgb(20, 80, 200); color: white">de<span style="color: rgb(22, 82, 198)">x</span>lete</button>
+              <button id="outlined" type="button" style="background: white">de<span style="color: white; -webkit-text-stroke: 1px black">x</span>lete</button>
+              <button id="on-image" type="button" style="background: white">de<span style="color: white; background-image: linear-gradient(black, black)">x</span>lete</button>
+              <button id="light-on-dark" type="button" style="background: #222; color: #fff">Save photos</button>
+            </div>"##,
+    )
+    .unwrap();
+    let drawn =
+        |css: &str| bai::dom::secret::drawn_text_without_secrets(&f.find(css).unwrap()).text;
+    // The gap the letter leaves is read across too.
+    for css in ["#on-page", "#on-button"] {
+        assert_eq!(drawn(css), "de lete | delete", "{css}");
+        assert_eq!(review_auto(&click(css)).await, ask("risky_click"), "{css}");
+    }
+    for css in ["#outlined", "#on-image"] {
+        assert_eq!(drawn(css), "dexlete", "{css}");
+        assert_eq!(review_auto(&click(css)).await, allow(), "{css}");
+    }
+    assert_eq!(drawn("#light-on-dark"), "Save photos");
+    assert_eq!(review_auto(&click("#light-on-dark")).await, allow());
+    drop(f);
 }

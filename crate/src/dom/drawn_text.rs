@@ -69,6 +69,8 @@ pub fn drawn_text_skipping(element: &Element, skip: &dyn Fn(&Element) -> bool) -
         cut: false,
         seen: None,
         generated: Vec::new(),
+        blends: None,
+        holes: Vec::new(),
     };
     walk.collect(element.as_ref(), 0);
     // Around the element's box, as far again as its height (a badge drawn beside it counts).
@@ -96,6 +98,16 @@ pub fn drawn_text_skipping(element: &Element, skip: &dyn Fn(&Element) -> bool) -
         .and_then(|style| style.get_property_value("direction").ok())
         .is_some_and(|direction| direction == "rtl");
     let mut text = read_drawn(&pieces, right_to_left);
+    // Read again with the room unseen text takes: a decoy letter drawn invisible inside
+    // "de·lete" leaves a gap the user reads across (red team red5, session 18).
+    if !walk.holes.is_empty() {
+        let mut with_holes = pieces;
+        with_holes.extend(walk.holes.into_iter().filter(|hole| near(hole)));
+        let closed = read_drawn(&with_holes, right_to_left);
+        if closed != text {
+            text = format!("{text} | {closed}");
+        }
+    }
     let mut cut = walk.cut;
     if !walk.generated.is_empty() {
         cut |= walk.generated.len() > MAX_GENERATED;
@@ -291,6 +303,11 @@ struct Walk<'a> {
     seen: Option<(Element, Option<Vec<ClipBox>>)>,
     /// Text of `::before` and `::after` boxes with letters, seen ([`Self::generated_text`]).
     generated: Vec<String>,
+    /// The last parent element asked whether its text blends into its background, and the
+    /// answer.
+    blends: Option<(Element, bool)>,
+    /// The boxes of text not seen that takes room, as pieces without text ([`read_drawn`]).
+    holes: Vec<Piece>,
 }
 
 impl Walk<'_> {
@@ -345,8 +362,13 @@ impl Walk<'_> {
             return;
         };
         let Some(clips) = self.seen_through(&parent) else {
+            self.hole(node, index);
             return;
         };
+        if self.blends_in(&parent) {
+            self.hole(node, index);
+            return;
+        }
         let before = self.pieces.len();
         self.text_pieces(node, text, index);
         // Drawn outside a box that clips its overflow (a zero-width box holding a decoy
@@ -358,6 +380,31 @@ impl Walk<'_> {
                 at <= before || clips.iter().all(|clip| clip.holds(piece))
             });
         }
+    }
+
+    /// Notes the room a text node not seen takes, as a piece without text (one box).
+    fn hole(&mut self, node: &Node, index: u32) {
+        if self.measures >= MAX_MEASURES || self.range.select_node_contents(node).is_err() {
+            return;
+        }
+        self.measures += 1;
+        let rect = self.range.get_bounding_client_rect();
+        if rect.width() > 0.0 && rect.height() > 0.0 {
+            self.holes.push(piece(String::new(), index, 0, &rect));
+        }
+    }
+
+    /// Whether text directly in `parent` is drawn in the color of its background (white on
+    /// white: not seen, [`super::text_color::blends_into_background`]).
+    fn blends_in(&mut self, parent: &Element) -> bool {
+        if let Some((last, blends)) = &self.blends {
+            if last == parent {
+                return *blends;
+            }
+        }
+        let blends = super::text_color::blends_into_background(parent);
+        self.blends = Some((parent.clone(), blends));
+        blends
     }
 
     /// Notes the text `element`'s `::before` and `::after` boxes draw, when it has letters and

@@ -63,6 +63,7 @@ pub mod secret;
 pub mod secret_field;
 pub mod selector;
 pub mod settle;
+pub(crate) mod text_color;
 pub mod tree;
 pub mod visibility;
 pub mod vision;

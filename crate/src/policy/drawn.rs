@@ -90,7 +90,9 @@ pub fn gap_breaks(gap: f64, height: f64) -> bool {
 /// a break, unless the line wrapped in the middle of a word of one text node (`hyphens: auto`,
 /// `word-break: break-all`): there the word is read whole, and where that happened the reading
 /// with a break there follows too, after " | " (a wrap can also show two words: "DELETE" over
-/// "PHOTOS"). Words are one space apart.
+/// "PHOTOS"). Words are one space apart. A piece without text is room that text the user does
+/// not see takes (a letter drawn invisible inside a word): it shows nothing, and joins the
+/// pieces it touches into one word.
 pub fn read_drawn(pieces: &[Piece], base_right_to_left: bool) -> String {
     // Lines: a piece joins the line whose middle is less than half the smaller of their heights
     // from its own, so that a tall piece (an icon beside two lines of text) joins neither.
@@ -101,7 +103,8 @@ pub fn read_drawn(pieces: &[Piece], base_right_to_left: bool) -> String {
     }
     let mut lines: Vec<Line<'_>> = Vec::new();
     for piece in pieces {
-        if piece.text.is_empty() || piece.height() <= 0.0 {
+        // (A piece without text is room taken by text not seen: it joins what it touches.)
+        if piece.height() <= 0.0 {
             continue;
         }
         let (middle, height) = (piece.middle(), piece.height());
@@ -241,6 +244,57 @@ fn finish(mut word: Vec<&Piece>, direction: Option<bool>) -> Vec<&Piece> {
         word.reverse();
     }
     word
+}
+
+/// Color channels (0-255) apart at most for text to blend into its background: a difference
+/// of 16 in every channel (`#f0f0f0` on white) is barely seen; a hue of the same lightness
+/// (red on green) is far apart in some channel.
+const BLENDS_WITHIN: f64 = 16.0;
+
+/// Whether `text` (its alpha mixing it with `background`) is drawn within [`BLENDS_WITHIN`]
+/// of `background` in every channel.
+pub fn blends(text: [f64; 4], background: [f64; 3]) -> bool {
+    let [red, green, blue, alpha] = text;
+    let alpha = alpha.clamp(0.0, 1.0);
+    [red, green, blue]
+        .into_iter()
+        .zip(background)
+        .all(|(channel, behind)| {
+            let shown = channel * alpha + behind * (1.0 - alpha);
+            (shown - behind).abs() <= BLENDS_WITHIN
+        })
+}
+
+/// The channels and alpha of a computed color written `rgb(r, g, b)`, `rgba(r, g, b, a)` or
+/// `rgb(r g b / a)`; `transparent` is all zero. Other forms (`color(srgb …)`, `oklch(…)`, which
+/// a computed value keeps) are not read.
+pub fn rgba(color: &str) -> Option<[f64; 4]> {
+    let color = color.trim();
+    if color == "transparent" {
+        return Some([0.0; 4]);
+    }
+    let inner = color
+        .strip_prefix("rgba(")
+        .or_else(|| color.strip_prefix("rgb("))?
+        .strip_suffix(')')?;
+    let parts: Vec<&str> = inner
+        .split([',', ' ', '/'])
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .collect();
+    let number = |part: &str| -> Option<f64> {
+        match part.strip_suffix('%') {
+            Some(percent) => percent.parse::<f64>().ok().map(|p| p / 100.0),
+            None => part.parse::<f64>().ok(),
+        }
+    };
+    let channel = |at: usize| parts.get(at).and_then(|part| number(part));
+    let alpha = match parts.len() {
+        3 => 1.0,
+        4 => channel(3)?,
+        _ => return None,
+    };
+    Some([channel(0)?, channel(1)?, channel(2)?, alpha])
 }
 
 #[cfg(test)]
@@ -418,5 +472,41 @@ mod tests {
             piece("sake", 3, 30.0, 60.0, 0.0),
         ];
         assert_eq!(read_drawn(&pieces, false), "keepsake");
+        // Room taken by a letter not seen joins the letters it touches; without it there is
+        // a gap.
+        let around = [
+            piece("de", 0, 0.0, 20.0, 0.0),
+            piece("lete", 2, 30.0, 70.0, 0.0),
+        ];
+        assert_eq!(read_drawn(&around, false), "de lete");
+        let hole = [
+            piece("de", 0, 0.0, 20.0, 0.0),
+            piece("", 1, 20.0, 30.0, 0.0),
+            piece("lete", 2, 30.0, 70.0, 0.0),
+        ];
+        assert_eq!(read_drawn(&hole, false), "delete");
+    }
+
+    #[test]
+    fn computed_colors_are_read() {
+        assert_eq!(rgba("rgb(255, 255, 255)"), Some([255.0, 255.0, 255.0, 1.0]));
+        assert_eq!(rgba("rgba(0, 0, 0, 0.5)"), Some([0.0, 0.0, 0.0, 0.5]));
+        assert_eq!(rgba("rgb(10 20 30 / 50%)"), Some([10.0, 20.0, 30.0, 0.5]));
+        assert_eq!(rgba("transparent"), Some([0.0; 4]));
+        assert_eq!(rgba("oklch(0.5 0.1 200)"), None);
+        assert_eq!(rgba("color(srgb 1 1 1)"), None);
+    }
+
+    #[test]
+    fn text_blends_only_near_its_background() {
+        let white = [255.0, 255.0, 255.0];
+        assert!(blends([255.0, 255.0, 255.0, 1.0], white));
+        assert!(blends([245.0, 250.0, 242.0, 1.0], white));
+        // Black at 5% over white is nearly white.
+        assert!(blends([0.0, 0.0, 0.0, 0.05], white));
+        assert!(!blends([200.0, 200.0, 200.0, 1.0], white));
+        assert!(!blends([0.0, 0.0, 0.0, 0.2], white));
+        // Same lightness, other hue.
+        assert!(!blends([255.0, 0.0, 0.0, 1.0], [0.0, 160.0, 0.0]));
     }
 }
