@@ -1353,3 +1353,25 @@ async fn a_letter_drawn_in_its_backgrounds_color_is_not_seen() {
     assert_eq!(review_auto(&click("#light-on-dark")).await, allow());
     drop(f);
 }
+
+/// Text written sideways and turned to read upwards (`writing-mode: vertical-rl` with
+/// `rotate(180deg)`, an axis label's idiom) is read upwards too, as the user reads it (red
+/// team red5, session 18).
+#[wasm_bindgen_test]
+async fn a_turned_column_is_read_upwards() {
+    let turned = "display: inline-block; writing-mode: vertical-rl; transform: rotate(180deg)";
+    let f = Fixture::mount(&format!(
+        r#"<p><button id="turned" type="button" aria-label="Photos"><span style="{turned}">delete</span></button>
+              <button id="turned-letters" type="button" aria-label="Photos"><span style="{turned}"><i>d</i><i>e</i><i>l</i><i>e</i><i>t</i><i>e</i></span></button>
+              <button id="turned-plain" type="button" aria-label="Photos"><span style="{turned}">photos</span></button></p>"#
+    ))
+    .unwrap();
+    let drawn =
+        |css: &str| bai::dom::secret::drawn_text_without_secrets(&f.find(css).unwrap()).text;
+    for css in ["#turned", "#turned-letters"] {
+        assert!(drawn(css).ends_with("d e l e t e"), "{css}: {}", drawn(css));
+        assert_eq!(review_auto(&click(css)).await, ask("risky_click"), "{css}");
+    }
+    assert_eq!(review_auto(&click("#turned-plain")).await, allow());
+    drop(f);
+}

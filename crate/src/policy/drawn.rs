@@ -161,11 +161,29 @@ pub fn read_drawn(pieces: &[Piece], base_right_to_left: bool) -> String {
     // Whitespace inside pieces collapsed, one space between words.
     let joined = joined.split_whitespace().collect::<Vec<_>>().join(" ");
     let split = split.split_whitespace().collect::<Vec<_>>().join(" ");
-    if joined == split {
+    let mut out = if joined == split {
         joined
     } else {
         format!("{joined} | {split}")
+    };
+    // A column of letters, one per line, is also read from the bottom up: text written
+    // sideways and turned (`writing-mode: vertical-rl` with `rotate(180deg)`, the idiom of an
+    // axis label) reads upwards (red team red5, session 18).
+    let column = lines.len() >= 3
+        && lines.iter().all(|line| {
+            let mut letters = line.pieces.iter().flat_map(|piece| piece.text.chars());
+            letters.next().is_some_and(char::is_alphanumeric) && letters.next().is_none()
+        });
+    if column {
+        let upwards: Vec<String> = lines
+            .iter()
+            .rev()
+            .flat_map(|line| line.pieces.iter().map(|piece| piece.text.clone()))
+            .collect();
+        out.push_str(" | ");
+        out.push_str(&upwards.join(" "));
     }
+    out
 }
 
 /// A line's words (drawn left to right) in the order they are read: in a right-to-left
@@ -485,6 +503,35 @@ mod tests {
             piece("lete", 2, 30.0, 70.0, 0.0),
         ];
         assert_eq!(read_drawn(&hole, false), "delete");
+    }
+
+    /// A column of single letters reads down, and up too (turned sideways text).
+    #[test]
+    fn a_column_of_letters_reads_both_ways() {
+        let column: Vec<Piece> = "eteled"
+            .chars()
+            .enumerate()
+            .map(|(at, c)| {
+                let top = 20.0 * at as f64;
+                Piece {
+                    top,
+                    bottom: top + 16.0,
+                    ..piece(&c.to_string(), at as u32, 0.0, 10.0, 0.0)
+                }
+            })
+            .collect();
+        let read = read_drawn(&column, false);
+        assert!(read.ends_with(" | d e l e t e"), "{read}");
+        // Two lines are no column.
+        let two = [
+            piece("a", 0, 0.0, 10.0, 0.0),
+            Piece {
+                top: 20.0,
+                bottom: 36.0,
+                ..piece("b", 1, 0.0, 10.0, 0.0)
+            },
+        ];
+        assert!(!read_drawn(&two, false).contains('|'));
     }
 
     #[test]
