@@ -1340,9 +1340,9 @@ async fn a_letter_drawn_in_its_backgrounds_color_is_not_seen() {
     .unwrap();
     let drawn =
         |css: &str| bai::dom::secret::drawn_text_without_secrets(&f.find(css).unwrap()).text;
-    // The gap the letter leaves is read across too.
+    // Read with the letter (the color check only adds a reading), and across its gap.
     for css in ["#on-page", "#on-button"] {
-        assert_eq!(drawn(css), "de lete | delete", "{css}");
+        assert_eq!(drawn(css), "dexlete | delete", "{css}");
         assert_eq!(review_auto(&click(css)).await, ask("risky_click"), "{css}");
     }
     for css in ["#outlined", "#on-image"] {
@@ -1374,4 +1374,62 @@ async fn a_turned_column_is_read_upwards() {
     }
     assert_eq!(review_auto(&click("#turned-plain")).await, allow());
     drop(f);
+}
+
+/// What the red team of session 19 found past the drawn reading: a cover drawn over a
+/// background the color check takes for the text's (an inset shadow, a dark canvas), a field
+/// of an unknown `type`, a broken image's alternative text, generated text glued past many
+/// words; each shows "Delete account" and asks. A secret field in a shadow tree inside the
+/// control is never read.
+#[wasm_bindgen_test]
+async fn the_drawn_reading_holds_against_covers_unknown_fields_and_images() {
+    let style = add_style(
+        ".late-gen { position: relative; display: block; width: 300px }
+         .late-gen::before { content: 'De'; position: absolute; left: 4px; bottom: 2px }
+         .late-gen small { font-size: 6px; color: #888 }",
+    )
+    .unwrap();
+    let filler = "filler ".repeat(70);
+    let f = Fixture::mount(&format!(
+        r#"<p><button id="inset" type="button" style="background: #000; box-shadow: inset 0 0 0 999px #fff; color: #000"><bdo dir="rtl">tnuocca eteleD</bdo></button>
+              <div id="dark-canvas" role="button" style="color: #fff"><bdo dir="rtl">tnuocca eteleD</bdo></div>
+              <div id="unknown-type" role="button"><input type="foo" readonly value="&#x202E;tnuocca eteleD"></div>
+              <button id="broken-image" type="button"><img alt="&#x202E;tnuocca eteleD" src="data:,x"></button>
+              <button id="late-gen" type="button" class="late-gen"><small>{filler}</small><span>lete account</span></button>
+              <div id="shadow-secret" role="button">Show <span class="host"></span></div></p>"#
+    ))
+    .unwrap();
+    let host = f.find("#shadow-secret .host").unwrap();
+    let shadow = host
+        .attach_shadow(&web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open))
+        .unwrap();
+    shadow.set_inner_html(
+        r#"<input type="text" name="password" autocomplete="current-password" value="hunter2">"#,
+    );
+    // A broken image draws its alternative text only once it failed to load.
+    let image = f.find("#broken-image img").unwrap();
+    bai::dom::fixture::until(|| {
+        js_sys::Reflect::get(&image, &"complete".into()).is_ok_and(|done| done.is_truthy())
+    })
+    .await
+    .unwrap();
+    let drawn =
+        |css: &str| bai::dom::secret::drawn_text_without_secrets(&f.find(css).unwrap()).text;
+    for css in [
+        "#inset",
+        "#dark-canvas",
+        "#unknown-type",
+        "#broken-image",
+        "#late-gen",
+    ] {
+        let (decision, _) = review_auto(&click(css)).await;
+        assert_eq!(decision, "ask", "{css}: drawn {:?}", drawn(css));
+    }
+    assert!(
+        !drawn("#shadow-secret").contains("hunter2"),
+        "{}",
+        drawn("#shadow-secret")
+    );
+    drop(f);
+    style.remove();
 }

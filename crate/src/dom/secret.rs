@@ -653,10 +653,13 @@ pub fn drawn_text_without_secrets(element: &Element) -> super::drawn_text::Drawn
     if is_secret_or_inside(element) {
         return super::drawn_text::Drawn::default();
     }
-    if !holds_text_field(element) {
-        return super::drawn_text::drawn_text_skipping(element, &|_| false);
-    }
-    super::drawn_text::drawn_text_skipping(element, &|e| classify(e).is_some())
+    // Form fields are always classified, wherever they are (the light DOM query does not see
+    // into shadow trees, whose fields the drawn reading reads: red team red6).
+    let light = holds_text_field(element);
+    super::drawn_text::drawn_text_skipping(element, &|e| {
+        (light || matches!(e.local_name().as_str(), "input" | "textarea" | "select"))
+            && classify(e).is_some()
+    })
 }
 
 /// The visible text of `element` (`innerText`) unless it holds a secret field, then its text

@@ -25,6 +25,10 @@ const NOUN_OR_VERB: &[&[&str]] = &[
     &["compra"],
 ];
 
+/// Prefixes that make one longer word of the word they come before ("repayment", "undelete"):
+/// a spelled run is not cut after them ([`spelled_runs_cut`]).
+const ONE_WORD_PREFIXES: &[&str] = &["re", "un", "pre"];
+
 /// Words that may come before a negation that opens a text ([`negated`]).
 const NEGATION_LEAD_INS: &[&str] = &["do", "please", "no", "ne"];
 
@@ -405,21 +409,24 @@ fn longest_with_ending(text: &str, word: &str) -> Option<usize> {
         .max()
 }
 
-/// `words` with each run of three or more one-letter words joined into one word: letters set
-/// apart ("D E L E T E", letter-spaced capitals, a word drawn one letter per line down a
-/// column) read as the word they spell (red team red4, session 18).
+/// `words` with each run of words of one or two letters that holds three or more of one letter
+/// joined into one word: letters set apart ("D E L E T E", letter-spaced capitals, a word drawn
+/// one letter per line down a column, "DE L E T E", "OK D E L E T E") read as the word they
+/// spell (red teams red4, session 18, and red6, session 19).
 fn join_spelled_letters(words: Vec<String>) -> Split {
-    let is_letter = |word: &String| {
-        let mut chars = word.chars();
-        chars.next().is_some_and(char::is_alphabetic) && chars.next().is_none()
+    let letters = |word: &String| {
+        let count = word.chars().count();
+        (word.chars().all(char::is_alphabetic) && count <= 2).then_some(count)
     };
     let mut out = Split {
         words: Vec::with_capacity(words.len()),
         spelled: Vec::with_capacity(words.len()),
     };
+    // The run: words of one or two letters side by side, and how many have one.
     let mut run: Vec<String> = Vec::new();
-    let flush = |run: &mut Vec<String>, out: &mut Split| {
-        if run.len() >= 3 {
+    let mut single = 0;
+    let flush = |run: &mut Vec<String>, single: &mut usize, out: &mut Split| {
+        if *single >= 3 {
             out.words.push(run.concat());
             out.spelled.push(true);
             run.clear();
@@ -427,17 +434,22 @@ fn join_spelled_letters(words: Vec<String>) -> Split {
             out.spelled.extend(run.iter().map(|_| false));
             out.words.append(run);
         }
+        *single = 0;
     };
     for word in words {
-        if is_letter(&word) {
-            run.push(word);
-        } else {
-            flush(&mut run, &mut out);
-            out.words.push(word);
-            out.spelled.push(false);
+        match letters(&word) {
+            Some(count) => {
+                single += usize::from(count == 1);
+                run.push(word);
+            }
+            None => {
+                flush(&mut run, &mut single, &mut out);
+                out.words.push(word);
+                out.spelled.push(false);
+            }
         }
     }
-    flush(&mut run, &mut out);
+    flush(&mut run, &mut single, &mut out);
     out
 }
 
@@ -460,10 +472,10 @@ fn spelled_runs_cut(split: &Split, phrases: &[Phrase]) -> Option<Vec<String>> {
         let mut between = String::new();
         let mut rest = word.as_str();
         while let Some(c) = rest.chars().next() {
-            // A word is cut out where the run starts, or after a word (three letters or
-            // more): one or two letters before it are a prefix of one longer word ("R E P A Y
-            // M E N T", "U N D E L E T E"), read whole as it is unspelled.
-            if (1..3).contains(&between.chars().count()) {
+            // A word is cut out anywhere but after a prefix that makes one longer word of it
+            // ("R E P A Y M E N T", "U N D E L E T E": read whole, as unspelled). Any other
+            // letters before it are another word ("O K  D E L E T E", red team red6).
+            if ONE_WORD_PREFIXES.contains(&between.as_str()) {
                 between.push(c);
                 rest = rest.get(c.len_utf8()..).unwrap_or_default();
                 continue;
@@ -771,6 +783,17 @@ mod tests {
             ("R E P A Y M E N T", Position::Anywhere, None),
             ("U N D E L E T E", Position::Anywhere, None),
             ("A U T O D E L E T E", Position::Anywhere, Some("delete")),
+            // Other letters before the word are another word (red team red6, session 19).
+            (
+                "O K  D E L E T E  A C C O U N T",
+                Position::ShortName,
+                Some("delete"),
+            ),
+            ("X  D E L E T E", Position::ShortName, Some("delete")),
+            ("G O  P A Y", Position::ShortName, Some("pay")),
+            ("M Y  D E L E T E", Position::ShortName, Some("delete")),
+            ("DE L E T E", Position::ShortName, Some("delete")),
+            ("O K  R E M O V E", Position::ShortName, Some("remove")),
         ] {
             assert_eq!(find_risky(text, &risky, position), expected, "{text:?}");
         }
