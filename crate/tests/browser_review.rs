@@ -728,7 +728,12 @@ async fn a_glued_word_the_name_holds_negated_elsewhere_still_asks() {
         review_auto(&click("#negated-label")).await,
         ask("risky_click")
     );
-    assert_eq!(review_auto(&click("#negated-only")).await, allow());
+    // Its negation is not proven seen (the text is not one plain text node): the words after
+    // it are read too, and ask (session 19).
+    assert_eq!(
+        review_auto(&click("#negated-only")).await,
+        ask("risky_click")
+    );
     style.remove();
 }
 
@@ -1228,7 +1233,9 @@ async fn a_negation_ending_other_words_does_not_negate_the_command() {
         review_auto(&click("#spelled-two")).await,
         ask("risky_click")
     );
-    assert_eq!(review_auto(&click("#dont")).await, allow());
+    // Two boxes are no plain text node: the negation is not proven seen, and the bare verb
+    // asks (`a_negation_counts_only_where_it_is_proven_seen`).
+    assert_eq!(review_auto(&click("#dont")).await, ask("risky_click"));
     drop(f);
 }
 
@@ -1430,6 +1437,56 @@ async fn the_drawn_reading_holds_against_covers_unknown_fields_and_images() {
         "{}",
         drawn("#shadow-secret")
     );
+    drop(f);
+    style.remove();
+}
+
+/// A negation counts only where the page proves it seen as the verb after it is (one plain
+/// text node on one line inside the control, nothing laid over it): "Don't delete" runs; a
+/// "never" the page hides in any other way (a span drawn white, clipped, a line of its own
+/// under `::first-line`, a field's scrolled value, a cover over it, a first letter drawn away)
+/// or sets apart as a status ("Never" above "Delete account") asks (red team red6, session
+/// 19).
+#[wasm_bindgen_test]
+async fn a_negation_counts_only_where_it_is_proven_seen() {
+    let style = add_style(
+        ".first-line-white::first-line { color: #fff }
+         .first-letter-white::first-letter { color: #fff }",
+    )
+    .unwrap();
+    let f = Fixture::mount(
+        r##"<div style="background: #fff">
+              <p><button id="dont" type="button">Don't delete</button>
+                 <button id="undo" type="button">Undo send</button>
+                 <button id="plain-never" type="button">Never delete</button></p>
+              <p><button id="white-span" type="button" style="background: linear-gradient(#fff, #fff)"><span style="color: #fff">never </span>Delete account</button>
+                 <button id="clipped-span" type="button"><span style="clip-path: polygon(0 0, 0 0, 0 0)">never </span>Delete account</button>
+                 <button id="first-line" type="button" class="first-line-white" style="background: #fff; display: block; width: 12em">never<br>Delete account</button>
+                 <button id="first-letter" type="button" class="first-letter-white" style="background: #fff">n ever Delete account</button>
+                 <button id="status" type="button"><small style="display: block">Never</small>Delete account</button>
+                 <button id="indented" type="button" style="text-indent: -3.2em; overflow: hidden; width: 10em; white-space: nowrap; text-align: left">never Delete account</button></p>
+              <p><span style="position: relative; display: inline-block"><button id="covered" type="button" style="background: #fff; border: 0">never Delete account</button><i style="position: absolute; left: 0; top: 0; width: 2.8em; height: 100%; background: #fff"></i></span></p>
+              <div id="field" role="button"><input readonly value="never Delete account" style="text-indent: -2.95em; border: 0; width: 9em"></div>
+              <input id="input-button" type="button" value="never Delete account" style="text-indent: -3.4em; width: 9em; text-align: left">
+            </div>"##,
+    )
+    .unwrap();
+    for css in ["#dont", "#undo", "#plain-never"] {
+        assert_eq!(review_auto(&click(css)).await, allow(), "{css}");
+    }
+    for css in [
+        "#white-span",
+        "#clipped-span",
+        "#first-line",
+        "#status",
+        "#indented",
+        "#covered",
+        "#field",
+        "#input-button",
+    ] {
+        let (decision, reasons) = review_auto(&click(css)).await;
+        assert_eq!(decision, "ask", "{css}: {reasons:?}");
+    }
     drop(f);
     style.remove();
 }

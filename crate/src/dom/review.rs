@@ -21,6 +21,7 @@ use crate::policy::runs::glued_runs;
 use crate::protocol::Action;
 
 mod keys;
+mod negation;
 
 /// Most inner control names gathered (a click can only land on one of them).
 const MAX_INNER_NAMES: usize = 12;
@@ -676,11 +677,23 @@ fn facts_of(element: &Element) -> TargetFacts {
     // word the page draws after a badge first, where it reads as a verb (red team red4,
     // session 18). Text the reading could not reach asks (`text_too_long`).
     let drawn = super::secret::drawn_text_without_secrets(element);
-    if !drawn.text.trim().is_empty() && !drawn.text.split_whitespace().eq(joined.split_whitespace())
-    {
+    let drawn_matches = drawn.text.split_whitespace().eq(joined.split_whitespace());
+    if !drawn.text.trim().is_empty() && !drawn_matches {
         runs.push(drawn.text);
     }
     let more_text_cut = more_text_cut || drawn.cut;
+    // A negation opening the name or text counts only where it is proven seen (red team red6):
+    // elsewhere the words after it are read too.
+    let negated_readings: Vec<String> = [name.as_str(), text.as_str()]
+        .into_iter()
+        .filter_map(crate::policy::without_opening_negation)
+        .collect();
+    if !negated_readings.is_empty() {
+        let drawn_as_text = drawn_matches;
+        if !negation::negation_shown(element, drawn_as_text) {
+            runs.extend(negated_readings);
+        }
+    }
     TargetFacts {
         description: describe(element),
         name,

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::protocol::Action;
 use crate::protocol::action::Key;
 pub use rules::{ApprovalRule, RuleVerdict};
-pub use words::{Position, find_risky, percent_decode, words};
+pub use words::{Position, find_risky, percent_decode, without_opening_negation, words};
 
 /// How often the user is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

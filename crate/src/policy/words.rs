@@ -653,6 +653,27 @@ fn phrase_found(tokens: &[String], phrase: &Phrase, position: Position) -> bool 
     (0..tokens.len()).any(matches_at)
 }
 
+/// The words of `text` after the negation that opens it ("Don't delete" -> "delete"), `None`
+/// when no negation opens it. A negation counts only where the page proves the user sees it
+/// as the words after it; where it cannot, the review reads the text without it too, so that
+/// a "never" the page hides (white on a cover, clipped, a line of its own) does not negate the
+/// "Delete account" the user sees (red team red6, session 19).
+pub fn without_opening_negation(text: &str) -> Option<String> {
+    let tokens = words(text);
+    (1..tokens.len()).find_map(|start| {
+        let opens = negated(&tokens, start)
+            && tokens
+                .get(..start)
+                .is_some_and(|before| before.iter().all(|token| is_negation_word(token)));
+        opens.then(|| tokens.get(start..).unwrap_or_default().join(" "))
+    })
+}
+
+/// Whether `token` is a word of a negation or of what may lead into one.
+fn is_negation_word(token: &str) -> bool {
+    NEGATION_LEAD_INS.contains(&token) || NEGATIONS.iter().any(|negation| negation.contains(&token))
+}
+
 /// Whether the words right before `tokens[start]` undo or negate it ("Undo send"). The
 /// negation must open the text, after at most [`NEGATION_LEAD_INS`] ("Do not delete", "Ne pas
 /// supprimer"): a "never" that ends other words ("Last backup: never", drawn on the line above
@@ -829,6 +850,24 @@ mod tests {
         ] {
             assert!(
                 find_risky(text, &risky, Position::ShortName).is_some(),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_opening_negation_is_taken_off() {
+        for (text, expected) in [
+            ("Don't delete", Some("delete")),
+            ("Do not delete my photos", Some("delete my photos")),
+            ("never Delete account", Some("delete account")),
+            ("Undo send", Some("send")),
+            ("Delete account", None),
+            ("Last backup: never Delete account", None),
+        ] {
+            assert_eq!(
+                without_opening_negation(text).as_deref(),
+                expected,
                 "{text:?}"
             );
         }
