@@ -188,6 +188,29 @@ async fn an_allowed_click_whose_element_changes_while_it_waits_presses_nothing()
     drop(f);
 }
 
+/// A click's first look before the press reuses the review's facts (found in the same task);
+/// its look after the stability frame must read the element again: here the page renames the
+/// button on the scroll the click's own scrolling causes, which it sees only at that frame.
+#[wasm_bindgen_test]
+async fn a_click_whose_element_changes_during_its_stability_frame_presses_nothing() {
+    record_presses();
+    let f = Fixture::mount(
+        r#"<div style="height: 4000px"></div><button type="button" id="far" data-press="far">Save</button>"#,
+    )
+    .unwrap();
+    run_script(
+        "window.scrollTo(0, 0); window.__renamed = false; \
+         window.addEventListener('scroll', () => { document.getElementById('far').textContent = 'Delete all'; window.__renamed = true; }, { once: true, capture: true });",
+    )
+    .unwrap();
+    let error = perform(&click("#far"), None, 1000).await.unwrap_err();
+    let renamed = js_sys::Reflect::get(&js_sys::global(), &"__renamed".into()).unwrap();
+    assert_eq!(renamed.as_bool(), Some(true), "the page saw the scroll");
+    assert_eq!(error["code"], "target_changed", "{error}");
+    assert_eq!(pressed(), Vec::<String>::new());
+    drop(f);
+}
+
 #[wasm_bindgen_test]
 async fn select_option_reviews_the_option_really_chosen() {
     let _f = Fixture::mount(

@@ -467,6 +467,15 @@ impl Recheck<'_> {
 
 impl Reviewed for Recheck<'_> {
     fn recheck(&self, element: &Element) -> Result<(), ActionError> {
+        // A click's first look at its element follows the review in the same task, with
+        // nothing awaited and no event dispatched between them: the review's own reading is
+        // what this one would find (figure 7: a third full reading per click). Its look after
+        // the stability frame, right before the press, always reads again.
+        if matches!(self.action, Action::Click { .. })
+            && found_this_turn(self.action, element).is_some_and(|found| found == self.facts)
+        {
+            return Ok(());
+        }
         let now = facts_of(self.action, element)?;
         self.accept(&now, &describe(element), "it changed since it was reviewed")
     }
@@ -499,7 +508,63 @@ fn facts_of(action: &Action, element: &Element) -> Result<TargetFacts, ActionErr
     ) {
         crate::dom::action::scroll_into_view(element, 1);
     }
-    activation_facts(action, element.clone())
+    let facts = activation_facts(action, element.clone())?;
+    remember_found(action, element, &facts);
+    Ok(facts)
+}
+
+/// The facts [`facts_of`] found last, with the action and element it found them for, and
+/// whether the task that found them is still running.
+struct Found {
+    action: Action,
+    element: Element,
+    facts: TargetFacts,
+    /// True until the first microtask checkpoint after they were found. A checkpoint comes
+    /// whenever the executor's code returns to the event loop (any `await` that waits: a
+    /// frame, a timer, a message), and page script (a listener, a timer, an observer) runs
+    /// only at or after one, unless the executor dispatches an event or calls into the page
+    /// itself, which a click does not do before its first look.
+    live: std::rc::Rc<std::cell::Cell<bool>>,
+}
+
+thread_local! {
+    static LAST_FOUND: std::cell::RefCell<Option<Found>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Keeps `facts` as the last found for `action` on `element`, live until the next microtask
+/// checkpoint.
+fn remember_found(action: &Action, element: &Element, facts: &TargetFacts) {
+    let live = std::rc::Rc::new(std::cell::Cell::new(true));
+    let ends = std::rc::Rc::clone(&live);
+    let end = Closure::once_into_js(move || ends.set(false));
+    let promise = js_sys::Promise::resolve(&JsValue::UNDEFINED);
+    let then = js_sys::Reflect::get(&promise, &JsValue::from_str("then"));
+    let queued = then
+        .ok()
+        .and_then(|then| then.dyn_into::<js_sys::Function>().ok())
+        .is_some_and(|then| then.call1(&promise, &end).is_ok());
+    if !queued {
+        // Without a microtask to end it, nothing is kept.
+        LAST_FOUND.with(|last| last.replace(None));
+        return;
+    }
+    LAST_FOUND.with(|last| {
+        last.replace(Some(Found {
+            action: action.clone(),
+            element: element.clone(),
+            facts: facts.clone(),
+            live,
+        }))
+    });
+}
+
+/// The facts [`facts_of`] found for `action` on `element` in this very task (no microtask
+/// checkpoint since), taken: what it would find again now, since neither the page nor its
+/// layout can have changed in between.
+fn found_this_turn(action: &Action, element: &Element) -> Option<TargetFacts> {
+    let found = LAST_FOUND.with(|last| last.replace(None))?;
+    (found.live.get() && found.action == *action && found.element == *element)
+        .then_some(found.facts)
 }
 
 /// One reason as JSON text, with its plain-language sentence for the question shown to the

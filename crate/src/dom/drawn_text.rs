@@ -72,6 +72,8 @@ pub fn drawn_text_skipping(element: &Element, skip: &dyn Fn(&Element) -> bool) -
         blends: None,
         holes: Vec::new(),
         blended: Vec::new(),
+        styles: js_sys::Map::new(),
+        read: Vec::new(),
     };
     walk.collect(element.as_ref(), 0);
     // Around the element's box, as far again as its height (a badge drawn beside it counts).
@@ -329,6 +331,28 @@ struct Walk<'a> {
     /// Text nodes (by number) drawn in their background's color: in the reading, and left
     /// out of the reading with holes.
     blended: Vec<u32>,
+    /// What [`Self::judge_seen`] read of each element's style so far, by element (a
+    /// `Map` from the element to its index in `read`): text nodes under different parents
+    /// share ancestors, whose style was read again for each (up to ten properties per
+    /// ancestor per parent: figure 7). The page cannot change between the reads of one
+    /// reading (nothing is awaited in it and no page code runs).
+    styles: js_sys::Map,
+    read: Vec<AncestorStyle>,
+}
+
+/// What [`Walk::judge_seen`] reads of one element on the way up from a text node's parent.
+#[derive(Debug, Clone, Copy)]
+struct AncestorStyle {
+    /// What its `opacity` multiplies the opacity by.
+    opacity: f64,
+    /// What its `filter` multiplies it by (apart, so the product is taken in the same order
+    /// as ever).
+    filter: f64,
+    /// Whether it hides what it holds whatever the opacity: painted under the control's
+    /// background (a negative `z-index`), clipped away, or masked.
+    hides: bool,
+    /// Its box, when it clips its overflow.
+    clip: Option<ClipBox>,
 }
 
 impl Walk<'_> {
@@ -682,7 +706,7 @@ impl Walk<'_> {
         seen
     }
 
-    fn judge_seen(&self, parent: &Element) -> Option<Vec<ClipBox>> {
+    fn judge_seen(&mut self, parent: &Element) -> Option<Vec<ClipBox>> {
         let shown = parent
             .unchecked_ref::<SeenCheck>()
             .check_visibility_with(&self.options)
@@ -707,33 +731,13 @@ impl Walk<'_> {
         let mut clips = Vec::new();
         let mut current = Some(parent.clone());
         while let Some(element) = current {
-            if let Some(style) = super::visibility::computed_style(&element) {
-                let property = |name: &str| style.get_property_value(name).unwrap_or_default();
-                opacity *= number(&property("opacity")).unwrap_or(1.0);
-                opacity *= filter_opacity(&property("filter"));
-                // A negative `z-index` paints the text under the control's background (red
-                // team red5: a "never" hidden so before a reversed "delete").
-                let under = property("position") != "static"
-                    && property("z-index").trim_start().starts_with('-');
-                if opacity < 0.1
-                    || under
-                    || clips_away(&property("clip"), &property("clip-path"))
-                    || !matches!(property("mask-image").as_str(), "none" | "")
-                    || !matches!(property("-webkit-mask-image").as_str(), "none" | "")
-                {
+            if let Some(read) = self.ancestor_style(&element) {
+                opacity *= read.opacity;
+                opacity *= read.filter;
+                if opacity < 0.1 || read.hides {
                     return None;
                 }
-                if !matches!(property("overflow-x").as_str(), "visible" | "")
-                    || !matches!(property("overflow-y").as_str(), "visible" | "")
-                {
-                    let rect = element.get_bounding_client_rect();
-                    clips.push(ClipBox {
-                        left: rect.left(),
-                        right: rect.right(),
-                        top: rect.top(),
-                        bottom: rect.bottom(),
-                    });
-                }
+                clips.extend(read.clip);
             }
             if element == self.root {
                 break;
@@ -741,6 +745,65 @@ impl Walk<'_> {
             current = element.parent_element();
         }
         Some(clips)
+    }
+
+    /// What `element`'s style says of the text inside it ([`AncestorStyle`]), read once per
+    /// reading; `None` without a computed style.
+    fn ancestor_style(&mut self, element: &Element) -> Option<AncestorStyle> {
+        let known = self.styles.get(element.as_ref());
+        if let Some(index) = known.as_f64() {
+            // Indexes are written below from `read`'s length only.
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "a small non-negative index this walk wrote"
+            )]
+            return self.read.get(index as usize).copied();
+        }
+        if known.is_null() {
+            return None;
+        }
+        let Some(style) = super::visibility::computed_style(element) else {
+            // Remembered as having none (`null`), so it is not asked again.
+            self.styles.set(element.as_ref(), &JsValue::NULL);
+            return None;
+        };
+        let property = |name: &str| style.get_property_value(name).unwrap_or_default();
+        let opacity = number(&property("opacity")).unwrap_or(1.0);
+        let filter = filter_opacity(&property("filter"));
+        // A negative `z-index` paints the text under the control's background (red
+        // team red5: a "never" hidden so before a reversed "delete").
+        let under =
+            property("position") != "static" && property("z-index").trim_start().starts_with('-');
+        let hides = under
+            || clips_away(&property("clip"), &property("clip-path"))
+            || !matches!(property("mask-image").as_str(), "none" | "")
+            || !matches!(property("-webkit-mask-image").as_str(), "none" | "");
+        let clip = (!matches!(property("overflow-x").as_str(), "visible" | "")
+            || !matches!(property("overflow-y").as_str(), "visible" | ""))
+        .then(|| {
+            let rect = element.get_bounding_client_rect();
+            ClipBox {
+                left: rect.left(),
+                right: rect.right(),
+                top: rect.top(),
+                bottom: rect.bottom(),
+            }
+        });
+        let read = AncestorStyle {
+            opacity,
+            filter,
+            hides,
+            clip,
+        };
+        #[allow(
+            clippy::cast_precision_loss,
+            reason = "a count of elements, far below 2^53"
+        )]
+        let index = self.read.len() as f64;
+        self.styles.set(element.as_ref(), &JsValue::from_f64(index));
+        self.read.push(read);
+        Some(read)
     }
 }
 

@@ -87,7 +87,7 @@ pub fn activation_facts(action: &Action, element: Element) -> Result<TargetFacts
             .and_then(|d| js::get_string(&d, "URL"));
         let page = |address: &str| address.split('#').next().unwrap_or_default().to_owned();
         if let Some(form) = form {
-            let sent = facts_of(&form);
+            let sent = where_it_goes(&form);
             let same_page = sent
                 .destination
                 .as_deref()
@@ -101,19 +101,17 @@ pub fn activation_facts(action: &Action, element: Element) -> Result<TargetFacts
                     .into_iter()
                     .filter(|b| is_submit_button(b) && b.has_attribute("formaction"))
                     .take(20)
-                    .map(|button| facts_of(&button))
+                    .map(|button| where_it_goes(&button))
                     .filter(|sent| {
                         sent.destination
                             .as_deref()
                             .zip(here.as_deref())
                             .is_none_or(|(to, here)| page(to) != page(here))
                     });
-                for sent in elsewhere.collect::<Vec<_>>() {
-                    facts.also_activates.push(judged_by_where_it_goes(sent));
-                }
+                facts.also_activates.extend(elsewhere);
                 return Ok(facts);
             }
-            facts.also_activates.push(judged_by_where_it_goes(sent));
+            facts.also_activates.push(sent);
         }
     }
     Ok(facts)
@@ -123,16 +121,14 @@ pub fn activation_facts(action: &Action, element: Element) -> Result<TargetFacts
 /// it goes, not by its words (a settings form holding a "Send test email" button does not make
 /// every checkbox in it ask). Every field that carries words is left out, those added later
 /// too: its name, text, the words past the text and the text read in runs (red team, session
-/// 16: `runs` and `more_text` were left in and asked on every checkbox of such a form).
-fn judged_by_where_it_goes(sent: TargetFacts) -> TargetFacts {
+/// 16: `runs` and `more_text` were left in and asked on every checkbox of such a form), and
+/// whether it sends a secret in its address. They are not read at all: reading a whole form's
+/// text four ways (as drawn: a style read per text node) only to drop it cost every choice in
+/// a form (figure 7).
+fn where_it_goes(element: &Element) -> TargetFacts {
     TargetFacts {
-        name: String::new(),
-        text: String::new(),
-        more_text: String::new(),
-        more_text_cut: false,
-        runs: Vec::new(),
         sends_secret_in_address: false,
-        ..sent
+        ..address_facts(element)
     }
 }
 
@@ -615,8 +611,11 @@ fn bounded(text: &str, max: usize) -> (&str, bool) {
 
 /// Name, role, text and destination of the control that is activated.
 fn facts_of(element: &Element) -> TargetFacts {
+    // Whether it is or holds a secret field, found once for the four readings of its text
+    // below (each walked its ancestors and queried its subtree again: figure 7).
+    let scope = super::secret::SecretScope::of(element);
     // A secret field's text (an editor's, a textarea's) never goes into the question or the log.
-    let content = super::secret::text_content_without_secrets(element);
+    let content = scope.text_content(element);
     // Its words one space apart, only as far as they are read: 200 characters (4 bytes at
     // most each) and the bound, and one byte more to tell whether anything was left out.
     let limit = 200 * 4 + MAX_MORE_TEXT_BYTES + 1;
@@ -641,12 +640,46 @@ fn facts_of(element: &Element) -> TargetFacts {
     // What shadow trees on and under the control show (a custom element drawing its own
     // label), which the text above never reaches: judged too, whatever the name says (red
     // team, session 16: a host named "Close" by `aria-label` showing "Delete account").
-    more_text.push_str(&super::secret::shadow_text_without_secrets(
-        element,
-        MAX_MORE_TEXT_BYTES,
-    ));
+    more_text.push_str(&scope.shadow_text(element, MAX_MORE_TEXT_BYTES));
     let (kept, more_text_cut) = bounded(&more_text, MAX_MORE_TEXT_BYTES);
     let more_text = kept.to_owned();
+    let address = address_facts(element);
+    let name = accessible_name(element);
+    let mut runs = runs_of(element, scope, &name, &joined, limit);
+    // The text as drawn: letters drawn right to left, pieces placed in another order, letters
+    // taking room unseen, lines the text does not break (red team red3, session 17). Judged
+    // whole wherever it does not read as the text does: only its pieces aligned with the text
+    // would let a hidden, negated copy of a word drawn elsewhere cover it, and would put a
+    // word the page draws after a badge first, where it reads as a verb (red team red4,
+    // session 18). Text the reading could not reach asks (`text_too_long`).
+    let drawn = scope.drawn_text(element);
+    let drawn_matches = drawn.text.split_whitespace().eq(joined.split_whitespace());
+    if !drawn.text.trim().is_empty() && !drawn_matches {
+        runs.push(drawn.text);
+    }
+    let more_text_cut = more_text_cut || drawn.cut;
+    // A negation opening the name or text counts only where it is proven seen (red team red6):
+    // elsewhere the words after it are read too.
+    let negated_readings: Vec<String> = [name.as_str(), text.as_str()]
+        .into_iter()
+        .filter_map(crate::policy::without_opening_negation)
+        .collect();
+    if !negated_readings.is_empty() && !negation::negation_shown(element, drawn_matches) {
+        runs.extend(negated_readings);
+    }
+    TargetFacts {
+        name,
+        runs,
+        text,
+        more_text,
+        more_text_cut,
+        ..address
+    }
+}
+
+/// What of [`facts_of`] reads no words of the control: its description, role, where it goes
+/// and how; its words empty.
+fn address_facts(element: &Element) -> TargetFacts {
     let tag = element.local_name();
     let mut destination = None;
     let mut submits_form = false;
@@ -668,39 +701,13 @@ fn facts_of(element: &Element) -> TargetFacts {
         sends_secret_in_address = sends_by_get(element, None) && holds_secret(element);
         destination = form_action(element);
     }
-    let name = accessible_name(element);
-    let mut runs = runs_of(element, &name, &joined, limit);
-    // The text as drawn: letters drawn right to left, pieces placed in another order, letters
-    // taking room unseen, lines the text does not break (red team red3, session 17). Judged
-    // whole wherever it does not read as the text does: only its pieces aligned with the text
-    // would let a hidden, negated copy of a word drawn elsewhere cover it, and would put a
-    // word the page draws after a badge first, where it reads as a verb (red team red4,
-    // session 18). Text the reading could not reach asks (`text_too_long`).
-    let drawn = super::secret::drawn_text_without_secrets(element);
-    let drawn_matches = drawn.text.split_whitespace().eq(joined.split_whitespace());
-    if !drawn.text.trim().is_empty() && !drawn_matches {
-        runs.push(drawn.text);
-    }
-    let more_text_cut = more_text_cut || drawn.cut;
-    // A negation opening the name or text counts only where it is proven seen (red team red6):
-    // elsewhere the words after it are read too.
-    let negated_readings: Vec<String> = [name.as_str(), text.as_str()]
-        .into_iter()
-        .filter_map(crate::policy::without_opening_negation)
-        .collect();
-    if !negated_readings.is_empty() {
-        let drawn_as_text = drawn_matches;
-        if !negation::negation_shown(element, drawn_as_text) {
-            runs.extend(negated_readings);
-        }
-    }
     TargetFacts {
         description: describe(element),
-        name,
-        runs,
-        text,
-        more_text,
-        more_text_cut,
+        name: String::new(),
+        runs: Vec::new(),
+        text: String::new(),
+        more_text: String::new(),
+        more_text_cut: false,
         is_password: false,
         role: role_of(element).unwrap_or_default(),
         destination,
@@ -723,13 +730,19 @@ fn facts_of(element: &Element) -> TargetFacts {
 /// where it splits a word of `name` or of the text (whose words are `joined` one space apart):
 /// [`glued_runs`]. The text of an element without child elements is one piece (its text nodes
 /// are shown joined); its name may still have generated content.
-fn runs_of(element: &Element, name: &str, joined: &str, limit: usize) -> Vec<String> {
+fn runs_of(
+    element: &Element,
+    scope: super::secret::SecretScope,
+    name: &str,
+    joined: &str,
+    limit: usize,
+) -> Vec<String> {
     let mut runs = Vec::new();
     runs.extend(glued_runs(&accessible_name_in_runs(element), name));
     if element.child_element_count() > 0 {
         // Read as far as `joined` is (its words past the bound ask as `text_too_long`): the
         // bound counts the words one space apart, not the page's whitespace nor the breaks.
-        let text_runs = super::secret::text_runs_without_secrets(element, limit);
+        let text_runs = scope.text_runs(element, limit);
         runs.extend(glued_runs(&text_runs, joined));
     }
     runs

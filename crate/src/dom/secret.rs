@@ -559,17 +559,84 @@ pub fn is_secret_or_inside(element: &Element) -> bool {
     false
 }
 
+/// What the readings of one control's text need to know about secret fields, found once: whether
+/// the control is a secret field or inside one (an ancestor walk classifying each element) and
+/// whether a field that may be secret is inside it (a subtree query). A review reads a control's
+/// text four ways (its content, in runs, as drawn, its shadow trees), each of which asked both
+/// again (figure 7). Only for readings done together, with nothing awaited between them.
+#[derive(Debug, Clone, Copy)]
+pub struct SecretScope {
+    /// The element is a secret field or inside one: none of its text is read.
+    secret: bool,
+    /// A field that may be secret is inside it: its text is read skipping the secret ones.
+    holds_field: bool,
+}
+
+impl SecretScope {
+    /// The scope of `element`'s text now.
+    pub fn of(element: &Element) -> Self {
+        let secret = is_secret_or_inside(element);
+        Self {
+            secret,
+            holds_field: !secret && holds_text_field(element),
+        }
+    }
+
+    /// [`text_content_without_secrets`] of the element this scope was found for.
+    pub fn text_content(self, element: &Element) -> String {
+        if self.secret {
+            return String::new();
+        }
+        if !self.holds_field {
+            return element.text_content().unwrap_or_default();
+        }
+        text_skipping(element, &|e| classify(e).is_some())
+    }
+
+    /// [`text_runs_without_secrets`] of the element this scope was found for.
+    pub fn text_runs(self, element: &Element, max_bytes: usize) -> String {
+        if self.secret {
+            return String::new();
+        }
+        if !self.holds_field {
+            return text_runs_skipping(element, &|_| false, max_bytes);
+        }
+        text_runs_skipping(element, &|e| classify(e).is_some(), max_bytes)
+    }
+
+    /// [`drawn_text_without_secrets`] of the element this scope was found for.
+    pub fn drawn_text(self, element: &Element) -> super::drawn_text::Drawn {
+        if self.secret {
+            return super::drawn_text::Drawn::default();
+        }
+        // Form fields are always classified, wherever they are (the light DOM query does not
+        // see into shadow trees, whose fields the drawn reading reads: red team red6).
+        let light = self.holds_field;
+        super::drawn_text::drawn_text_skipping(element, &|e| {
+            (light || matches!(e.local_name().as_str(), "input" | "textarea" | "select"))
+                && classify(e).is_some()
+        })
+    }
+
+    /// [`shadow_text_without_secrets`] of the element this scope was found for.
+    pub fn shadow_text(self, element: &Element, max_bytes: usize) -> String {
+        let mut out = String::new();
+        if self.secret {
+            return out;
+        }
+        let access = ShadowAccess::detect();
+        let mut hosts = vec![element.clone()];
+        hosts.extend(elements_under(element.as_ref()));
+        collect_shadow_text(&access, hosts, max_bytes, 0, &mut out);
+        out
+    }
+}
+
 /// The text content of `element` without the text of any secret field inside it (without a
 /// page-wide scan: only the fields concerned are classified); empty for a secret field itself
 /// or anything inside one. For descriptions and hints.
 pub fn text_content_without_secrets(element: &Element) -> String {
-    if is_secret_or_inside(element) {
-        return String::new();
-    }
-    if !holds_text_field(element) {
-        return element.text_content().unwrap_or_default();
-    }
-    text_skipping(element, &|e| classify(e).is_some())
+    SecretScope::of(element).text_content(element)
 }
 
 /// The text the page shows from shadow trees on and under `element` (a custom element drawing
@@ -578,15 +645,13 @@ pub fn text_content_without_secrets(element: &Element) -> String {
 /// at the element and at most 512 elements under it (custom elements and the others that may
 /// host a shadow root), and into shadow trees up to 4 deep.
 pub fn shadow_text_without_secrets(element: &Element, max_bytes: usize) -> String {
-    let mut out = String::new();
-    if is_secret_or_inside(element) {
-        return out;
+    // Whether a field is inside does not matter here (shadow trees are read skipping the
+    // secret fields in them), so only the ancestor walk is made.
+    SecretScope {
+        secret: is_secret_or_inside(element),
+        holds_field: true,
     }
-    let access = ShadowAccess::detect();
-    let mut hosts = vec![element.clone()];
-    hosts.extend(elements_under(element.as_ref()));
-    collect_shadow_text(&access, hosts, max_bytes, 0, &mut out);
-    out
+    .shadow_text(element, max_bytes)
 }
 
 /// At most 512 elements under `scope` (an element or a shadow root), in document order.
@@ -639,27 +704,12 @@ fn collect_shadow_text(
 /// piece of its own, which the text joins: "keep<span>delete</span>"), read up to about
 /// `max_bytes`: what a judgement of its words reads besides the text.
 pub fn text_runs_without_secrets(element: &Element, max_bytes: usize) -> String {
-    if is_secret_or_inside(element) {
-        return String::new();
-    }
-    if !holds_text_field(element) {
-        return text_runs_skipping(element, &|_| false, max_bytes);
-    }
-    text_runs_skipping(element, &|e| classify(e).is_some(), max_bytes)
+    SecretScope::of(element).text_runs(element, max_bytes)
 }
 
 /// `element`'s text as it is drawn (`dom::drawn_text`), without secret fields' text.
 pub fn drawn_text_without_secrets(element: &Element) -> super::drawn_text::Drawn {
-    if is_secret_or_inside(element) {
-        return super::drawn_text::Drawn::default();
-    }
-    // Form fields are always classified, wherever they are (the light DOM query does not see
-    // into shadow trees, whose fields the drawn reading reads: red team red6).
-    let light = holds_text_field(element);
-    super::drawn_text::drawn_text_skipping(element, &|e| {
-        (light || matches!(e.local_name().as_str(), "input" | "textarea" | "select"))
-            && classify(e).is_some()
-    })
+    SecretScope::of(element).drawn_text(element)
 }
 
 /// The visible text of `element` (`innerText`) unless it holds a secret field, then its text
