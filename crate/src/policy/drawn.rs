@@ -285,8 +285,9 @@ pub fn blends(text: [f64; 4], background: [f64; 3]) -> bool {
 
 /// The channels and alpha of a computed color written `rgb(r, g, b)`, `rgba(r, g, b, a)` or
 /// `rgb(r g b / a)`; `transparent` is all zero. Other forms (`color(srgb …)`, `oklch(…)`, which
-/// a computed value keeps) are not read.
-pub fn rgba(color: &str) -> Option<[f64; 4]> {
+/// a computed value keeps) are not read. `number` reads one number (the executor passes
+/// JavaScript's `parseFloat`: Rust's float parsing would add its code to the module).
+pub fn rgba(color: &str, number: impl Fn(&str) -> Option<f64>) -> Option<[f64; 4]> {
     let color = color.trim();
     if color == "transparent" {
         return Some([0.0; 4]);
@@ -300,13 +301,13 @@ pub fn rgba(color: &str) -> Option<[f64; 4]> {
         .map(str::trim)
         .filter(|part| !part.is_empty())
         .collect();
-    let number = |part: &str| -> Option<f64> {
+    let read = |part: &str| -> Option<f64> {
         match part.strip_suffix('%') {
-            Some(percent) => percent.parse::<f64>().ok().map(|p| p / 100.0),
-            None => part.parse::<f64>().ok(),
+            Some(percent) => number(percent).map(|p| p / 100.0),
+            None => number(part),
         }
     };
-    let channel = |at: usize| parts.get(at).and_then(|part| number(part));
+    let channel = |at: usize| parts.get(at).and_then(|part| read(part));
     let alpha = match parts.len() {
         3 => 1.0,
         4 => channel(3)?,
@@ -536,6 +537,7 @@ mod tests {
 
     #[test]
     fn computed_colors_are_read() {
+        let rgba = |color: &str| rgba(color, |number| number.parse().ok());
         assert_eq!(rgba("rgb(255, 255, 255)"), Some([255.0, 255.0, 255.0, 1.0]));
         assert_eq!(rgba("rgba(0, 0, 0, 0.5)"), Some([0.0, 0.0, 0.0, 0.5]));
         assert_eq!(rgba("rgb(10 20 30 / 50%)"), Some([10.0, 20.0, 30.0, 0.5]));
