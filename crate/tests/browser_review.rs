@@ -728,8 +728,7 @@ async fn a_glued_word_the_name_holds_negated_elsewhere_still_asks() {
         review_auto(&click("#negated-label")).await,
         ask("risky_click")
     );
-    // Its negation is not proven seen (the text is not one plain text node): the words after
-    // it are read too, and ask (session 19).
+    // A negation lowers no risk (session 20).
     assert_eq!(
         review_auto(&click("#negated-only")).await,
         ask("risky_click")
@@ -1215,8 +1214,7 @@ async fn a_long_wrapped_control_is_read_to_its_end() {
 }
 
 /// A negation on another line of the control negates nothing: "Last backup: never" drawn above
-/// "Delete account" in one button asks; a button that opens with its negation runs (red team
-/// red5, session 18).
+/// "Delete account" in one button asks (red team red5, session 18).
 #[wasm_bindgen_test]
 async fn a_negation_ending_other_words_does_not_negate_the_command() {
     let f = Fixture::mount(
@@ -1233,8 +1231,7 @@ async fn a_negation_ending_other_words_does_not_negate_the_command() {
         review_auto(&click("#spelled-two")).await,
         ask("risky_click")
     );
-    // Two boxes are no plain text node: the negation is not proven seen, and the bare verb
-    // asks (`a_negation_counts_only_where_it_is_proven_seen`).
+    // A negation lowers no risk (`a_negation_never_makes_a_risky_verb_safe`).
     assert_eq!(review_auto(&click("#dont")).await, ask("risky_click"));
     drop(f);
 }
@@ -1441,14 +1438,14 @@ async fn the_drawn_reading_holds_against_covers_unknown_fields_and_images() {
     style.remove();
 }
 
-/// A negation counts only where the page proves it seen as the verb after it is (one plain
-/// text node on one line inside the control, nothing laid over it): "Don't delete" runs; a
-/// "never" the page hides in any other way (a span drawn white, clipped, a line of its own
-/// under `::first-line`, a field's scrolled value, a cover over it, a first letter drawn away)
-/// or sets apart as a status ("Never" above "Delete account") asks (red team red6, session
-/// 19).
+/// A negation never makes a risky verb safe: "Don't delete", "Undo send" and "Never delete"
+/// ask as plainly drawn as they are, so no way of hiding a "never" from the user (a span drawn
+/// white, clipped, a line of its own under `::first-line`, a field's scrolled value, a cover
+/// over it, a cover the pointer passes through, a first letter drawn away) can make the
+/// "Delete account" the user sees run unasked (red teams red5 and red6, sessions 18-19; the
+/// cover with `pointer-events: none` was the proof's last known gap, session 20).
 #[wasm_bindgen_test]
-async fn a_negation_counts_only_where_it_is_proven_seen() {
+async fn a_negation_never_makes_a_risky_verb_safe() {
     let style = add_style(
         ".first-line-white::first-line { color: #fff }
          .first-letter-white::first-letter { color: #fff }",
@@ -1466,21 +1463,23 @@ async fn a_negation_counts_only_where_it_is_proven_seen() {
                  <button id="status" type="button"><small style="display: block">Never</small>Delete account</button>
                  <button id="indented" type="button" style="text-indent: -3.2em; overflow: hidden; width: 10em; white-space: nowrap; text-align: left">never Delete account</button></p>
               <p><span style="position: relative; display: inline-block"><button id="covered" type="button" style="background: #fff; border: 0">never Delete account</button><i style="position: absolute; left: 0; top: 0; width: 2.8em; height: 100%; background: #fff"></i></span></p>
+              <p><span style="position: relative; display: inline-block"><button id="covered-through" type="button" style="background: #fff; border: 0">never Delete account</button><i style="position: absolute; left: 0; top: 0; width: 2.8em; height: 100%; background: #fff; pointer-events: none"></i></span></p>
               <div id="field" role="button"><input readonly value="never Delete account" style="text-indent: -2.95em; border: 0; width: 9em"></div>
               <input id="input-button" type="button" value="never Delete account" style="text-indent: -3.4em; width: 9em; text-align: left">
             </div>"##,
     )
     .unwrap();
-    for css in ["#dont", "#undo", "#plain-never"] {
-        assert_eq!(review_auto(&click(css)).await, allow(), "{css}");
-    }
     for css in [
+        "#dont",
+        "#undo",
+        "#plain-never",
         "#white-span",
         "#clipped-span",
         "#first-line",
         "#status",
         "#indented",
         "#covered",
+        "#covered-through",
         "#field",
         "#input-button",
     ] {

@@ -21,7 +21,6 @@ use crate::policy::runs::glued_runs;
 use crate::protocol::Action;
 
 mod keys;
-mod negation;
 
 /// Most inner control names gathered (a click can only land on one of them).
 const MAX_INNER_NAMES: usize = 12;
@@ -658,15 +657,6 @@ fn facts_of(element: &Element) -> TargetFacts {
         runs.push(drawn.text);
     }
     let more_text_cut = more_text_cut || drawn.cut;
-    // A negation opening the name or text counts only where it is proven seen (red team red6):
-    // elsewhere the words after it are read too.
-    let negated_readings: Vec<String> = [name.as_str(), text.as_str()]
-        .into_iter()
-        .filter_map(crate::policy::without_opening_negation)
-        .collect();
-    if !negated_readings.is_empty() && !negation::negation_shown(element, drawn_matches) {
-        runs.extend(negated_readings);
-    }
     TargetFacts {
         name,
         runs,

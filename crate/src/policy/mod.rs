@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::protocol::Action;
 use crate::protocol::action::Key;
 pub use rules::{ApprovalRule, RuleVerdict};
-pub use words::{Position, find_risky, percent_decode, without_opening_negation, words};
+pub use words::{Position, find_risky, percent_decode, words};
 
 /// How often the user is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -2351,11 +2351,12 @@ mod tests {
             ("treeitem", "Papierkorb leeren", "", true),
             ("combobox", "Bulk actions", "Permanently delete", true),
             ("combobox", "Aktion", "Auswahl löschen", true),
-            // Undone or negated: keeps or restores.
-            ("button", "Undo delete", "", false),
-            ("button", "Undo send", "", false),
-            ("button", "Don't delete", "", false),
-            ("button", "Nicht löschen", "", false),
+            // Undone or negated: the page's words may not make a risky verb safe (a hidden
+            // "Don't" reads so too; see `words`), so these ask.
+            ("button", "Undo delete", "", true),
+            ("button", "Undo send", "", true),
+            ("button", "Don't delete", "", true),
+            ("button", "Nicht löschen", "", true),
             // Nouns and descriptions, not commands.
             ("button", "Move to trash", "", false),
             ("treeitem", "Deleted items", "", false),

@@ -8,10 +8,14 @@
 //! or in its plain verb forms in an address (`/book`, not `/books`).
 //!
 //! Accents are folded (`Löschen`, `lo\u{308}schen` and `loschen` are one word), so a word in
-//! another language matches however the page composed its letters. A risky verb right after a
-//! word that undoes or negates it ("Undo delete", "Undo send", "Don't delete", "Nicht löschen")
-//! does not count: that button keeps or restores. A page could lie that way, but it could as
-//! well call its delete button "OK"; the list is there for honest pages' risky buttons.
+//! another language matches however the page composed its letters.
+//!
+//! A negation lowers no risk: "Don't delete", "Undo send" and "Nicht löschen" hold a risky
+//! verb and ask. Three red teams (sessions 17-19) hid a negation the page's text opens with
+//! (white on a cover, clipped, indented away, a line of its own, a cover the pointer passes
+//! through, a web font drawing it as nothing) so that the review read "Don't delete" where
+//! the user saw "delete"; no reading of the page proves a word seen, so no word the page
+//! writes may make a risky verb safe. The cost is a question on an honest "Don't delete".
 
 /// Risky words that are as often nouns as verbs: they count only at the verb position.
 /// ("compra" is Italian "buy!" and Spanish and Portuguese "purchase", as in "Mis compras".)
@@ -28,20 +32,6 @@ const NOUN_OR_VERB: &[&[&str]] = &[
 /// Prefixes that make one longer word of the word they come before ("repayment", "undelete"):
 /// a spelled run is not cut after them ([`spelled_runs_cut`]).
 const ONE_WORD_PREFIXES: &[&str] = &["re", "un", "pre"];
-
-/// Words that may come before a negation that opens a text ([`negated`]).
-const NEGATION_LEAD_INS: &[&str] = &["do", "please", "no", "ne"];
-
-/// Words that, right before a one-word risky verb, undo or negate it ("Undo send").
-const NEGATIONS: &[&[&str]] = &[
-    &["undo"],
-    &["not"],
-    &["dont"],
-    &["don", "t"],
-    &["never"],
-    &["nicht"],
-    &["pas"],
-];
 
 /// Names of at most this many words are short: in a choice's name (an option, a radio button,
 /// a tab) a risky verb counts anywhere in a short name ("Permanently delete", German "Konto
@@ -456,9 +446,8 @@ fn join_spelled_letters(words: Vec<String>) -> Split {
 /// `split.words` with each spelled run cut again where a word of `phrases` begins: a run joins
 /// every letter set apart, so two spelled words in a row ("D E L E T E  P H O T O S") join
 /// into one (`deletephotos`) in which no whole word is found; the gap between the two words is
-/// lost with the spaces (red team red5, session 18). At each place the longest phrase word (or
-/// negation, so that "U N D O  S E N D" still undoes) that starts there is cut out, with its
-/// ending; the letters between stay one word. `None` when nothing was spelled.
+/// lost with the spaces (red team red5, session 18). At each place the longest phrase word
+/// that starts there is cut out, with its ending; the letters between stay one word. `None` when nothing was spelled.
 fn spelled_runs_cut(split: &Split, phrases: &[Phrase]) -> Option<Vec<String>> {
     if !split.spelled.contains(&true) {
         return None;
@@ -480,11 +469,10 @@ fn spelled_runs_cut(split: &Split, phrases: &[Phrase]) -> Option<Vec<String>> {
                 rest = rest.get(c.len_utf8()..).unwrap_or_default();
                 continue;
             }
-            let phrase_words = phrases.iter().flat_map(|phrase| &phrase.words);
-            let negations = NEGATIONS.iter().flat_map(|negation| negation.iter());
-            let longest = phrase_words
+            let longest = phrases
+                .iter()
+                .flat_map(|phrase| &phrase.words)
                 .map(String::as_str)
-                .chain(negations.copied())
                 // (Two letters are too short to stand apart in a run: "un", "re".)
                 .filter(|known| known.chars().count() >= 3)
                 .filter_map(|known| longest_with_ending(rest, known))
@@ -643,58 +631,12 @@ fn phrase_found(tokens: &[String], phrase: &Phrase, position: Position) -> bool 
         let Some((window_last, window_head)) = window.split_last() else {
             return false;
         };
-        window_head.iter().zip(head).all(|(a, b)| a == b)
-            && token_is(window_last, last, endings)
-            && !(phrase.len() == 1 && position != Position::Address && negated(tokens, start))
+        window_head.iter().zip(head).all(|(a, b)| a == b) && token_is(window_last, last, endings)
     };
     if verb_only {
         return matches_at(0);
     }
     (0..tokens.len()).any(matches_at)
-}
-
-/// The words of `text` after the negation that opens it ("Don't delete" -> "delete"), `None`
-/// when no negation opens it. A negation counts only where the page proves the user sees it
-/// as the words after it; where it cannot, the review reads the text without it too, so that
-/// a "never" the page hides (white on a cover, clipped, a line of its own) does not negate the
-/// "Delete account" the user sees (red team red6, session 19).
-pub fn without_opening_negation(text: &str) -> Option<String> {
-    let tokens = words(text);
-    (1..tokens.len()).find_map(|start| {
-        let opens = negated(&tokens, start)
-            && tokens
-                .get(..start)
-                .is_some_and(|before| before.iter().all(|token| is_negation_word(token)));
-        opens.then(|| tokens.get(start..).unwrap_or_default().join(" "))
-    })
-}
-
-/// Whether `token` is a word of a negation or of what may lead into one.
-fn is_negation_word(token: &str) -> bool {
-    NEGATION_LEAD_INS.contains(&token) || NEGATIONS.iter().any(|negation| negation.contains(&token))
-}
-
-/// Whether the words right before `tokens[start]` undo or negate it ("Undo send"). The
-/// negation must open the text, after at most [`NEGATION_LEAD_INS`] ("Do not delete", "Ne pas
-/// supprimer"): a "never" that ends other words ("Last backup: never", drawn on the line above
-/// "Delete account" in the same control) negates nothing the user reads as one command (red
-/// team red5, session 18).
-fn negated(tokens: &[String], start: usize) -> bool {
-    let before = tokens.get(..start).unwrap_or_default();
-    NEGATIONS.iter().any(|negation| {
-        let Some(lead_in) = before.len().checked_sub(negation.len()) else {
-            return false;
-        };
-        before
-            .iter()
-            .rev()
-            .zip(negation.iter().rev())
-            .all(|(token, word)| token == word)
-            && before
-                .iter()
-                .take(lead_in)
-                .all(|token| NEGATION_LEAD_INS.contains(&token.as_str()))
-    })
 }
 
 #[cfg(test)]
@@ -797,8 +739,8 @@ mod tests {
             ),
             ("P A Y  N O W", Position::VerbOnly, Some("pay")),
             ("B U Y  A N D  S H I P", Position::ShortName, Some("buy")),
-            // What a spelled run says still counts as said: "Undo send" undoes.
-            ("U N D O  S E N D", Position::ShortName, None),
+            // Read as said: "Undo send" holds "send", which a negation does not make safe.
+            ("U N D O  S E N D", Position::ShortName, Some("send")),
             ("S H O W  P H O T O S", Position::ShortName, None),
             // A prefix of one or two letters makes one longer word, read as it is unspelled.
             ("R E P A Y M E N T", Position::Anywhere, None),
@@ -820,11 +762,10 @@ mod tests {
         }
     }
 
-    /// A negation negates only when it opens the text (after "do", "please", "no" or "ne"):
-    /// other words ending in "never" on the line above the command are no negation (red team
-    /// red5, session 18).
+    /// A negation lowers no risk, wherever it stands: the page could hide it from the user
+    /// (red teams red5 and red6, sessions 18-19).
     #[test]
-    fn a_negation_counts_only_where_it_opens_the_command() {
+    fn a_negation_lowers_no_risk() {
         let risky = crate::policy::PolicySettings::default().risky_words;
         for text in [
             "Undo send",
@@ -835,39 +776,11 @@ mod tests {
             "Ne pas supprimer",
             "Nicht löschen",
             "never delete or keep photos",
-        ] {
-            assert_eq!(
-                find_risky(text, &risky, Position::ShortName),
-                None,
-                "{text:?}"
-            );
-        }
-        for text in [
             "Last backup: never Delete account",
-            "Last backup: neverDelete account",
             "Backups never delete",
-            "Reminders: not delete",
         ] {
             assert!(
                 find_risky(text, &risky, Position::ShortName).is_some(),
-                "{text:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn an_opening_negation_is_taken_off() {
-        for (text, expected) in [
-            ("Don't delete", Some("delete")),
-            ("Do not delete my photos", Some("delete my photos")),
-            ("never Delete account", Some("delete account")),
-            ("Undo send", Some("send")),
-            ("Delete account", None),
-            ("Last backup: never Delete account", None),
-        ] {
-            assert_eq!(
-                without_opening_negation(text).as_deref(),
-                expected,
                 "{text:?}"
             );
         }
