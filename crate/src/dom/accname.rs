@@ -28,17 +28,6 @@ use crate::protocol::join::join;
 
 #[wasm_bindgen]
 extern "C" {
-    /// An element seen through the one method web-sys does not bind here.
-    type VisibilityCheck;
-    /// `Element.checkVisibility()`: false for an element without a box (display:none here or
-    /// above, a closed `<details>`' content, a `content-visibility: hidden` subtree).
-    #[wasm_bindgen(method, catch, js_name = checkVisibility)]
-    fn check_visibility(this: &VisibilityCheck) -> Result<JsValue, JsValue>;
-    /// `Element.checkVisibility(options)`.
-    #[wasm_bindgen(method, catch, js_name = checkVisibility)]
-    fn check_visibility_with(this: &VisibilityCheck, options: &JsValue)
-    -> Result<JsValue, JsValue>;
-
     /// An element whose attributes are read by a name already in JS.
     type AttributeRead;
     #[wasm_bindgen(method, js_name = getAttribute)]
@@ -68,20 +57,12 @@ fn attr(element: &Element, name: &JsValue) -> Option<String> {
 
 /// `checkVisibility()` of `element`, `None` where the browser has no such method.
 fn has_box(element: &Element) -> Option<bool> {
-    element
-        .unchecked_ref::<VisibilityCheck>()
-        .check_visibility()
-        .ok()
-        .and_then(|v| v.as_bool())
+    super::visibility::check_visibility(element, None)
 }
 
 /// `checkVisibility({visibilityProperty: true})`: a box and `visibility: visible`.
 fn is_seen(element: &Element, options: &JsValue) -> Option<bool> {
-    element
-        .unchecked_ref::<VisibilityCheck>()
-        .check_visibility_with(options)
-        .ok()
-        .and_then(|v| v.as_bool())
+    super::visibility::check_visibility(element, Some(options))
 }
 
 /// The accessible name of `element`.
@@ -1438,7 +1419,7 @@ fn inline_gap(
     };
     let width: f64 = edge
         .iter()
-        .map(|property| css_pixels(&style.property(property)))
+        .map(|property| super::js::css_pixels(&style.property(property)).unwrap_or(0.0))
         .sum();
     if width > 0.0 {
         return true;
@@ -1451,7 +1432,7 @@ fn inline_gap(
             if names
                 .offsets
                 .iter()
-                .any(|offset| css_pixels(&style.property(offset)) != 0.0)
+                .any(|offset| super::js::css_pixels(&style.property(offset)).unwrap_or(0.0) != 0.0)
             {
                 return true;
             }
@@ -1477,17 +1458,6 @@ fn inline_gap(
         })
         .map(|parent| parent.property(&names.letter_spacing));
     parent_spacing.as_deref() != Some(spacing.as_str())
-}
-
-/// A computed length in pixels ("4px", "-2.5px"); nothing for anything else.
-fn css_pixels(value: &str) -> f64 {
-    // Read by JavaScript's parseFloat: Rust's float parsing would bring its float code back
-    // into the executor (scripts/test's float-code check).
-    value
-        .strip_suffix("px")
-        .map(|number| js_sys::parse_float(number.trim()))
-        .filter(|number| number.is_finite())
-        .unwrap_or(0.0)
 }
 
 /// Whether `element`, met inside a text read in runs (`dom::secret::text_runs_without_secrets`),

@@ -20,14 +20,6 @@ use crate::policy::drawn::{Piece, is_invisible_format, read_drawn};
 /// line 1 to 4, a paragraph over many lines about 2 log2 n per line (its line ends searched).
 pub const MAX_MEASURES: usize = 8192;
 
-#[wasm_bindgen]
-extern "C" {
-    /// `Element.checkVisibility(options)`, which web-sys does not bind.
-    type SeenCheck;
-    #[wasm_bindgen(method, catch, js_name = checkVisibility)]
-    fn check_visibility_with(this: &SeenCheck, options: &JsValue) -> Result<JsValue, JsValue>;
-}
-
 /// A control's text as drawn.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Drawn {
@@ -482,7 +474,7 @@ impl Walk<'_> {
             if matches!(content.as_str(), "" | "none" | "normal")
                 || property("display") == "none"
                 || property("visibility") != "visible"
-                || number(&property("opacity")).is_some_and(|opacity| opacity < 0.1)
+                || js::css_number(&property("opacity")).is_some_and(|opacity| opacity < 0.1)
             {
                 continue;
             }
@@ -707,12 +699,8 @@ impl Walk<'_> {
     }
 
     fn judge_seen(&mut self, parent: &Element) -> Option<Vec<ClipBox>> {
-        let shown = parent
-            .unchecked_ref::<SeenCheck>()
-            .check_visibility_with(&self.options)
-            .ok()
-            .and_then(|value| value.as_bool())
-            .unwrap_or(true);
+        let shown =
+            super::visibility::check_visibility(parent, Some(&self.options)).unwrap_or(true);
         if !shown {
             return None;
         }
@@ -769,7 +757,7 @@ impl Walk<'_> {
             return None;
         };
         let property = |name: &str| style.get_property_value(name).unwrap_or_default();
-        let opacity = number(&property("opacity")).unwrap_or(1.0);
+        let opacity = js::css_number(&property("opacity")).unwrap_or(1.0);
         let filter = filter_opacity(&property("filter"));
         // A negative `z-index` paints the text under the control's background (red
         // team red5: a "never" hidden so before a reversed "delete").
@@ -828,22 +816,6 @@ impl ClipBox {
     }
 }
 
-/// A number written in CSS ("0.5"), read by JavaScript's `parseFloat` (Rust's float parsing
-/// would bring its float code into the executor).
-fn number(value: &str) -> Option<f64> {
-    let value = value.trim();
-    if value.is_empty() {
-        return None;
-    }
-    let parsed = js_sys::parse_float(value);
-    parsed.is_finite().then_some(parsed)
-}
-
-/// A computed length in pixels ("4px").
-fn css_pixels(value: &str) -> Option<f64> {
-    number(value.trim().strip_suffix("px")?)
-}
-
 /// The opacity a computed `filter` leaves: the product of its `opacity(…)` functions (a number
 /// or a percentage).
 fn filter_opacity(filter: &str) -> f64 {
@@ -853,8 +825,8 @@ fn filter_opacity(filter: &str) -> f64 {
         rest = rest.get(at + "opacity(".len()..).unwrap_or_default();
         let argument = rest.split(')').next().unwrap_or_default().trim();
         let value = match argument.strip_suffix('%') {
-            Some(percent) => number(percent).map(|p| p / 100.0),
-            None => number(argument),
+            Some(percent) => js::css_number(percent).map(|p| p / 100.0),
+            None => js::css_number(argument),
         };
         opacity *= value.unwrap_or(1.0);
     }
@@ -870,7 +842,7 @@ fn clips_away(clip: &str, clip_path: &str) -> bool {
             .trim_end_matches(')')
             .split([',', ' '])
             .filter(|value| !value.is_empty())
-            .map(|value| css_pixels(value).unwrap_or(0.0))
+            .map(|value| js::css_pixels(value).unwrap_or(0.0))
             .collect();
         if let [top, right, bottom, left] = values[..] {
             if right - left <= 1.0 || bottom - top <= 1.0 {
@@ -888,7 +860,7 @@ fn clips_away(clip: &str, clip_path: &str) -> bool {
             .unwrap_or_default()
             .trim_end_matches(')')
             .split_whitespace()
-            .map(|value| value.strip_suffix('%').and_then(number))
+            .map(|value| value.strip_suffix('%').and_then(js::css_number))
             .collect();
         let side = |index: usize| -> Option<f64> {
             let at = match (values.len(), index) {
@@ -931,8 +903,8 @@ fn is_faint(color: &str) -> bool {
     };
     let alpha = alpha.trim();
     let value = match alpha.strip_suffix('%') {
-        Some(percent) => number(percent).map(|p| p / 100.0),
-        None => number(alpha),
+        Some(percent) => js::css_number(percent).map(|p| p / 100.0),
+        None => js::css_number(alpha),
     };
     value.is_some_and(|value| value < 0.1)
 }

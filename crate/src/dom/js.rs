@@ -81,6 +81,23 @@ pub(crate) fn error_text(err: &JsValue) -> String {
     err.as_string().unwrap_or_else(|| format!("{err:?}"))
 }
 
+/// A number as CSS computes it ("0.5", " 12 "), read by JavaScript's `parseFloat`: Rust's float
+/// parsing would bring its float code into the executor (scripts/test's float-code check).
+/// Nothing for an empty or non-numeric text.
+pub(crate) fn css_number(text: &str) -> Option<f64> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let parsed = js_sys::parse_float(text);
+    parsed.is_finite().then_some(parsed)
+}
+
+/// A computed length in pixels ("4px", "-2.5px"); nothing for anything else.
+pub(crate) fn css_pixels(value: &str) -> Option<f64> {
+    css_number(value.trim().strip_suffix("px")?)
+}
+
 /// `x` as Rust's `{}` writes an `f64` (shortest digits that read back the same, never an
 /// exponent), without linking Rust's float formatter (13.9 KB of the executor's wasm code; once
 /// serde's reader left, one error message was its last user): JavaScript's `String(x)` gives

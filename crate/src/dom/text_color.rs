@@ -28,7 +28,7 @@ pub(crate) fn blends_into_background(element: &Element) -> bool {
     {
         return false;
     }
-    let Some(text) = rgba(&property("-webkit-text-fill-color"), js_number) else {
+    let Some(text) = rgba(&property("-webkit-text-fill-color"), super::js::css_number) else {
         return false;
     };
     let mut current = Some(element.clone());
@@ -45,7 +45,7 @@ pub(crate) fn blends_into_background(element: &Element) -> bool {
         if !matches!(property("background-image").as_str(), "none" | "") {
             return false;
         }
-        let Some(background) = rgba(&property("background-color"), js_number) else {
+        let Some(background) = rgba(&property("background-color"), super::js::css_number) else {
             return false;
         };
         let [red, green, blue, alpha] = background;
@@ -65,10 +65,4 @@ fn element_color_scheme_dark(style: &web_sys::CssStyleDeclaration) -> bool {
         .get_property_value("color-scheme")
         .unwrap_or_default()
         .contains("dark")
-}
-
-/// A number read by JavaScript's `parseFloat` (keeps Rust's float parsing out of the module).
-fn js_number(text: &str) -> Option<f64> {
-    let parsed = js_sys::parse_float(text.trim());
-    parsed.is_finite().then_some(parsed)
 }

@@ -14,6 +14,22 @@ extern "C" {
     /// `Element.checkVisibility()`; throws where the browser has no such method.
     #[wasm_bindgen(method, catch, js_name = checkVisibility)]
     fn check_visibility(this: &BoxCheck) -> Result<JsValue, JsValue>;
+    /// `Element.checkVisibility(options)`.
+    #[wasm_bindgen(method, catch, js_name = checkVisibility)]
+    fn check_visibility_with(this: &BoxCheck, options: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+/// `element.checkVisibility()` (false for an element without a box: `display: none` here or
+/// above, a closed `<details>`' content, a `content-visibility: hidden` subtree), with
+/// `options` where given; `None` where the browser has no such method.
+pub(crate) fn check_visibility(element: &Element, options: Option<&JsValue>) -> Option<bool> {
+    let element = element.unchecked_ref::<BoxCheck>();
+    match options {
+        Some(options) => element.check_visibility_with(options),
+        None => element.check_visibility(),
+    }
+    .ok()
+    .and_then(|value| value.as_bool())
 }
 
 /// The computed style of `element`, if it has a window.
