@@ -14,7 +14,7 @@ use super::error::ActionError;
 use super::js;
 use super::roles::role_of;
 use super::tree::{
-    ShadowAccess, as_element, children, event_contains, event_parent, form_controls,
+    ShadowAccess, as_element, children, event_contains, event_parent, form_controls, labels_of,
 };
 use crate::policy::TargetFacts;
 use crate::policy::runs::glued_runs;
@@ -251,7 +251,7 @@ fn presses(action: &Action) -> bool {
 /// `None` when the ancestors are too many to walk ([`MAX_AROUND_STEPS`]).
 fn around(pressed: &Element, activated: &Element) -> Option<Vec<TargetFacts>> {
     let mut starts = vec![pressed.clone(), activated.clone()];
-    starts.extend(labels_of(activated));
+    starts.extend(labels_of(activated, 4));
     let mut found: Vec<Element> = Vec::new();
     let mut steps = 0;
     let mut next = 0;
@@ -317,15 +317,6 @@ fn around(pressed: &Element, activated: &Element) -> Option<Vec<TargetFacts>> {
         });
     }
     Some(also)
-}
-
-/// The labels of a labelable control (`labels`), at most a few.
-fn labels_of(element: &Element) -> Vec<Element> {
-    let labels = js::get(element, "labels");
-    let length = js::get(&labels, "length").as_f64().unwrap_or(0.0) as u32;
-    (0..length.min(4))
-        .filter_map(|i| as_element(&js::get(&labels, &i.to_string())).cloned())
-        .collect()
 }
 
 /// Whether a click on or inside `element` makes it do something of its own: an activating

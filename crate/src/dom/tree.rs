@@ -480,6 +480,15 @@ pub fn as_node(value: &wasm_bindgen::JsValue) -> Option<&Node> {
         .map(|_| value.unchecked_ref::<Node>())
 }
 
+/// The first `most` labels of a labelable control (its `labels`; none for anything else).
+pub(crate) fn labels_of(element: &Element, most: u32) -> Vec<Element> {
+    let labels = super::js::get(element, "labels");
+    let length = super::js::get(&labels, "length").as_f64().unwrap_or(0.0) as u32;
+    (0..length.min(most))
+        .filter_map(|i| as_element(&super::js::get(&labels, &i.to_string())).cloned())
+        .collect()
+}
+
 /// `value` as an element of any realm.
 pub fn as_element(value: &wasm_bindgen::JsValue) -> Option<&Element> {
     let node = as_node(value)?;

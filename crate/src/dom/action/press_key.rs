@@ -269,18 +269,11 @@ fn radio_names(radio: &Element) -> Vec<String> {
         &crate::dom::accname::accessible_name_in_runs(radio),
     );
     // Its labels' text as drawn (`dom::drawn_text`: reversed, reordered or unseen letters).
-    let labels = crate::dom::js::get(radio, "labels");
-    let count = crate::dom::js::get(&labels, "length")
-        .as_f64()
-        .unwrap_or(0.0);
-    for index in 0..(count as u32).min(8) {
-        let label = crate::dom::js::get(&labels, &index.to_string());
-        if let Some(label) = crate::dom::tree::as_element(&label) {
-            push_name(
-                &mut names,
-                &crate::dom::secret::drawn_text_without_secrets(label).text,
-            );
-        }
+    for label in crate::dom::tree::labels_of(radio, 8) {
+        push_name(
+            &mut names,
+            &crate::dom::secret::drawn_text_without_secrets(&label).text,
+        );
     }
     names
 }
