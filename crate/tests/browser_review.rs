@@ -1112,6 +1112,44 @@ async fn options_and_radios_drawn_reversed_ask() {
     drop(f);
 }
 
+/// An option the model chooses is read as drawn, and a page may draw a field inside one (a
+/// custom list's option, a customizable `<select>`): a secret field's value never reaches the
+/// decision, in a custom list, in one its opener names, or an arrow key's next radio button
+/// (session 20). The same lists holding a plain field with the same words ask.
+#[wasm_bindgen_test]
+async fn a_secret_field_drawn_inside_an_option_never_reaches_the_decision() {
+    // A one-time code is drawn as typed (a password field draws dots, which the reading reads).
+    let secret = r#"type="text" autocomplete="one-time-code""#;
+    let plain = r#"type="text""#;
+    for (value, field, expected) in [
+        ("delete", secret, allow()),
+        ("photos", secret, allow()),
+        ("delete", plain, ask("risky_click")),
+    ] {
+        let f = Fixture::mount(&format!(
+            r#"<div id="list" role="listbox" aria-label="Choices" tabindex="0">
+                 <div role="option" data-value="a">Keep <input {field} value="{value}" aria-hidden="true" tabindex="-1"></div>
+                 <div role="option" data-value="b">Other</div></div>
+               <button id="opener" type="button" aria-haspopup="listbox" aria-controls="owned">Choose</button>
+               <div id="owned" role="listbox" aria-label="More">
+                 <div role="option" data-value="a">Keep <input {field} value="{value}" aria-hidden="true" tabindex="-1"></div></div>"#
+        ))
+        .unwrap();
+        for list in ["#list", "#opener"] {
+            let choose = Action::SelectOption {
+                selector: Selector::css(list),
+                option: "a".into(),
+            };
+            assert_eq!(
+                review_auto(&choose).await,
+                expected,
+                "{list}: a {field} field holding {value:?}"
+            );
+        }
+        drop(f);
+    }
+}
+
 /// The drawn reading is judged whole, not only where it splits a word of the text, and reads
 /// what the user sees in more layouts (red team red4, session 18): a reversed "delete" with a
 /// hidden, negated copy later in the text; an icon taller than the two lines beside it; letters

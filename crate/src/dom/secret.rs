@@ -707,6 +707,17 @@ pub fn text_runs_without_secrets(element: &Element, max_bytes: usize) -> String 
     SecretScope::of(element).text_runs(element, max_bytes)
 }
 
+/// `element`'s text as it is drawn (`dom::drawn_text`), without the text of any secret field
+/// drawn inside it, for many elements read in a row (a list's options): only the fields met are
+/// classified, with no ancestor walk per element. An option is no field: a page may still draw
+/// one inside it (a custom listbox's option, a customizable `<select>`), and its value would
+/// otherwise reach the decision.
+pub fn drawn_text_skipping_secret_fields(element: &Element) -> super::drawn_text::Drawn {
+    super::drawn_text::drawn_text_skipping(element, &|e| {
+        matches!(e.local_name().as_str(), "input" | "textarea" | "select") && classify(e).is_some()
+    })
+}
+
 /// `element`'s text as it is drawn (`dom::drawn_text`), without secret fields' text.
 pub fn drawn_text_without_secrets(element: &Element) -> super::drawn_text::Drawn {
     SecretScope::of(element).drawn_text(element)

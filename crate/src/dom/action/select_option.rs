@@ -43,12 +43,12 @@ use super::{
 };
 use crate::dom::accname::{accessible_name_in_runs, accessible_name_with};
 use crate::dom::describe::describe;
-use crate::dom::drawn_text::drawn_text_skipping;
 use crate::dom::error::ActionError;
 use crate::dom::js;
 use crate::dom::matching::normalize_whitespace;
 use crate::dom::report::{ActionReport, Effect, ExecOptions};
 use crate::dom::roles::role_of;
+use crate::dom::secret::drawn_text_skipping_secret_fields;
 use crate::dom::selector::QueryRoot;
 use crate::dom::tree::{as_element, as_tag, assigned_or_fallback, element_by_id_near};
 use crate::dom::visibility::{is_disabled, is_visible};
@@ -386,7 +386,7 @@ pub fn option_preview(found: &Element, wanted: &str) -> Result<Option<Vec<String
         let (option, name) = listbox_option(&root, &element, wanted)?;
         push(name);
         push(accessible_name_in_runs(&option));
-        push(drawn_text_skipping(&option, &|_| false).text);
+        push(drawn_text_skipping_secret_fields(&option).text);
         return Ok(Some(names));
     }
     let opener = if is_opener(&element) {
@@ -412,7 +412,7 @@ pub fn option_preview(found: &Element, wanted: &str) -> Result<Option<Vec<String
                 if let Ok((option, name)) = listbox_option(&root, &listbox, wanted) {
                     push(name);
                     push(accessible_name_in_runs(&option));
-                    push(drawn_text_skipping(&option, &|_| false).text);
+                    push(drawn_text_skipping_secret_fields(&option).text);
                     return Ok(Some(names));
                 }
             }
@@ -583,7 +583,7 @@ async fn click_option(
         if !runs.is_empty() && runs != name {
             reviewed.recheck_option(&runs)?;
         }
-        let drawn = drawn_text_skipping(&option, &|_| false).text;
+        let drawn = drawn_text_skipping_secret_fields(&option).text;
         if !drawn.is_empty() && drawn != name && drawn != runs {
             reviewed.recheck_option(&drawn)?;
         }

@@ -146,7 +146,7 @@ fn option_facts(option: &Element) -> TargetFacts {
             .into_iter()
             .collect();
     // And as drawn (`dom::drawn_text`: reversed, reordered or unseen letters), whole.
-    let drawn = crate::dom::drawn_text::drawn_text_skipping(option, &|_| false).text;
+    let drawn = crate::dom::secret::drawn_text_skipping_secret_fields(option).text;
     if !drawn.trim().is_empty() && !drawn.split_whitespace().eq(name.split_whitespace()) {
         runs.push(drawn);
     }
