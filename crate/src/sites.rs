@@ -217,11 +217,52 @@ pub fn may_run_chat(hostname: &str, user_added_chat_site: bool) -> bool {
         || user_added_chat_site
 }
 
+/// Whether a chat page at `path` (a URL's path) is a new chat, one with no address of its own
+/// yet: ChatGPT's and Open WebUI's `/`, Claude's `/new`, Gemini's `/app` (`/u/1/app` for a
+/// second account), LibreChat's `/c/new`, any path whose last part is `new`. A conversation
+/// there is gone once the page leaves or reloads, and the next one there is another: its state
+/// is never resumed at that address, so no approval given in one new chat counts in the next
+/// (red team red8, session 20).
+pub fn is_new_chat_path(path: &str) -> bool {
+    let path = path.trim_end_matches('/');
+    let last = path.rsplit('/').next().unwrap_or_default();
+    if path.is_empty() || last == "new" {
+        return true;
+    }
+    // Gemini: `/app`, or `/u/<account>/app`.
+    match path.strip_suffix("/app") {
+        Some("") => true,
+        Some(account) => account
+            .strip_prefix("/u/")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())),
+        None => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, reason = "tests: a panic is a failing test")]
 
     use super::*;
+
+    #[test]
+    fn new_chat_pages_are_told_from_conversations() {
+        for path in ["/", "", "/new", "/app", "/app/", "/u/1/app", "/c/new", "/chat/c/new"] {
+            assert!(is_new_chat_path(path), "{path:?}");
+        }
+        for path in [
+            "/c/6f1c3c10",
+            "/chat/abc",
+            "/app/4f2e9a",
+            "/u/1/app/4f2e9a",
+            "/u/x/app",
+            "/newsletter",
+            "/chat/c/news",
+            "/csp/chat/",
+        ] {
+            assert!(!is_new_chat_path(path), "{path:?}");
+        }
+    }
 
     fn site(input: &str) -> Site {
         site_for_address(input).unwrap()

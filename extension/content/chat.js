@@ -6,7 +6,7 @@
 
 import { ext } from '../shared/browser.js';
 import { Msg } from '../shared/messages.js';
-import { CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, conversationPartKey, loadConversationParts, loadSettings, policySettingsJson } from '../shared/settings.js';
+import { CONVERSATION_PREFIX, CONVERSATION_SAVED_AT_PREFIX, SETTINGS_KEY, conversationPartKey, loadConversationParts, loadSettings, savedPartNames, policySettingsJson } from '../shared/settings.js';
 import { coreStartFailure, executeHere, pageState } from './executor.js';
 import { LineMarksLayer } from './marks.js';
 
@@ -70,6 +70,13 @@ export async function startChat(core, banner, executor) {
   });
   let key = conversationKey();
 
+  /** A new chat's page, with no address of its own yet (ChatGPT's "/", Claude's "/new"...):
+   * its conversation gets one after the first message. */
+  const isNewChat = (conversation) => core.is_new_chat_address(new URL(conversation.slice(CONVERSATION_PREFIX.length)).pathname);
+
+  /** Deletes the state saved under `conversation`: its head, its save time and `parts`. */
+  const dropSaved = (conversation, parts) => ext.storage.local.remove([conversation, savedAtKey(conversation), ...parts.map((name) => conversationPartKey(conversation, name))]);
+
   let pollScheduled = false;
   const schedulePoll = () => {
     if (pollScheduled) return;
@@ -77,6 +84,14 @@ export async function startChat(core, banner, executor) {
     // One poll per burst of mutations (a streaming message mutates many times per frame).
     setTimeout(poll, 0);
   };
+
+  // A new chat's page ("/", "/new", ...: no address of its own yet) holds another conversation
+  // each time it opens: a state left there is never resumed (the core says which pages those
+  // are). Anywhere else the address names the conversation.
+  if (isNewChat(key) && stored[key]) {
+    await dropSaved(key, savedPartNames(stored[key]));
+    delete stored[key];
+  }
 
   /** @type {import('../pkg/bai.js').ChatSession} */
   let session;
@@ -131,8 +146,6 @@ export async function startChat(core, banner, executor) {
     }
   }
 
-  /** A new chat ("/") gets its own address after the first message: same conversation. */
-  const isNewChat = (conversation) => new URL(conversation.slice(CONVERSATION_PREFIX.length)).pathname === '/';
 
   /**
    * ChatGPT switches conversations without reloading the page. The engine's state belongs to
@@ -149,8 +162,7 @@ export async function startChat(core, banner, executor) {
     if (isNewChat(key)) {
       // "/" is always a new chat: its state never stays there. It moves to the conversation's
       // own address (written there whole), or is dropped when that address has a state.
-      const written = JSON.parse(session.forget_written()).filter((name) => name !== 'head');
-      await ext.storage.local.remove([key, savedAtKey(key), ...written.map((name) => conversationPartKey(key, name))]);
+      await dropSaved(key, JSON.parse(session.forget_written()).filter((name) => name !== 'head'));
       if (!saved) {
         heldTextsSaved = '';
         key = now;
@@ -167,6 +179,19 @@ export async function startChat(core, banner, executor) {
     report({ kind: 'session_started', conversation: key, resumed: Boolean(saved) });
   }
 
+  /**
+   * The page shows another conversation at the same address (the core saw every message go, or
+   * a new chat's first message change): the core started over. The old conversation's open
+   * questions go, and its saved state with them, so it is never resumed as this one's.
+   */
+  async function conversationReplaced() {
+    await dropSaved(key, JSON.parse(session.forget_written()).filter((name) => name !== 'head'));
+    heldTextsSaved = '';
+    pendingHandshakes.clear();
+    withdrawQuestions();
+    report({ kind: 'session_started', conversation: key, resumed: false });
+  }
+
   let polls = 0;
   let actionsRun = 0;
   let reportedLayout = {};
@@ -177,6 +202,7 @@ export async function startChat(core, banner, executor) {
     // main thread: reading what changed and the engine's decisions. scripts/bench reads them.
     const started = performance.now();
     const raw = session.poll();
+    if (session.take_conversation_replaced()) await conversationReplaced();
     // A quiet poll (nothing decided or recognized, the same site as the last whole result) comes
     // as the number of messages alone (see ChatSession::poll): no JSON to parse.
     const quiet = typeof raw === 'number';

@@ -54,14 +54,19 @@ export const CONVERSATION_PART_PREFIX = 'bai:conv-part:';
 /** The storage key of part `name` of the conversation saved under `key`. */
 export const conversationPartKey = (key, name) => `${CONVERSATION_PART_PREFIX}${key.slice(CONVERSATION_PREFIX.length)}#${name}`;
 
+/** The names of the parts a saved head refers to (none if it is unreadable). */
+export function savedPartNames(head) {
+  try {
+    const names = JSON.parse(head)?.parts;
+    return Array.isArray(names) ? names : [];
+  } catch {
+    return [];
+  }
+}
+
 /** The parts a saved head refers to, as `{name: json}` (JSON text), or undefined. */
 export async function loadConversationParts(key, head) {
-  let names = [];
-  try {
-    names = JSON.parse(head)?.parts ?? [];
-  } catch {
-    return undefined;
-  }
+  const names = savedPartNames(head);
   if (!names.length) return undefined;
   const stored = await ext.storage.local.get(names.map((name) => conversationPartKey(key, name)));
   const parts = {};

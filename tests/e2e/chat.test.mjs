@@ -402,6 +402,75 @@ for (const name of browserNames()) {
       await panel.close();
     });
 
+    // Another conversation shown at an address where one was approved counts nothing of it
+    // (red team red8, session 20): the page clears the transcript and shows a new one (a
+    // single-address app, a temporary chat), or a new chat's page ("/") opens again. The same
+    // handshake there is a new one, asked about again; an action of the old workflow, with its
+    // nonce pasted in by the user, runs nothing.
+    for (const how of ['cleared in the page', 'a new chat page opened again']) {
+      test(`a conversation replacing an approved one inherits nothing (${how})`, async () => {
+        const workflowId = `wf-replaced-${how.split(' ')[0]}-${name}`;
+        // The fixture keeps each conversation's messages under its `conversation` parameter:
+        // "/" opened again shows a new, empty chat, as ChatGPT's does.
+        const url = how === 'cleared in the page' ? `${server.origin}/chat/c/replaced-${name}` : `${server.origin}/?conversation=replaced-1-${name}`;
+        let tab = await openChat(browser, url);
+        await tab.evaluate(installTarget);
+        await tab.evaluate(() => window.chatFixture.addUserMessage('first conversation'));
+        const nonce = await startWorkflow(tab, workflowId);
+        const ack = await tab.evaluate(() => window.chatFixture.messages().find((m) => m.role === 'user' && m.text.startsWith('BAI_ACK '))?.text);
+        await settled(tab);
+        if (how === 'cleared in the page') {
+          await tab.evaluate(() => window.chatFixture.clear());
+        } else {
+          await tab.close();
+          tab = await openChat(browser, `${server.origin}/?conversation=replaced-2-${name}`);
+          await tab.evaluate(installTarget);
+        }
+        await settled(tab);
+        await tab.evaluate((text) => window.chatFixture.addUserMessage(text), `Another chat. For context, you got this yesterday:\n${ack}`);
+        await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeBlock(workflowId));
+        if (how === 'cleared in the page') {
+          await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the handshake asked about again' });
+        } else {
+          // In another tab the background refuses to ask about a workflow its first chat tab
+          // owns: the handshake is denied at once. Either way, nothing of the old one counts.
+          await settled(tab);
+        }
+        await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), actionLine(workflowId, nonce, 1, 'click', { selector: '#counter' }));
+        await settled(tab);
+        assert.equal(await tab.evaluate(() => window.__target.clicks), 0, 'the old approval and nonce run nothing');
+        assert.equal(await tab.evaluate(() => document.querySelector('bai-banner').dataset.actionsRun), '0');
+        if ((await tab.evaluate(bannerState))?.question) await answerBanner(tab, 'deny');
+        await settled(tab);
+        assert.equal(await tab.evaluate(() => window.__target.clicks), 0);
+      });
+    }
+
+    test('BAI/0.2: a conversation replacing an approved one in the page runs none of its lines without a question', async () => {
+      const workflowId = `wf-replaced-v02-${name}`;
+      const tab = await openChat(browser, `${server.origin}/chat/c/replaced-v02-${name}`);
+      await tab.evaluate(installTarget);
+      const handshake = '```bai\n' + JSON.stringify({ protocol: 'BAI/0.2', workflow_id: workflowId, state: 'awaiting_extension_ack', capabilities: ['action_lines'] }) + '\n```';
+      const click = `BAI_ACTION ${JSON.stringify({ protocol: 'BAI/0.2', workflow_id: workflowId, action_id: 1, type: 'click', payload: { selector: '#counter' } })}`;
+      await tab.evaluate(() => window.chatFixture.addUserMessage('first conversation'));
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshake);
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the approval question' });
+      await answerBanner(tab, 'allow');
+      await tab.waitFor(() => window.chatFixture.messages().some((m) => m.role === 'user' && m.text.startsWith('BAI_ACK ')), { what: 'the ACK' });
+      await settled(tab);
+      await tab.evaluate(() => window.chatFixture.clear());
+      await settled(tab);
+      await tab.evaluate(() => window.chatFixture.addUserMessage('another conversation'));
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), `Sure.\n\n${handshake}`);
+      await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the handshake asked about again' });
+      await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), click);
+      await settled(tab);
+      assert.equal(await tab.evaluate(() => window.__target.clicks), 0, 'nothing runs before the answer');
+      await answerBanner(tab, 'deny');
+      await settled(tab);
+      assert.equal(await tab.evaluate(() => window.__target.clicks), 0);
+    });
+
     test('BAI/0.2: actions written before the ACK are announced in the question and run once, only after Allow', async () => {
       const workflowId = `wf-v02-${name}`;
       const url = `${server.origin}/chat/c/v02-${name}`;

@@ -25,6 +25,13 @@ pub fn chat_page_status(user_chat_site: Option<bool>) -> Result<String, JsError>
     Ok(status.json())
 }
 
+/// Whether the chat page at `path` is a new chat with no address of its own yet (see
+/// [`crate::sites::is_new_chat_path`]): its saved state is never resumed there.
+#[wasm_bindgen]
+pub fn is_new_chat_address(path: &str) -> bool {
+    crate::sites::is_new_chat_path(path)
+}
+
 /// Writes `line` into the chat's composer and sends it (unless `insert_only`), then confirms it
 /// appeared as a user message. `site`: the layout profile the chat session reads the page with
 /// ([`ChatSession::site`]); without it, the profile that best matches the page. Resolves to

@@ -106,6 +106,12 @@ pub struct ChatSession {
     /// The timer that polls again when a message waiting to be quiet may be complete
     /// (`transcript::QUIET_MS`), if one is set.
     wake_timer: Option<i32>,
+    /// The first message's element when the engine last saw the transcript: another one there
+    /// means another conversation (see [`ChatSession::poll`]).
+    first_message: Option<web_sys::Element>,
+    /// The conversation was replaced in the page and the engine started over; not yet told to
+    /// the glue ([`ChatSession::take_conversation_replaced`]).
+    replaced: bool,
 }
 
 /// Polls again (calls `notify`) at page time `at` (ms), when a message waiting to be quiet may
@@ -174,6 +180,14 @@ fn restore(
         saved.limiter,
         saved.secret_names,
     ))
+}
+
+/// Whether this page is a new chat's, with no address of its own yet
+/// ([`crate::sites::is_new_chat_path`]).
+fn on_new_chat_page() -> bool {
+    web_sys::window()
+        .and_then(|window| window.location().pathname().ok())
+        .is_some_and(|path| crate::sites::is_new_chat_path(&path))
 }
 
 /// `code: message`, so the script can tell a refusal it answers (`held_actions_changed`).
@@ -266,6 +280,8 @@ impl ChatSession {
             clock: web_sys::window().and_then(|window| window.performance()),
             notify,
             wake_timer: None,
+            first_message: None,
+            replaced: false,
         })
     }
 
@@ -313,6 +329,26 @@ impl ChatSession {
                 .json(),
             ));
         }
+        // Another conversation in the page at the same address: every message gone, or, on a
+        // new chat's page (no address of its own), another first message. The engine starts
+        // over as on a conversation just opened, so nothing the user approved in the old one
+        // counts in this one, and what this one shows now is old (red team red8, session 20).
+        // Elsewhere a first message re-rendered (or dropped by a list that keeps only what is
+        // on screen) is the same conversation, which its address names.
+        let first = reader.element(0).map(|(element, _)| element.clone());
+        if self.first_poll_done
+            && self.first_message.is_some()
+            && first != self.first_message
+            && (first.is_none() || on_new_chat_page())
+        {
+            self.engine = Engine::new();
+            self.opened_fresh = true;
+            self.first_poll_done = false;
+            self.marks = LineMarks::new();
+            self.reports.clear();
+            self.replaced = true;
+        }
+        self.first_message = first;
         // The first poll takes the whole transcript: only later ones need what changed.
         let changes = if self.first_poll_done {
             reader.take_changes()
@@ -677,6 +713,13 @@ impl ChatSession {
         let (_, texts) =
             split_held_texts(&engine).map_err(|error| JsError::new(&error.to_string()))?;
         Ok(json_write::value_json(&serde_json::Value::Object(texts)))
+    }
+
+    /// Whether the conversation was replaced in the page since the last call, the engine
+    /// starting over (see [`ChatSession::poll`]): the glue drops the old one's questions and
+    /// saved state, so that it is never resumed as this one's.
+    pub fn take_conversation_replaced(&mut self) -> bool {
+        std::mem::take(&mut self.replaced)
     }
 
     /// Stops observing the page.
