@@ -247,7 +247,16 @@ mod tests {
 
     #[test]
     fn new_chat_pages_are_told_from_conversations() {
-        for path in ["/", "", "/new", "/app", "/app/", "/u/1/app", "/c/new", "/chat/c/new"] {
+        for path in [
+            "/",
+            "",
+            "/new",
+            "/app",
+            "/app/",
+            "/u/1/app",
+            "/c/new",
+            "/chat/c/new",
+        ] {
             assert!(is_new_chat_path(path), "{path:?}");
         }
         for path in [
