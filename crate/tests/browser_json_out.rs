@@ -442,6 +442,7 @@ fn reasons_are_the_derived_json_and_their_message() {
         },
         AskReason::PasswordField,
         AskReason::SecretInAddress,
+        AskReason::SecretChecked,
         AskReason::TargetUnchecked,
         AskReason::RiskyDestination {
             word: s("pay"),

@@ -310,6 +310,69 @@ async fn roles_and_verb_position_decide_and_unknown_means_ask() {
     );
 }
 
+/// A form whose secret field has a rule the browser checks before sending (a `pattern`, a
+/// minimum length, a format, a required secret choice) is sent or not by what the field holds:
+/// submitting it asks (`secret_checked`), by its button or by Enter in another field, filled or
+/// empty, whatever the form does after (a `dialog` closes, a frame loads `about:blank`). A
+/// form that does not validate, a password that is only `required`, a disabled or read-only
+/// field run. Backspace, Delete and Space in a secret field edit it, and ask
+/// (`password_field`): with a form sent after each, they read it a character at a time (red
+/// team red7, session 20).
+#[wasm_bindgen_test]
+async fn a_form_that_checks_a_secret_field_asks_before_it_is_sent() {
+    let _f = Fixture::mount(
+        r#"<form method="dialog"><input id="u1" name="email"><input id="p1" type="password" name="pw" pattern="h.*" required><button id="in1">Sign in</button></form>
+           <iframe name="sink" src="about:blank"></iframe>
+           <form method="post" action="about:blank" target="sink"><input id="p2" type="password" name="pw" minlength="8"><button id="in2">Log in</button></form>
+           <form method="post"><select id="month" name="m" autocomplete="cc-exp-month" required><option value="">--</option><option>02</option></select><button id="in3">Save</button></form>
+           <form method="post"><input id="code" name="c" autocomplete="one-time-code" type="number"><button id="in4">Verify</button></form>
+           <form method="post" novalidate><input type="password" name="pw" pattern="h.*"><button id="in5">Sign in</button></form>
+           <form method="post"><input type="password" name="pw" pattern="h.*"><button id="in6" formnovalidate>Sign in</button></form>
+           <form method="post"><input id="u7" name="email"><input id="p7" type="password" name="pw" required><button id="in7">Sign in</button></form>
+           <form method="post"><input type="password" name="pw" pattern="h.*" disabled><input type="password" name="pw2" pattern="h.*" readonly><button id="in8">Sign in</button></form>
+           <form method="post"><input id="u9" name="email" pattern=".+@.+" required><input type="password" name="pw"><button id="in9">Sign in</button></form>"#,
+    )
+    .unwrap();
+    let checked = ask("secret_checked");
+    for value in ["hunter2", "zzz", ""] {
+        run_script(&format!("document.getElementById('p1').value = '{value}'")).unwrap();
+        assert_eq!(review_auto(&click("#in1")).await, checked, "{value:?}");
+        assert_eq!(
+            review_auto(&press(Key::Enter, Some("#u1"))).await,
+            checked,
+            "{value:?}"
+        );
+    }
+    for css in ["#in2", "#in3", "#in4"] {
+        assert_eq!(review_auto(&click(css)).await, checked, "{css}");
+    }
+    for css in ["#in5", "#in6", "#in7", "#in8", "#in9"] {
+        assert_eq!(review_auto(&click(css)).await, allow(), "{css}");
+    }
+    assert_eq!(review_auto(&press(Key::Enter, Some("#u7"))).await, allow());
+    // Keys that edit a secret field ask; keys that only move in it run.
+    for key in [Key::Backspace, Key::Delete, Key::Space] {
+        for css in ["#p7", "#code"] {
+            assert_eq!(
+                review_auto(&press(key, Some(css))).await,
+                ask("password_field"),
+                "{key:?} in {css}"
+            );
+        }
+    }
+    for key in [Key::ArrowLeft, Key::Home, Key::Tab] {
+        assert_eq!(
+            review_auto(&press(key, Some("#p7"))).await,
+            allow(),
+            "{key:?}"
+        );
+    }
+    assert_eq!(
+        review_auto(&press(Key::Backspace, Some("#u7"))).await,
+        allow()
+    );
+}
+
 /// A form sent by GET writes its fields into the address, and the address goes back to the
 /// model: submitting one that holds a secret field asks (`secret_in_address`), by Enter in a
 /// field or by its harmless "Sign in" button, filled or empty. POST, `dialog`, a `formmethod`

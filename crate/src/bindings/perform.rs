@@ -587,6 +587,7 @@ pub fn reason_json(reason: &AskReason) -> String {
         }
         AskReason::PasswordField => put("code", "password_field"),
         AskReason::SecretInAddress => put("code", "secret_in_address"),
+        AskReason::SecretChecked => put("code", "secret_checked"),
         AskReason::TargetUnchecked => put("code", "target_unchecked"),
         AskReason::RiskyDestination { word, url } => {
             put("code", "risky_destination");

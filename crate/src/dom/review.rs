@@ -127,6 +127,7 @@ pub fn activation_facts(action: &Action, element: Element) -> Result<TargetFacts
 fn where_it_goes(element: &Element) -> TargetFacts {
     TargetFacts {
         sends_secret_in_address: false,
+        checks_secret: false,
         ..address_facts(element)
     }
 }
@@ -665,12 +666,14 @@ fn address_facts(element: &Element) -> TargetFacts {
     let mut destination = None;
     let mut submits_form = false;
     let mut sends_secret_in_address = false;
+    let mut checks_secret = false;
     if is_link(element) {
         destination = link_address(element);
     } else if is_submit_button(element) {
         if let Some(form) = form_of(element) {
             submits_form = true;
             sends_secret_in_address = sends_by_get(&form, Some(element)) && holds_secret(&form);
+            checks_secret = validates(&form, Some(element)) && secret_has_rules(&form);
             destination = if element.has_attribute("formaction") {
                 js::get_string(element, "formAction")
             } else {
@@ -680,6 +683,7 @@ fn address_facts(element: &Element) -> TargetFacts {
     } else if tag == "form" {
         submits_form = true;
         sends_secret_in_address = sends_by_get(element, None) && holds_secret(element);
+        checks_secret = validates(element, None) && secret_has_rules(element);
         destination = form_action(element);
     }
     TargetFacts {
@@ -694,6 +698,7 @@ fn address_facts(element: &Element) -> TargetFacts {
         destination,
         submits_form,
         sends_secret_in_address,
+        checks_secret,
         inner_names: Vec::new(),
         option_names: Vec::new(),
         option_unknown: false,
@@ -781,6 +786,54 @@ fn sends_by_get(form: &Element, button: Option<&Element>) -> bool {
         method.trim().to_ascii_lowercase().as_str(),
         "post" | "dialog"
     )
+}
+
+/// Whether the browser checks `form`'s fields before sending it (`button`: the submit button
+/// used): neither the form's `novalidate` nor the button's `formnovalidate` turns it off.
+fn validates(form: &Element, button: Option<&Element>) -> bool {
+    !form.has_attribute("novalidate") && !button.is_some_and(|b| b.has_attribute("formnovalidate"))
+}
+
+/// Input types whose value the browser checks against a format or a range of its own.
+const CHECKED_TYPES: &[&str] = &[
+    "email",
+    "url",
+    "number",
+    "date",
+    "datetime-local",
+    "month",
+    "week",
+    "time",
+];
+
+/// Whether a secret field `form` owns has a rule the browser checks before sending that what
+/// it holds can fail (see [`crate::policy::TargetFacts::checks_secret`]). Only attributes are
+/// read, never a value or a validity state: the answer is the same whatever the field holds.
+/// Disabled and read-only fields are not checked by the browser and do not count.
+fn secret_has_rules(form: &Element) -> bool {
+    // Controls that cannot be read count as having rules: the question is the safe side.
+    let Some(controls) = form_controls(form) else {
+        return true;
+    };
+    controls.into_iter().any(|field| {
+        let tag = field.local_name();
+        let kind = field
+            .get_attribute("type")
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
+        let secret =
+            (tag == "input" && kind == "password") || super::secret::classify(&field).is_some();
+        if !secret || field.has_attribute("disabled") || field.has_attribute("readonly") {
+            return false;
+        }
+        let is_choice = tag == "select" || matches!(kind.as_str(), "radio" | "checkbox");
+        ["pattern", "minlength", "min", "max", "step"]
+            .iter()
+            .any(|rule| field.has_attribute(rule))
+            || (tag == "input" && CHECKED_TYPES.contains(&kind.as_str()))
+            || (is_choice && field.has_attribute("required"))
+    })
 }
 
 /// Whether `form` sends a secret field: one it owns (`form.elements`, so `form=` counts), with a

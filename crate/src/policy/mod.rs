@@ -411,6 +411,14 @@ pub struct TargetFacts {
     /// not, since whether it is empty is a bit of the secret too.
     #[serde(default)]
     pub sends_secret_in_address: bool,
+    /// The form it submits is checked by the browser before it is sent (no `novalidate` or
+    /// `formnovalidate`), and one of its secret fields has a rule that what it holds can fail:
+    /// a `pattern`, a minimum length, a range or step, a type with a format (`email`,
+    /// `number`…), `required` on a secret choice. Whether the form is sent then tells a bit of
+    /// the secret, filled or empty. (`required` on a secret text field alone tells only whether
+    /// it is empty, which a login form always asks of its password: not counted.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub checks_secret: bool,
     /// Names of the controls inside it that a click on it may press (descendants, shadow
     /// content), such as an icon-only "Delete" button in a nameless toolbar.
     #[serde(default)]
@@ -540,6 +548,11 @@ pub enum AskReason {
     /// Activating it sends a form by GET that holds a secret field: the secret would land in
     /// the page's address, where the model can read it.
     SecretInAddress,
+    /// Activating it sends a form whose secret field has rules the browser checks before it
+    /// sends anything (a `pattern`, a length, a range, a required choice): whether the form
+    /// goes tells the model whether what the field holds meets them, a bit of the secret per
+    /// try (red team red7, session 20).
+    SecretChecked,
     /// The target could not be found in time to be checked; it might be anything.
     TargetUnchecked,
     /// Activating the target goes to an address that reads like a risky operation (a link's
@@ -615,7 +628,11 @@ impl AskReason {
             Self::RiskyNavigation { word, url } => {
                 format!("it opens {url}, which {}", looks_risky(word))
             }
-            Self::PasswordField => "it types into a password field".to_owned(),
+            Self::PasswordField => "it types into or edits a password field".to_owned(),
+            Self::SecretChecked => {
+                "the page checks what its secret field holds before sending the form (a pattern or a length): whether the form is sent would tell the model something of it"
+                    .to_owned()
+            }
             Self::SecretInAddress => {
                 "it sends the form by GET, which puts what the secret field holds into the address"
                     .to_owned()
@@ -826,8 +843,22 @@ fn builtin_reasons(
             {
                 reasons.push(AskReason::SecretInAddress);
             }
+            if target.checks_secret
+                || target
+                    .also_activates
+                    .iter()
+                    .any(|other| other.checks_secret)
+            {
+                reasons.push(AskReason::SecretChecked);
+            }
+            // Space types a space into a secret field, as Backspace and Delete edit it (below):
+            // each, with a form sent or refused after it, tells the model something of what it
+            // holds (red team red7, session 20).
+            if target.is_password && is_key(action, Key::Space) {
+                reasons.push(AskReason::PasswordField);
+            }
         }
-        (Touch::Types, Some(target)) if target.is_password => {
+        (Touch::Types | Touch::DeletesOrBound, Some(target)) if target.is_password => {
             reasons.push(AskReason::PasswordField);
         }
         (Touch::DeletesOrBound, Some(target)) if !target.edits_text() => {
@@ -1640,16 +1671,12 @@ mod tests {
                 assert!(reasons[0].message().contains("not a text field"));
             }
             // Where they edit text, they run: text fields, search boxes, comboboxes, spin
-            // buttons, password fields.
+            // buttons.
             for target in [
                 facts("textbox", "Note"),
                 facts("searchbox", "Search"),
                 facts("combobox", "City"),
                 facts("spinbutton", "Amount"),
-                TargetFacts {
-                    is_password: true,
-                    ..facts("", "Password")
-                },
             ] {
                 assert_eq!(
                     review(&settings, &press(key), Some(&target)),
@@ -1657,6 +1684,18 @@ mod tests {
                     "{target:?}"
                 );
             }
+            // A secret field they edit asks: a character at a time, with a form sent after
+            // each, they read it (red team red7, session 20).
+            let password = TargetFacts {
+                is_password: true,
+                ..facts("", "Password")
+            };
+            assert_eq!(
+                review(&settings, &press(key), Some(&password)),
+                Verdict::Ask {
+                    reasons: vec![AskReason::PasswordField]
+                }
+            );
             // Not found in time: fail closed.
             assert!(matches!(
                 review(&settings, &press(key), None),

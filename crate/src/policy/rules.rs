@@ -335,6 +335,7 @@ pub(super) fn allow_waives(rule: &ApprovalRule, reason: &AskReason) -> bool {
         AskReason::PasswordField
         // A secret sent into the address reaches the model: only the user can say yes to it.
         | AskReason::SecretInAddress
+        | AskReason::SecretChecked
         | AskReason::TargetUnchecked
         | AskReason::UnknownActivation { .. }
         // A key only the page gives a meaning to: what it does is unknown, as for an unknown
