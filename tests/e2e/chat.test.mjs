@@ -407,12 +407,12 @@ for (const name of browserNames()) {
     // single-address app, a temporary chat), or a new chat's page ("/") opens again. The same
     // handshake there is a new one, asked about again; an action of the old workflow, with its
     // nonce pasted in by the user, runs nothing.
-    for (const how of ['cleared in the page', 'a new chat page opened again']) {
+    for (const how of ['cleared in the page', 'replaced at once on the new chat page', 'a new chat page opened again']) {
       test(`a conversation replacing an approved one inherits nothing (${how})`, async () => {
         const workflowId = `wf-replaced-${how.split(' ')[0]}-${name}`;
         // The fixture keeps each conversation's messages under its `conversation` parameter:
         // "/" opened again shows a new, empty chat, as ChatGPT's does.
-        const url = how === 'cleared in the page' ? `${server.origin}/chat/c/replaced-${name}` : `${server.origin}/?conversation=replaced-1-${name}`;
+        const url = how === 'cleared in the page' ? `${server.origin}/chat/c/replaced-${name}` : `${server.origin}/?conversation=replaced-1-${how.length}-${name}`;
         let tab = await openChat(browser, url);
         await tab.evaluate(installTarget);
         await tab.evaluate(() => window.chatFixture.addUserMessage('first conversation'));
@@ -421,6 +421,12 @@ for (const name of browserNames()) {
         await settled(tab);
         if (how === 'cleared in the page') {
           await tab.evaluate(() => window.chatFixture.clear());
+        } else if (how === 'replaced at once on the new chat page') {
+          // No poll sees the page empty: another first message takes the old one's place.
+          await tab.evaluate(() => {
+            window.chatFixture.clear();
+            window.chatFixture.addUserMessage('second conversation');
+          });
         } else {
           await tab.close();
           tab = await openChat(browser, `${server.origin}/?conversation=replaced-2-${name}`);
@@ -429,7 +435,7 @@ for (const name of browserNames()) {
         await settled(tab);
         await tab.evaluate((text) => window.chatFixture.addUserMessage(text), `Another chat. For context, you got this yesterday:\n${ack}`);
         await tab.evaluate((text) => window.chatFixture.addAssistantMessage(text), handshakeBlock(workflowId));
-        if (how === 'cleared in the page') {
+        if (how !== 'a new chat page opened again') {
           await tab.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the handshake asked about again' });
         } else {
           // In another tab the background refuses to ask about a workflow its first chat tab

@@ -106,9 +106,9 @@ pub struct ChatSession {
     /// The timer that polls again when a message waiting to be quiet may be complete
     /// (`transcript::QUIET_MS`), if one is set.
     wake_timer: Option<i32>,
-    /// The first message's element when the engine last saw the transcript: another one there
-    /// means another conversation (see [`ChatSession::poll`]).
-    first_message: Option<web_sys::Element>,
+    /// The first message's element when the engine last saw the transcript, and its text then:
+    /// another one there may mean another conversation (see [`ChatSession::poll`]).
+    first_message: Option<(web_sys::Element, String)>,
     /// The conversation was replaced in the page and the engine started over; not yet told to
     /// the glue ([`ChatSession::take_conversation_replaced`]).
     replaced: bool,
@@ -330,25 +330,35 @@ impl ChatSession {
             ));
         }
         // Another conversation in the page at the same address: every message gone, or, on a
-        // new chat's page (no address of its own), another first message. The engine starts
-        // over as on a conversation just opened, so nothing the user approved in the old one
-        // counts in this one, and what this one shows now is old (red team red8, session 20).
-        // Elsewhere a first message re-rendered (or dropped by a list that keeps only what is
-        // on screen) is the same conversation, which its address names.
+        // new chat's page (no address of its own), another first message with other words. The
+        // engine starts over as on a conversation just opened, so nothing the user approved in
+        // the old one counts in this one, and what this one shows now is old (red team red8,
+        // session 20). A first message re-rendered with the same words (a site swapping its
+        // draft of the user's message for the one its server confirmed) is the same
+        // conversation; away from a new chat's page the address names the conversation, and a
+        // first message dropped by a list that keeps only what is on screen changes nothing.
         let first = reader.element(0).map(|(element, _)| element.clone());
-        if self.first_poll_done
-            && self.first_message.is_some()
-            && first != self.first_message
-            && (first.is_none() || on_new_chat_page())
-        {
-            self.engine = Engine::new();
-            self.opened_fresh = true;
-            self.first_poll_done = false;
-            self.marks = LineMarks::new();
-            self.reports.clear();
-            self.replaced = true;
+        let known = self.first_message.as_ref().map(|(element, _)| element);
+        if first.as_ref() != known {
+            let text = first
+                .as_ref()
+                .and_then(|element| element.text_content())
+                .unwrap_or_default();
+            let replaced = match (&self.first_message, &first) {
+                (Some(_), None) => true,
+                (Some((_, before)), Some(_)) => *before != text && on_new_chat_page(),
+                (None, _) => false,
+            };
+            if replaced && self.first_poll_done {
+                self.engine = Engine::new();
+                self.opened_fresh = true;
+                self.first_poll_done = false;
+                self.marks = LineMarks::new();
+                self.reports.clear();
+                self.replaced = true;
+            }
+            self.first_message = first.map(|element| (element, text));
         }
-        self.first_message = first;
         // The first poll takes the whole transcript: only later ones need what changed.
         let changes = if self.first_poll_done {
             reader.take_changes()
