@@ -260,13 +260,14 @@ fn quoted_listed_and_inline_code_lines_keep_their_markers() {
          <p>For reference only:</p><p><code>{line}</code></p>\
          <blockquote><p>{line}\n{line}</p></blockquote>\
          <ul><li>{line}</li></ul><ol><li><p>{line}</p></li></ol>\
-         <p>run: <code>#buy</code></p><p>{line}</p></div></div>"
+         <p>run: <code>#buy</code></p><p><code>example:<br>{line}</code></p><p>{line}</p></div></div>"
     ));
     let text = fixture.text_of("[data-message-author-role]");
+    // Inline code broken over lines (`<br>` in it) marks each line (red team red8, session 20).
     assert_eq!(
         text,
         format!(
-            "For reference only:\n`{line}`\n> {line}\n> {line}\n- {line}\n- {line}\nrun: `#buy`\n{line}"
+            "For reference only:\n`{line}`\n> {line}\n> {line}\n- {line}\n- {line}\nrun: `#buy`\n`example:\n`{line}`\n{line}"
         )
     );
     let found: Vec<_> = bai::protocol::scanner::RecordScanner::new(&text, 0, true).collect();

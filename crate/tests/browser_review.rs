@@ -330,10 +330,23 @@ async fn a_form_that_checks_a_secret_field_asks_before_it_is_sent() {
            <form method="post"><input type="password" name="pw" pattern="h.*"><button id="in6" formnovalidate>Sign in</button></form>
            <form method="post"><input id="u7" name="email"><input id="p7" type="password" name="pw" required><button id="in7">Sign in</button></form>
            <form method="post"><input type="password" name="pw" pattern="h.*" disabled><input type="password" name="pw2" pattern="h.*" readonly><button id="in8">Sign in</button></form>
-           <form method="post"><input id="u9" name="email" pattern=".+@.+" required><input type="password" name="pw"><button id="in9">Sign in</button></form>"#,
+           <form method="post"><input id="u9" name="email" pattern=".+@.+" required><input type="password" name="pw"><button id="in9">Sign in</button></form>
+           <form method="post"><input id="u10" name="email"><input type="password" name="pw" pattern="h.*"><button id="in10" type="bogus">Sign in</button></form>
+           <form method="post" id="f11"><input type="password" name="pw" minlength="8"></form><button id="in11" type="submit " form="f11">Log in</button>
+           <form method="post"><select name="m" autocomplete="cc-exp-month" required readonly><option value="">--</option><option>02</option></select><button id="in12">Save</button></form>
+           <form method="post"><fieldset><legend>PIN first digit</legend><input type="radio" name="pin1" value="1" aria-label="1"><input type="radio" name="pin1" value="2" aria-label="2"><input type="radio" name="pin1" value="none" aria-label="None of these" required></fieldset><button id="in13">Next</button></form>
+           <form id="get14"><input type="password" name="x"><button id="in14" type="go">Go</button></form>"#,
     )
     .unwrap();
     let checked = ask("secret_checked");
+    // A button of a type the browser does not know submits (red team red9), by a click and by
+    // Enter in another field; a `readonly` `<select>` is still checked; a radio group is
+    // required when any of its buttons is.
+    for css in ["#in10", "#in11", "#in12", "#in13"] {
+        assert_eq!(review_auto(&click(css)).await, checked, "{css}");
+    }
+    assert_eq!(review_auto(&press(Key::Enter, Some("#u10"))).await, checked);
+    assert_eq!(review_auto(&click("#in14")).await, ask("secret_in_address"));
     for value in ["hunter2", "zzz", ""] {
         run_script(&format!("document.getElementById('p1').value = '{value}'")).unwrap();
         assert_eq!(review_auto(&click("#in1")).await, checked, "{value:?}");

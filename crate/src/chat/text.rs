@@ -427,6 +427,10 @@ impl<'a> TextWriter<'a> {
         let marks_len = self.open_marks.len();
         if quote {
             self.open_marks.push('"');
+        } else if inline_code {
+            // Every line it spans (a `<br>` inside it) starts with its backtick too (red team
+            // red8, session 20).
+            self.open_marks.push('`');
         } else {
             self.open_marks.push_str(emphasis);
         }

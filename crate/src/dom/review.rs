@@ -14,7 +14,8 @@ use super::error::ActionError;
 use super::js;
 use super::roles::role_of;
 use super::tree::{
-    ShadowAccess, as_element, children, event_contains, event_parent, form_controls, labels_of,
+    ShadowAccess, as_element, children, event_contains, event_parent, form_controls,
+    is_submit_button, labels_of,
 };
 use crate::policy::TargetFacts;
 use crate::policy::runs::glued_runs;
@@ -417,19 +418,6 @@ fn default_button(form: &Element) -> Option<Element> {
     form_controls(form)?.into_iter().find(is_submit_button)
 }
 
-/// A `<button>` without a type or of type submit, or an `<input type=submit|image>`.
-fn is_submit_button(element: &Element) -> bool {
-    let kind = element
-        .get_attribute("type")
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    match element.local_name().as_str() {
-        "button" => matches!(kind.as_str(), "" | "submit"),
-        "input" => matches!(kind.as_str(), "submit" | "image"),
-        _ => false,
-    }
-}
-
 /// The form that owns a control (its `form` property, which follows a `form=` attribute).
 fn form_of(element: &Element) -> Option<Element> {
     as_element(&js::get(element, "form")).cloned()
@@ -815,24 +803,43 @@ fn secret_has_rules(form: &Element) -> bool {
     let Some(controls) = form_controls(form) else {
         return true;
     };
-    controls.into_iter().any(|field| {
+    // The type as the browser reads it (`"password "`, unknown types: the property).
+    let kind_of = |field: &Element| js::get_string(field, "type").unwrap_or_default();
+    controls.iter().any(|field| {
         let tag = field.local_name();
-        let kind = field
-            .get_attribute("type")
-            .unwrap_or_default()
-            .trim()
-            .to_ascii_lowercase();
+        let kind = kind_of(field);
         let secret =
-            (tag == "input" && kind == "password") || super::secret::classify(&field).is_some();
-        if !secret || field.has_attribute("disabled") || field.has_attribute("readonly") {
+            (tag == "input" && kind == "password") || super::secret::classify(field).is_some();
+        // `readonly` bars a text field from the checks, not a `<select>` or a checkbox, where
+        // it means nothing (red team red9).
+        let text_like =
+            tag == "textarea" || (tag == "input" && !matches!(kind.as_str(), "checkbox" | "radio"));
+        if !secret
+            || field.has_attribute("disabled")
+            || (text_like && field.has_attribute("readonly"))
+        {
             return false;
         }
+        // A radio group is required when any of its buttons is (red team red9).
+        let required = match kind.as_str() {
+            "radio" => {
+                let name = field.get_attribute("name").unwrap_or_default();
+                field.has_attribute("required")
+                    || (!name.is_empty()
+                        && controls.iter().any(|other| {
+                            other.has_attribute("required")
+                                && kind_of(other) == "radio"
+                                && other.get_attribute("name").as_deref() == Some(name.as_str())
+                        }))
+            }
+            _ => field.has_attribute("required"),
+        };
         let is_choice = tag == "select" || matches!(kind.as_str(), "radio" | "checkbox");
         ["pattern", "minlength", "min", "max", "step"]
             .iter()
             .any(|rule| field.has_attribute(rule))
             || (tag == "input" && CHECKED_TYPES.contains(&kind.as_str()))
-            || (is_choice && field.has_attribute("required"))
+            || (is_choice && required)
     })
 }
 

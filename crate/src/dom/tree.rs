@@ -411,6 +411,20 @@ fn closed_slot_of(host: &Element, child: &Element) -> Option<Element> {
         })
 }
 
+/// Whether `element` submits its form when pressed: a `<button>` or an `<input>` whose `type`
+/// the browser reads as submit (`image` for an input). The `type` property, not the
+/// attribute: the browser takes a button of any type it does not know (`type="go"`,
+/// `"submit "`) for a submit button, and an input of any type it does not know for a text field
+/// (red team red9, session 20: a `type="bogus"` button submitted its form unreviewed).
+pub(crate) fn is_submit_button(element: &Element) -> bool {
+    let kind = super::js::get_string(element, "type").unwrap_or_default();
+    match element.local_name().as_str() {
+        "button" => kind == "submit",
+        "input" => matches!(kind.as_str(), "submit" | "image"),
+        _ => false,
+    }
+}
+
 /// A form's controls in tree order (`form.elements`, buttons outside it that name it with
 /// `form=` included), read through the prototype's getter ([`js::form_elements`]): `None` when
 /// it cannot be read, and callers fail closed.

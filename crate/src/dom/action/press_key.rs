@@ -353,11 +353,10 @@ fn dispatch_key(target: &Element, kind: &str, key: Key) -> Result<bool, ActionEr
     dispatch_keyboard(target, kind, &stroke)
 }
 
+/// An input's type as the browser reads it (the `type` property: `"text "` and unknown types
+/// are `text`), a button's as `submit`, `reset` or `button`.
 fn input_type(element: &Element) -> String {
-    element
-        .get_attribute("type")
-        .unwrap_or_default()
-        .to_ascii_lowercase()
+    js::get_string(element, "type").unwrap_or_default()
 }
 
 fn is_button(element: &Element) -> bool {
@@ -493,11 +492,7 @@ pub fn activation_target(key: Key, target: &Element) -> Option<Element> {
             let button = form_controls(&form)
                 .unwrap_or_default()
                 .into_iter()
-                .find(|element| match element.local_name().as_str() {
-                    "button" => matches!(input_type(element).as_str(), "" | "submit"),
-                    "input" => matches!(input_type(element).as_str(), "submit" | "image"),
-                    _ => false,
-                });
+                .find(crate::dom::tree::is_submit_button);
             Some(button.unwrap_or(form))
         }
         Key::Space => {
@@ -519,12 +514,7 @@ fn implicit_submission(field: &Element) -> Result<(), ActionError> {
     let controls = form_controls(form).unwrap_or_default();
     let mut blocking = 0;
     for element in controls {
-        let submit_button = match element.local_name().as_str() {
-            "button" => matches!(input_type(&element).as_str(), "" | "submit"),
-            "input" => matches!(input_type(&element).as_str(), "submit" | "image"),
-            _ => false,
-        };
-        if submit_button {
+        if crate::dom::tree::is_submit_button(&element) {
             // The default button decides: a disabled one means no submission.
             if !is_disabled(&element) {
                 activate(&element)?;
