@@ -272,7 +272,7 @@ for (const name of browserNames()) {
       await addRuleInPanel(browser, { verdict: 'allow', actions: 'input_text, navigate, click', site: server.origin });
       await say(1, 'input_text', { selector: '#password', text: 'hunter2' });
       const question = await shownQuestion(chat, `${workflowId}:1`);
-      assert.match(question.text, /it types into a password field/);
+      assert.match(question.text, /it types into or edits a password field/);
       assert.equal(await question.window.evaluate(() => document.getElementById('always').hidden), true, 'no "Always allow" for a password field');
       await answerQuestion(chat, 'deny', `${workflowId}:1`);
       assert.equal((await outcomeOf(chat, 1)).code, 'denied_by_user');

@@ -63,7 +63,7 @@ for (const name of browserNames()) {
       // Typing into the password field always asks first.
       const passwordQuestion = await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.question, { what: 'the password question' });
       assert.equal(passwordQuestion, `${workflowId}:2`);
-      assert.match((await shownQuestion(chat, passwordQuestion)).text, /types into a password field/);
+      assert.match((await shownQuestion(chat, passwordQuestion)).text, /types into or edits a password field/);
       assert.equal(await target.evaluate(() => window.__loginState.password), '', 'not typed before the user allows it');
       await answerBanner(chat, 'allow');
       await chat.waitFor(() => document.querySelector('bai-banner')?.dataset.actionsRun === '3', { what: 'three actions' });
